@@ -1,0 +1,8 @@
+/**
+ * Time for Converge: a {@link Clock} interface with the real implementation {@link realClock}.
+ * Every timer in the runtime goes through a Clock so tests can swap in a `VirtualClock`
+ * (from `@converge/runtime/testing`).
+ *
+ * @module
+ */
+export { type Clock, jitter, realClock, sleepOn, type Timer } from './clock.ts';

@@ -1,0 +1,15 @@
+/**
+ * The object model every backend speaks: Kubernetes-shaped objects with `metadata`, and keys.
+ *
+ * @module
+ */
+export {
+  groupOf,
+  type KubeObject,
+  keyToString,
+  type ObjectKey,
+  type ObjectMeta,
+  type OwnerReference,
+  objectKey,
+  parseKey,
+} from './object.ts';

@@ -1,0 +1,621 @@
+import { type Clock, realClock, type Timer } from '../clock/index.ts';
+import { OptionsError } from '../errors.ts';
+import { func, nonEmptyString } from '../options.ts';
+import { DelayHeap } from './delay-heap.ts';
+import { Deque } from './deque.ts';
+import type { WorkQueueMetrics, WorkQueueStats } from './metrics.ts';
+import { defaultRateLimiter, type RateLimiter } from './rate-limiter.ts';
+import { type Lane, type ReadyEntry, ReadySet } from './ready-set.ts';
+
+/** Priorities of adds. Higher runs first; any finite number is allowed. */
+export const Priority = Object.freeze({
+  /** Keys a user is waiting on. */
+  high: 100,
+  /** The default. */
+  normal: 0,
+  /** Initial-list and resync adds, so a backlog never delays fresh changes. */
+  low: -100,
+});
+
+export interface AddOptions {
+  /** Higher is served first. Default {@link Priority.normal}. A queued key keeps the highest it was given. */
+  readonly priority?: number;
+}
+
+export interface AddAfterOptions extends AddOptions {
+  /**
+   * openclarity's "not superseded" semantics for this delayed add: a no-op if the key is queued,
+   * processing or waiting; while it waits, plain adds and other delayed adds of the key are
+   * ignored until the timer fires. Default: the queue's `hold` option.
+   */
+  readonly hold?: boolean;
+}
+
+export interface RateLimitedOptions extends AddOptions {
+  /** Wait exactly this long instead of the limiter's delay; the limiter still counts the requeue. */
+  readonly delayMs?: number;
+}
+
+export interface WorkQueueOptions<K> {
+  /** Name used in metrics and logs. Default 'workqueue'. */
+  readonly name?: string;
+  /**
+   * Identity of a key. Keys with the same id are the same key. Default: the key itself for
+   * strings, JSON otherwise (give one for object keys whose property order may vary).
+   */
+  readonly keyOf?: (key: K) => string;
+  /**
+   * Fairness partition of a key (for example its kind or namespace). Ready keys are served
+   * round-robin across partitions. Default: one partition.
+   */
+  readonly partitionOf?: (key: K) => string;
+  /** Clock for delayed adds and timings. Default the real clock. */
+  readonly clock?: Clock;
+  /** Backoff for `addRateLimited`. Default exponential 5 ms → 1000 s per key. */
+  readonly rateLimiter?: RateLimiter;
+  /** Make every delayed add a hold (openclarity). Default false (client-go: earliest deadline wins). */
+  readonly hold?: boolean;
+  /**
+   * What an add of a key that is processing does. true (default, client-go): the key runs exactly
+   * once more after `done`. false (openclarity): the add is dropped.
+   */
+  readonly coalesceWhileProcessing?: boolean;
+  /** Metrics hooks. */
+  readonly metrics?: WorkQueueMetrics;
+}
+
+interface Entry<K> extends ReadyEntry {
+  readonly key: K;
+  readonly id: string;
+  partition: string;
+  lane: Lane<ReadyEntry> | undefined;
+  slot: number;
+  priority: number;
+  readyAt: number;
+  processing: boolean;
+  startedAt: number;
+  dirty: boolean;
+  dirtyPriority: number;
+  waiting: boolean;
+  waitAt: number;
+  waitTicket: number;
+  waitHold: boolean;
+  waitPriority: number;
+}
+
+interface Waiter<K> {
+  settled: boolean;
+  resolve(key: K | undefined): void;
+  cleanup(): void;
+}
+
+const defaultKeyOf = (key: unknown): string => (typeof key === 'string' ? key : JSON.stringify(key));
+
+/**
+ * A work queue with client-go's contract and more:
+ * - **dedupe**: a key queued several times is handed out once, at the position of its first add;
+ * - **exclusivity**: a key is never handed to two workers at once; a key added while it is
+ *   processing runs exactly once more after `done`;
+ * - **delays**: `addAfter` with earliest-deadline-wins, or openclarity's hold semantics;
+ * - **rate limiting**: `addRateLimited`, `forget`, `numRequeues`;
+ * - **priorities and fairness**: highest priority first, round-robin across partitions;
+ * - **shutdown**: `shutDown()` stops intake and timers; queued keys are not handed out any more,
+ *   `get` resolves `undefined`, adds are ignored and counted.
+ *
+ * The add side (`add`, `addAfter`, `addRateLimited`) may be called from anywhere; the get side
+ * (`get`, `done`, `requeueAfter`, `requeueRateLimited`) belongs to the workers.
+ *
+ * @example
+ * const queue = new WorkQueue<string>();
+ * queue.add('default/web');
+ * const key = await queue.get(signal); // 'default/web'
+ * try { await work(key); queue.forget(key); } finally { queue.done(key); }
+ */
+export class WorkQueue<K> {
+  readonly name: string;
+  readonly #keyOf: (key: K) => string;
+  readonly #partitionOf: ((key: K) => string) | undefined;
+  readonly #clock: Clock;
+  readonly #limiter: RateLimiter;
+  readonly #hold: boolean;
+  readonly #coalesce: boolean;
+  readonly #metrics: WorkQueueMetrics | undefined;
+
+  readonly #entries = new Map<string, Entry<K>>();
+  readonly #ready = new ReadySet<Entry<K>>();
+  readonly #processing = new Set<Entry<K>>();
+  readonly #waiters = new Deque<Waiter<K>>();
+  readonly #delayed = new DelayHeap<Entry<K>>();
+  #waiting = 0;
+  #timer: Timer | undefined;
+  #timerAt = Number.POSITIVE_INFINITY;
+  #seq = 0;
+  #shutDown = false;
+  #adds = 0;
+  #retries = 0;
+  #dropped = 0;
+
+  constructor(options: WorkQueueOptions<K> = {}) {
+    this.name = nonEmptyString('name', options.name, 'workqueue');
+    this.#keyOf = func('keyOf', options.keyOf, defaultKeyOf as (key: K) => string);
+    this.#partitionOf = func('partitionOf', options.partitionOf, undefined);
+    this.#clock = options.clock ?? realClock;
+    this.#limiter = options.rateLimiter ?? defaultRateLimiter();
+    this.#hold = booleanOption('hold', options.hold, false);
+    this.#coalesce = booleanOption('coalesceWhileProcessing', options.coalesceWhileProcessing, true);
+    this.#metrics = options.metrics;
+  }
+
+  /** Queued (ready, not processing) keys. Processing and waiting keys are not counted. */
+  get length(): number {
+    return this.#ready.size;
+  }
+
+  /** Keys handed out and not yet done. */
+  get processingCount(): number {
+    return this.#processing.size;
+  }
+
+  /** Keys waiting on a delayed add. */
+  get waitingCount(): number {
+    return this.#waiting;
+  }
+
+  get isShuttingDown(): boolean {
+    return this.#shutDown;
+  }
+
+  /** True if the key is queued, processing or waiting on a delayed add. */
+  has(key: K): boolean {
+    const e = this.#entries.get(this.#keyOf(key));
+    return e !== undefined && (e.lane !== undefined || e.processing || e.waiting);
+  }
+
+  /** Adds a key: queued once however often it is added; if processing, it runs once more after `done`. */
+  add(key: K, options?: AddOptions): void {
+    if (this.#shutDown) {
+      this.#drop();
+      return;
+    }
+    const priority = priorityOption(options?.priority);
+    this.#adds++;
+    if (this.#metrics?.onAdd) this.#hook(() => this.#metrics?.onAdd?.(this.name));
+    const id = this.#keyOf(key);
+    const e = this.#entries.get(id);
+    if (e === undefined) {
+      this.#enqueue(this.#newEntry(key, id), priority);
+      return;
+    }
+    if (e.waiting && e.waitHold) return;
+    this.#readd(e, priority);
+  }
+
+  /**
+   * Adds a key after `delayMs` (<= 0: at once). If the key already waits, the earlier deadline
+   * wins, unless one of the two is a hold (then the first wins).
+   */
+  addAfter(key: K, delayMs: number, options?: AddAfterOptions): void {
+    if (this.#shutDown) {
+      this.#drop();
+      return;
+    }
+    const delay = delayOption(delayMs);
+    if (delay <= 0) {
+      this.add(key, options);
+      return;
+    }
+    const hold = options?.hold ?? this.#hold;
+    const priority = priorityOption(options?.priority);
+    const id = this.#keyOf(key);
+    let e = this.#entries.get(id);
+    if (e !== undefined) {
+      if (hold && (e.lane !== undefined || e.processing || e.waiting)) return;
+      if (e.waiting && e.waitHold) return;
+    } else {
+      e = this.#newEntry(key, id);
+    }
+    this.#schedule(e, this.#clock.now() + delay, priority, hold);
+  }
+
+  /** Adds a key after the rate limiter's delay for it (which counts one more requeue). */
+  addRateLimited(key: K, options?: RateLimitedOptions): void {
+    if (this.#shutDown) {
+      this.#drop();
+      return;
+    }
+    const delay = this.#limit(key, options?.delayMs);
+    this.addAfter(key, delay, options?.priority === undefined ? {} : { priority: options.priority });
+  }
+
+  /** Clears the rate limiter's memory of a key (after success, or when giving up). */
+  forget(key: K): void {
+    this.#limiter.forget(this.#keyOf(key));
+  }
+
+  /** Consecutive rate-limited requeues of a key since it was last forgotten. */
+  numRequeues(key: K): number {
+    return this.#limiter.numRequeues(this.#keyOf(key));
+  }
+
+  /**
+   * The next key to work on. Resolves as soon as a key is ready; resolves `undefined` when the
+   * queue shuts down or `signal` aborts. The caller owns the key until it calls `done` (or one of
+   * the `requeue*` methods).
+   */
+  get(signal?: AbortSignal): Promise<K | undefined> {
+    const key = this.tryGet();
+    if (key !== undefined || this.#shutDown || signal?.aborted) return Promise.resolve(key);
+    return new Promise<K | undefined>((resolve) => {
+      const onAbort = (): void => {
+        if (waiter.settled) return;
+        waiter.settled = true;
+        resolve(undefined);
+      };
+      const waiter: Waiter<K> = {
+        settled: false,
+        resolve,
+        cleanup: () => signal?.removeEventListener('abort', onAbort),
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#waiters.push(waiter);
+    });
+  }
+
+  /** The next ready key without waiting, or undefined. */
+  tryGet(): K | undefined {
+    if (this.#shutDown) return undefined;
+    const e = this.#ready.shift();
+    if (e === undefined) return undefined;
+    this.#start(e);
+    return e.key;
+  }
+
+  /** Marks a key's processing finished; if it was added meanwhile, it is queued again. */
+  done(key: K): void {
+    const e = this.#entries.get(this.#keyOf(key));
+    if (e === undefined || !e.processing) return;
+    this.#finish(e);
+    if (e.dirty && !this.#shutDown) {
+      e.dirty = false;
+      this.#enqueue(e, e.dirtyPriority);
+    } else {
+      e.dirty = false;
+      this.#release(e);
+    }
+  }
+
+  /**
+   * Finishes a processing key and schedules it again after `delayMs`, in one step so nothing can
+   * slip in between (openclarity `RequeueAfter`, controller-runtime Forget+AddAfter). With `hold`,
+   * adds that arrive while it waits are ignored, including one that arrived while it was
+   * processing. A key that is not processing is simply added after `delayMs`.
+   */
+  requeueAfter(key: K, delayMs: number, options?: AddAfterOptions): void {
+    const delay = delayOption(delayMs);
+    const e = this.#entries.get(this.#keyOf(key));
+    if (e === undefined || !e.processing) {
+      this.addAfter(key, delay, options);
+      return;
+    }
+    this.#finish(e);
+    const priority = priorityOption(options?.priority);
+    const hold = options?.hold ?? this.#hold;
+    const wasDirty = e.dirty;
+    e.dirty = false;
+    if (this.#shutDown) {
+      this.#release(e);
+      return;
+    }
+    if (hold) {
+      // openclarity: the requested interval is not superseded, not even by an add that arrived
+      // while the key was processing.
+      if (delay <= 0) this.#enqueue(e, priority);
+      else this.#schedule(e, this.#clock.now() + delay, priority, true);
+      return;
+    }
+    if (wasDirty) this.#enqueue(e, e.dirtyPriority);
+    if (delay <= 0) {
+      if (e.lane === undefined) this.#enqueue(e, priority);
+    } else if (!(e.waiting && e.waitHold)) {
+      this.#schedule(e, this.#clock.now() + delay, priority, false);
+    }
+  }
+
+  /**
+   * Finishes a processing key and requeues it after the rate limiter's delay (or `delayMs`), in
+   * one step. Used by controllers for retryable errors.
+   */
+  requeueRateLimited(key: K, options?: RateLimitedOptions & { readonly hold?: boolean }): void {
+    if (this.#shutDown) {
+      this.done(key);
+      this.#drop();
+      return;
+    }
+    const delay = this.#limit(key, options?.delayMs);
+    const next: AddAfterOptions = {
+      ...(options?.priority === undefined ? {} : { priority: options.priority }),
+      ...(options?.hold === undefined ? {} : { hold: options.hold }),
+    };
+    this.requeueAfter(key, delay, next);
+  }
+
+  /**
+   * Removes every queued or waiting key for which `predicate` is true (for example all keys of a
+   * kind that stopped being served). A matching key that is processing is not run again after
+   * `done`. Returns the number of keys removed from the queue or the delay heap.
+   */
+  removeWhere(predicate: (key: K) => boolean): number {
+    let removed = 0;
+    for (const e of [...this.#entries.values()]) {
+      if (!predicate(e.key)) continue;
+      let hit = false;
+      if (e.lane !== undefined) {
+        this.#ready.unlink(e);
+        hit = true;
+      }
+      if (e.waiting) {
+        e.waiting = false;
+        e.waitHold = false;
+        this.#waiting--;
+        hit = true;
+      }
+      e.dirty = false;
+      if (hit) removed++;
+      this.#release(e);
+    }
+    this.#depth();
+    this.#arm();
+    return removed;
+  }
+
+  /**
+   * Stops the queue: later adds are ignored (and counted), timers and delayed keys are cancelled,
+   * queued keys are never handed out, pending `get`s resolve `undefined`. Keys being processed
+   * stay owned by their workers until `done`. Idempotent.
+   */
+  shutDown(): void {
+    if (this.#shutDown) return;
+    this.#shutDown = true;
+    this.#timer?.cancel();
+    this.#timer = undefined;
+    this.#timerAt = Number.POSITIVE_INFINITY;
+    this.#delayed.clear();
+    this.#ready.clear();
+    this.#waiting = 0;
+    for (const e of [...this.#entries.values()]) {
+      e.lane = undefined;
+      e.waiting = false;
+      e.dirty = false;
+      this.#release(e);
+    }
+    for (;;) {
+      const w = this.#waiters.shift();
+      if (w === undefined) break;
+      if (w.settled) continue;
+      w.settled = true;
+      w.cleanup();
+      w.resolve(undefined);
+    }
+    this.#depth();
+  }
+
+  /** Total milliseconds of processing not yet done, over all processing keys. */
+  unfinishedWorkMs(): number {
+    const now = this.#clock.now();
+    let total = 0;
+    for (const e of this.#processing) total += now - e.startedAt;
+    return total;
+  }
+
+  /** Milliseconds the longest-running processing key has been running, or 0. */
+  longestRunningMs(): number {
+    const now = this.#clock.now();
+    let longest = 0;
+    for (const e of this.#processing) longest = Math.max(longest, now - e.startedAt);
+    return longest;
+  }
+
+  /** Counters and gauges of the queue. */
+  stats(): WorkQueueStats {
+    return {
+      adds: this.#adds,
+      retries: this.#retries,
+      droppedAfterShutdown: this.#dropped,
+      depth: this.#ready.size,
+      processing: this.#processing.size,
+      waiting: this.#waiting,
+    };
+  }
+
+  #newEntry(key: K, id: string): Entry<K> {
+    const e: Entry<K> = {
+      key,
+      id,
+      partition: this.#partitionOf === undefined ? '' : this.#partitionOf(key),
+      lane: undefined,
+      slot: 0,
+      priority: 0,
+      readyAt: 0,
+      processing: false,
+      startedAt: 0,
+      dirty: false,
+      dirtyPriority: Priority.low,
+      waiting: false,
+      waitAt: 0,
+      waitTicket: 0,
+      waitHold: false,
+      waitPriority: 0,
+    };
+    this.#entries.set(id, e);
+    return e;
+  }
+
+  /** An add of a known entry that is not hold-waiting. */
+  #readd(e: Entry<K>, priority: number): void {
+    if (e.lane !== undefined) {
+      if (priority > e.priority) {
+        this.#ready.unlink(e);
+        this.#ready.push(e, priority);
+      }
+      return;
+    }
+    if (e.processing) {
+      if (!this.#coalesce) return;
+      e.dirtyPriority = e.dirty ? Math.max(e.dirtyPriority, priority) : priority;
+      e.dirty = true;
+      return;
+    }
+    this.#enqueue(e, priority);
+  }
+
+  #enqueue(e: Entry<K>, priority: number): void {
+    e.readyAt = this.#clock.now();
+    this.#ready.push(e, priority);
+    this.#depth();
+    while (this.#waiters.length > 0 && this.#ready.size > 0) {
+      const w = this.#waiters.shift() as Waiter<K>;
+      if (w.settled) continue;
+      const next = this.#ready.shift() as Entry<K>;
+      this.#start(next);
+      w.settled = true;
+      w.cleanup();
+      w.resolve(next.key);
+    }
+  }
+
+  #start(e: Entry<K>): void {
+    const now = this.#clock.now();
+    e.processing = true;
+    e.startedAt = now;
+    this.#processing.add(e);
+    if (this.#metrics !== undefined) {
+      this.#depth();
+      this.#hook(() => this.#metrics?.onQueueLatency?.(this.name, now - e.readyAt));
+    }
+  }
+
+  #finish(e: Entry<K>): void {
+    e.processing = false;
+    this.#processing.delete(e);
+    if (this.#metrics?.onWorkDuration) {
+      const ms = this.#clock.now() - e.startedAt;
+      this.#hook(() => this.#metrics?.onWorkDuration?.(this.name, ms));
+    }
+  }
+
+  /** Forgets an entry that is in no state any more. */
+  #release(e: Entry<K>): void {
+    if (e.lane === undefined && !e.processing && !e.waiting && this.#entries.get(e.id) === e) {
+      this.#entries.delete(e.id);
+    }
+  }
+
+  #limit(key: K, delayMs: number | undefined): number {
+    const limited = this.#limiter.when(this.#keyOf(key));
+    this.#retries++;
+    if (this.#metrics?.onRetry) this.#hook(() => this.#metrics?.onRetry?.(this.name));
+    return delayMs === undefined ? limited : delayOption(delayMs);
+  }
+
+  #schedule(e: Entry<K>, at: number, priority: number, hold: boolean): void {
+    if (e.waiting) {
+      if (at >= e.waitAt) {
+        e.waitPriority = Math.max(e.waitPriority, priority);
+        return;
+      }
+    } else {
+      e.waiting = true;
+      this.#waiting++;
+    }
+    e.waitAt = at;
+    e.waitHold = hold;
+    e.waitPriority = priority;
+    e.waitTicket = ++this.#seq;
+    this.#delayed.push({ at, seq: this.#seq, value: e, ticket: e.waitTicket });
+    this.#arm();
+  }
+
+  /** Keeps one clock timer armed for the earliest live deadline. */
+  #arm(): void {
+    for (;;) {
+      const top = this.#delayed.peek();
+      if (top === undefined) break;
+      if (top.value.waiting && top.value.waitTicket === top.ticket) break;
+      this.#delayed.pop();
+    }
+    const top = this.#delayed.peek();
+    if (top === undefined || this.#shutDown) {
+      this.#timer?.cancel();
+      this.#timer = undefined;
+      this.#timerAt = Number.POSITIVE_INFINITY;
+      return;
+    }
+    if (top.at === this.#timerAt && this.#timer !== undefined) return;
+    this.#timer?.cancel();
+    this.#timerAt = top.at;
+    this.#timer = this.#clock.setTimer(() => this.#fire(), top.at - this.#clock.now());
+  }
+
+  #fire(): void {
+    this.#timer = undefined;
+    this.#timerAt = Number.POSITIVE_INFINITY;
+    if (this.#shutDown) return;
+    const now = this.#clock.now();
+    for (;;) {
+      const top = this.#delayed.peek();
+      if (top === undefined || top.at > now) break;
+      this.#delayed.pop();
+      const e = top.value;
+      if (!e.waiting || e.waitTicket !== top.ticket) continue;
+      e.waiting = false;
+      e.waitHold = false;
+      this.#waiting--;
+      this.#adds++;
+      if (this.#metrics?.onAdd) this.#hook(() => this.#metrics?.onAdd?.(this.name));
+      this.#readd(e, e.waitPriority);
+    }
+    this.#arm();
+  }
+
+  #drop(): void {
+    this.#dropped++;
+    if (this.#metrics?.onDroppedAfterShutdown)
+      this.#hook(() => this.#metrics?.onDroppedAfterShutdown?.(this.name));
+  }
+
+  #depth(): void {
+    if (this.#metrics?.onDepth) {
+      const depth = this.#ready.size;
+      this.#hook(() => this.#metrics?.onDepth?.(this.name, depth));
+    }
+  }
+
+  #hook(call: () => void): void {
+    try {
+      call();
+    } catch {
+      // A broken metrics adapter must never break the queue.
+    }
+  }
+}
+
+function priorityOption(value: number | undefined): number {
+  if (value === undefined) return Priority.normal;
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new OptionsError('priority', value, 'a finite number');
+  }
+  return value;
+}
+
+function delayOption(value: number): number {
+  if (typeof value !== 'number' || Number.isNaN(value) || value === Number.POSITIVE_INFINITY) {
+    throw new OptionsError('delayMs', value, 'a finite number of milliseconds');
+  }
+  return value;
+}
+
+function booleanOption(field: string, value: boolean | undefined, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw new OptionsError(field, value, 'a boolean');
+  return value;
+}
