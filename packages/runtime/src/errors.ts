@@ -30,8 +30,14 @@ export const ErrorCodes = {
   LIFECYCLE_SHUTDOWN_TIMEOUT: 'CONVERGE_ERR_LIFECYCLE_SHUTDOWN_TIMEOUT',
   /** A source failed to sync before the controller started its workers. */
   SOURCE_SYNC_FAILED: 'CONVERGE_ERR_SOURCE_SYNC_FAILED',
+  /** A source failed while the controller was running. */
+  SOURCE_FAILED: 'CONVERGE_ERR_SOURCE_FAILED',
   /** A source's list function failed (the poller logs it and backs off). */
   SOURCE_LIST_FAILED: 'CONVERGE_ERR_SOURCE_LIST_FAILED',
+  /** A reconcile was abandoned: it kept running past its abort signal and grace period. */
+  RECONCILE_ABANDONED: 'CONVERGE_ERR_RECONCILE_ABANDONED',
+  /** A reconciler asked (by throwing) for its request to be requeued after a delay. */
+  RECONCILE_REQUEUE_AFTER: 'CONVERGE_ERR_RECONCILE_REQUEUE_AFTER',
   /** A wait was aborted through its AbortSignal. */
   ABORTED: 'CONVERGE_ERR_ABORTED',
 } as const;

@@ -1,0 +1,364 @@
+import { type Clock, realClock, type Timer } from '../clock/index.ts';
+import { OptionsError } from '../errors.ts';
+import type { RequestQueue } from '../handler/handler.ts';
+import { type Logger, noopLogger } from '../log/index.ts';
+import type { Runnable } from '../manager/index.ts';
+import { keyToString } from '../object/index.ts';
+import { durationMs, integer, nonEmptyString } from '../options.ts';
+import { classify, type Outcome, type Reconciler } from '../reconcile/index.ts';
+import type { Source } from '../source/source.ts';
+import { type RetryPolicy, unlimitedRetries, WorkQueue } from '../workqueue/index.ts';
+import { AlreadyStartedError, ShutdownTimeoutError, SourceFailedError, SourceSyncError } from './errors.ts';
+import { invoke } from './invoke.ts';
+import type { ControllerMetrics, ControllerOptions, ReconcileResultLabel } from './options.ts';
+
+/** The states of a controller, in order. */
+export type ControllerState = 'new' | 'syncing' | 'running' | 'stopping' | 'stopped';
+
+interface Running<R> {
+  readonly request: R;
+  readonly id: string;
+  readonly settled: Promise<unknown>;
+}
+
+/**
+ * Sources → handlers → predicates → queue → workers → reconciler.
+ *
+ * `start(signal)` starts the sources (their events are queued at once), waits until every source
+ * has synced, then starts `maxConcurrentReconciles` workers. A request is never reconciled twice at
+ * once. When `signal` aborts: intake, timers and sources stop; queued requests are not started;
+ * in-flight reconciles see their signal abort at once; `start` resolves when they finish, or rejects
+ * with a {@link ShutdownTimeoutError} naming them after `shutdownTimeoutMs`.
+ *
+ * @example
+ * const controller = new Controller({
+ *   name: 'websites',
+ *   reconciler: async (key, { signal }) => { await converge(key, signal); return done(); },
+ *   sources: [channel],
+ * });
+ * await controller.start(AbortSignal.timeout(60_000));
+ */
+export class Controller<R> implements Runnable {
+  readonly name: string;
+  readonly needLeaderElection: boolean;
+  readonly #reconciler: Reconciler<R>;
+  readonly #sources: Source<R>[] = [];
+  readonly #workers: number;
+  readonly #keyOf: (request: R) => string;
+  readonly #retryPolicy: RetryPolicy;
+  readonly #reconcileTimeoutMs: number;
+  readonly #abandonGraceMs: number;
+  readonly #shutdownTimeoutMs: number;
+  readonly #syncTimeoutMs: number;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #metrics: ControllerMetrics | undefined;
+  readonly #onError: ((error: Error, request: R) => void) | undefined;
+  readonly #queue: WorkQueue<R>;
+  readonly #running = new Set<Running<R>>();
+  readonly #stop = new AbortController();
+  #state: ControllerState = 'new';
+  #failure: unknown;
+  #sourceRuns: Promise<void>[] = [];
+  #workerRuns: Promise<void>[] = [];
+  #seq = 0;
+
+  constructor(options: ControllerOptions<R>) {
+    if (typeof options !== 'object' || options === null) throw new OptionsError('options', options, 'an object');
+    this.name = nonEmptyString('name', options.name, '');
+    if (this.name === '') throw new OptionsError('name', options.name, 'a non-empty string');
+    const r = options.reconciler as unknown;
+    if (typeof r === 'function') this.#reconciler = { reconcile: options.reconciler as Reconciler<R>['reconcile'] };
+    else if (typeof r === 'object' && r !== null && typeof (r as Reconciler<R>).reconcile === 'function') {
+      this.#reconciler = r as Reconciler<R>;
+    } else throw new OptionsError('reconciler', r, 'a function or an object with a reconcile method');
+    this.#workers = integer('maxConcurrentReconciles', options.maxConcurrentReconciles, 1, 1);
+    this.#reconcileTimeoutMs = durationMs('reconcileTimeoutMs', options.reconcileTimeoutMs, 600_000);
+    this.#abandonGraceMs = durationMs('abandonGraceMs', options.abandonGraceMs, 5_000);
+    this.#shutdownTimeoutMs = durationMs('shutdownTimeoutMs', options.shutdownTimeoutMs, 30_000);
+    this.#syncTimeoutMs = durationMs('syncTimeoutMs', options.syncTimeoutMs, 120_000);
+    this.#retryPolicy = options.retryPolicy ?? unlimitedRetries;
+    if (typeof this.#retryPolicy.decide !== 'function') {
+      throw new OptionsError('retryPolicy', options.retryPolicy, 'a RetryPolicy');
+    }
+    this.needLeaderElection = options.needLeaderElection ?? true;
+    this.#clock = options.clock ?? realClock;
+    this.#logger = (options.logger ?? noopLogger).child({ controller: this.name });
+    this.#metrics = options.metrics;
+    this.#onError = options.onError;
+    this.#keyOf = options.keyOf ?? defaultRequestKey;
+    this.#queue = new WorkQueue<R>({
+      name: this.name,
+      keyOf: this.#keyOf,
+      clock: this.#clock,
+      ...(options.partitionOf === undefined ? {} : { partitionOf: options.partitionOf }),
+      ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
+      ...(options.hold === undefined ? {} : { hold: options.hold }),
+      ...(options.coalesceWhileProcessing === undefined
+        ? {}
+        : { coalesceWhileProcessing: options.coalesceWhileProcessing }),
+      ...(options.queueMetrics === undefined ? {} : { metrics: options.queueMetrics }),
+    });
+    for (const source of options.sources ?? []) this.#sources.push(source);
+  }
+
+  get state(): ControllerState {
+    return this.#state;
+  }
+
+  /** The add side of the controller's queue: enqueue requests from anywhere. */
+  get queue(): RequestQueue<R> {
+    return this.#queue;
+  }
+
+  /** Queue counters (depth, processing, waiting, adds, retries, dropped after shutdown). */
+  stats(): ReturnType<WorkQueue<R>['stats']> & { readonly running: number } {
+    return { ...this.#queue.stats(), running: this.#running.size };
+  }
+
+  /**
+   * Adds a source. Before `start` it is started with the others; while running it is started at
+   * once and the returned promise resolves when it has synced (kinds added at runtime).
+   */
+  async watch(source: Source<R>): Promise<void> {
+    if (this.#state === 'stopping' || this.#state === 'stopped') throw new AlreadyStartedError(`controller ${this.name}`);
+    this.#sources.push(source);
+    if (this.#state === 'new') return;
+    this.#startSource(source);
+    await this.#waitForSync([source]);
+  }
+
+  /** Runs the controller until `signal` aborts. Starts once. */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.#state !== 'new') throw new AlreadyStartedError(`controller ${this.name}`);
+    this.#state = 'syncing';
+    const stopSignal = this.#stop.signal;
+    const onAbort = (): void => this.#stop.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      this.#logger.info({ sources: this.#sources.length }, 'Starting controller');
+      for (const source of this.#sources) this.#startSource(source);
+      try {
+        await this.#waitForSync(this.#sources);
+      } catch (error) {
+        this.#fail(error);
+      }
+      if (!stopSignal.aborted) {
+        this.#state = 'running';
+        this.#logger.info({ workers: this.#workers }, 'Starting workers');
+        for (let i = 0; i < this.#workers; i++) this.#workerRuns.push(this.#work(stopSignal));
+        await new Promise<void>((resolve) => {
+          if (stopSignal.aborted) resolve();
+          else stopSignal.addEventListener('abort', () => resolve(), { once: true });
+        });
+      }
+      await this.#shutdown();
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      this.#state = 'stopped';
+    }
+    if (this.#failure !== undefined) throw this.#failure;
+  }
+
+  /** Stops the controller as if its start signal aborted; `start` settles once shutdown is complete. */
+  stop(): void {
+    this.#stop.abort(new Error(`controller ${this.name} stopped`));
+  }
+
+  #startSource(source: Source<R>): void {
+    const label = source.name ?? 'unnamed';
+    const run = (async () => {
+      try {
+        await source.start(this.#stop.signal, this.#queue);
+      } catch (error) {
+        if (this.#stop.signal.aborted) return;
+        this.#fail(new SourceFailedError(`controller ${this.name}`, label, { cause: error }));
+      }
+    })();
+    this.#sourceRuns.push(run);
+  }
+
+  async #waitForSync(sources: readonly Source<R>[]): Promise<void> {
+    const signal = this.#stop.signal;
+    let timer: Timer | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = this.#clock.setTimer(
+        () => reject(new SourceSyncError(`controller ${this.name}`, 'all', `did not sync within ${this.#syncTimeoutMs}ms`)),
+        this.#syncTimeoutMs,
+      );
+    });
+    const stopped = new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    const syncs = sources.map(async (source) => {
+      try {
+        await source.waitForSync?.(signal);
+      } catch (error) {
+        if (signal.aborted) return;
+        throw new SourceSyncError(`controller ${this.name}`, source.name ?? 'unnamed', 'failed to sync', {
+          cause: error,
+        });
+      }
+    });
+    try {
+      await Promise.race([Promise.all(syncs), deadline, stopped]);
+    } finally {
+      timer?.cancel();
+    }
+  }
+
+  async #work(stopSignal: AbortSignal): Promise<void> {
+    for (;;) {
+      const request = await this.#queue.get(stopSignal);
+      if (request === undefined) return;
+      await this.#reconcile(request, stopSignal);
+    }
+  }
+
+  async #reconcile(request: R, stopSignal: AbortSignal): Promise<void> {
+    const id = `${this.name}-${(++this.#seq).toString(36)}`;
+    const failures = this.#queue.numRequeues(request);
+    const logger = this.#logger.child({ reconcileId: id, ...requestFields(request, this.#keyOf) });
+    const started = this.#clock.now();
+    const invocation = invoke(
+      this.#reconciler,
+      request,
+      { logger, reconcileId: id, failures },
+      {
+        clock: this.#clock,
+        stopSignal,
+        timeoutMs: this.#reconcileTimeoutMs,
+        abandonGraceMs: this.#abandonGraceMs,
+      },
+    );
+    const running: Running<R> = { request, id, settled: invocation.settled };
+    this.#running.add(running);
+    this.#hook(() => this.#metrics?.onActiveWorkers?.(this.name, this.#running.size));
+    void invocation.settled.then(() => {
+      this.#running.delete(running);
+      this.#hook(() => this.#metrics?.onActiveWorkers?.(this.name, this.#running.size));
+    });
+    const outcome = await invocation.outcome;
+    if (outcome.abandoned) {
+      logger.error({ err: outcome.ok ? undefined : outcome.error }, 'Reconcile abandoned');
+      void invocation.settled.then(() => logger.warn({}, 'Abandoned reconcile finished; its result is ignored'));
+    }
+    const label = this.#apply(request, outcome, logger);
+    const duration = this.#clock.now() - started;
+    this.#hook(() => this.#metrics?.onReconcile?.(this.name, label, duration));
+  }
+
+  #apply(request: R, outcome: Outcome, logger: Logger): ReconcileResultLabel {
+    const queue = this.#queue;
+    const c = classify(outcome);
+    switch (c.kind) {
+      case 'success':
+        queue.forget(request);
+        queue.done(request);
+        return 'success';
+      case 'requeue':
+        queue.requeueRateLimited(request);
+        return 'requeue';
+      case 'requeueAfter':
+        queue.forget(request);
+        queue.requeueAfter(request, c.afterMs);
+        return 'requeue_after';
+      case 'requeueNow':
+        queue.requeueAfter(request, 0);
+        return 'requeue';
+      case 'terminal':
+        this.#report(c.error, request, logger, 'Reconciler error (terminal, not retried)');
+        queue.forget(request);
+        queue.done(request);
+        return 'terminal';
+      case 'error': {
+        this.#report(c.error, request, logger, 'Reconciler error');
+        let decision: ReturnType<RetryPolicy['decide']> = { retry: true };
+        try {
+          decision = this.#retryPolicy.decide({ failures: queue.numRequeues(request), error: c.error });
+        } catch (error) {
+          logger.error({ err: error }, 'Retry policy threw; retrying with backoff');
+        }
+        if (!decision.retry) {
+          logger.info({ policy: this.#retryPolicy.name }, 'Dropping request after retries');
+          queue.forget(request);
+          queue.done(request);
+          return 'dropped';
+        }
+        queue.requeueRateLimited(request, decision.delayMs === undefined ? {} : { delayMs: decision.delayMs });
+        return 'error';
+      }
+    }
+  }
+
+  #report(error: Error, request: R, logger: Logger, message: string): void {
+    if (this.#stop.signal.aborted && error === this.#stop.signal.reason) return;
+    logger.error({ err: error }, message);
+    if (this.#onError !== undefined) this.#hook(() => this.#onError?.(error, request));
+  }
+
+  #fail(error: unknown): void {
+    if (this.#failure === undefined) this.#failure = error;
+    this.#logger.error({ err: error }, 'Controller failed; stopping');
+    this.#stop.abort(error);
+  }
+
+  async #shutdown(): Promise<void> {
+    this.#state = 'stopping';
+    this.#queue.shutDown();
+    const pending = [...this.#running];
+    const all = Promise.all([...pending.map((r) => r.settled), ...this.#workerRuns, ...this.#sourceRuns]);
+    if (this.#shutdownTimeoutMs === 0) {
+      this.#logger.info({ running: pending.length }, 'Stopped without waiting for in-flight reconciles');
+      return;
+    }
+    let timer: Timer | undefined;
+    const timedOut = await Promise.race([
+      all.then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = this.#clock.setTimer(() => resolve(true), this.#shutdownTimeoutMs);
+      }),
+    ]);
+    timer?.cancel();
+    if (timedOut) {
+      const still = [...this.#running].map((r) => this.#keyOf(r.request));
+      const error = new ShutdownTimeoutError(`controller ${this.name}`, this.#shutdownTimeoutMs, still);
+      this.#logger.error({ running: still }, 'Shutdown timed out');
+      if (this.#failure === undefined) this.#failure = error;
+      return;
+    }
+    this.#logger.info({}, 'All workers finished');
+  }
+
+  #hook(call: () => void): void {
+    try {
+      call();
+    } catch {
+      // Observers must never break the controller.
+    }
+  }
+}
+
+function defaultRequestKey(request: unknown): string {
+  if (typeof request === 'string') return request;
+  if (
+    typeof request === 'object' &&
+    request !== null &&
+    typeof (request as { name?: unknown }).name === 'string' &&
+    typeof (request as { namespace?: unknown }).namespace === 'string' &&
+    Object.keys(request).length === 2
+  ) {
+    return keyToString(request as { namespace: string; name: string });
+  }
+  return JSON.stringify(request);
+}
+
+function requestFields<R>(request: R, keyOf: (request: R) => string): Record<string, unknown> {
+  if (typeof request === 'object' && request !== null && 'name' in request) {
+    const { namespace, name } = request as { namespace?: unknown; name?: unknown };
+    return { namespace, name };
+  }
+  return { request: keyOf(request) };
+}

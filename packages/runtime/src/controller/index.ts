@@ -1,0 +1,9 @@
+/**
+ * The controller: sources feed a work queue, workers run the reconciler, results and errors
+ * decide what happens next. See {@link Controller}.
+ *
+ * @module
+ */
+export { Controller, type ControllerState } from './controller.ts';
+export { AlreadyStartedError, ShutdownTimeoutError, SourceFailedError, SourceSyncError } from './errors.ts';
+export type { ControllerMetrics, ControllerOptions, ReconcileResultLabel } from './options.ts';

@@ -1,0 +1,62 @@
+import type { Clock } from '../clock/index.ts';
+import type { Logger } from '../log/index.ts';
+import type { ReconcileFunction, Reconciler } from '../reconcile/index.ts';
+import type { Source } from '../source/source.ts';
+import type { RateLimiter, RetryPolicy, WorkQueueMetrics } from '../workqueue/index.ts';
+
+/** Result labels of the reconcile metric, named like controller-runtime's plus `terminal`. */
+export type ReconcileResultLabel = 'success' | 'error' | 'terminal' | 'requeue' | 'requeue_after' | 'dropped';
+
+/** Hooks a metrics adapter implements to observe a controller. Hooks that throw are ignored. */
+export interface ControllerMetrics {
+  /** A reconcile finished with `result` after `durationMs`. */
+  onReconcile?(controller: string, result: ReconcileResultLabel, durationMs: number): void;
+  /** The number of reconciles in progress changed. */
+  onActiveWorkers?(controller: string, active: number): void;
+}
+
+export interface ControllerOptions<R> {
+  /** Name for logs and metrics. Required. */
+  readonly name: string;
+  /** The reconciler, as an object or a function. Required. */
+  readonly reconciler: Reconciler<R> | ReconcileFunction<R>;
+  /** Sources to start with the controller. More can be added with `watch`. */
+  readonly sources?: readonly Source<R>[];
+  /** Reconciles running at once, over all requests. Default 1. */
+  readonly maxConcurrentReconciles?: number;
+  /** Identity of a request. Default: `namespace/name` for object keys, the string itself, or JSON. */
+  readonly keyOf?: (request: R) => string;
+  /** Fairness partition of a request (kind, namespace, tenant…). Default: none. */
+  readonly partitionOf?: (request: R) => string;
+  /** Backoff of retried requests. Default exponential 5 ms → 1000 s per request. */
+  readonly rateLimiter?: RateLimiter;
+  /** What to do after a retryable error. Default `unlimitedRetries`. */
+  readonly retryPolicy?: RetryPolicy;
+  /** openclarity hold semantics for requeueAfter. Default false. */
+  readonly hold?: boolean;
+  /** client-go coalescing of adds during processing. Default true. */
+  readonly coalesceWhileProcessing?: boolean;
+  /**
+   * Per-reconcile timeout: the reconcile's signal aborts with a `ReconcileTimeoutError` after
+   * this long. Default 600 000 (10 min); 0 disables it.
+   */
+  readonly reconcileTimeoutMs?: number;
+  /**
+   * How long a reconcile may keep running after its signal aborted before the worker abandons it
+   * (the request is then released and retried with backoff, and the late result is ignored).
+   * Default 5 000.
+   */
+  readonly abandonGraceMs?: number;
+  /** How long stopping waits for in-flight reconciles. Default 30 000; 0 does not wait. */
+  readonly shutdownTimeoutMs?: number;
+  /** How long `start` waits for sources to sync before failing. Default 120 000. */
+  readonly syncTimeoutMs?: number;
+  /** Whether a manager runs it only while leading. Default true. */
+  readonly needLeaderElection?: boolean;
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  readonly metrics?: ControllerMetrics;
+  readonly queueMetrics?: WorkQueueMetrics;
+  /** Called with every reconcile error, retried or not (grafana's ErrorHandler). Must not throw. */
+  readonly onError?: (error: Error, request: R) => void;
+}

@@ -1,0 +1,48 @@
+import type { Logger } from '../log/index.ts';
+import type { ObjectKey } from '../object/index.ts';
+import type { Result } from './result.ts';
+
+/** What a reconcile gets besides its request. */
+export interface ReconcileContext {
+  /**
+   * Aborts when the reconcile times out or the controller stops. Pass it to every I/O call and
+   * return promptly once it aborts.
+   */
+  readonly signal: AbortSignal;
+  /** A logger bound to `controller`, `reconcileId` and the request. */
+  readonly logger: Logger;
+  /** Unique id of this reconcile, for logs and traces. */
+  readonly reconcileId: string;
+  /** Consecutive failed attempts of this request before this one (0 after a success). */
+  readonly failures: number;
+}
+
+/** What a reconcile may return: a Result, nothing (= `done()`), or a promise of either. */
+export type ReconcileReturn = Result | undefined | void;
+
+/**
+ * Drives the actual state of one object towards its desired state. It receives only a key
+ * (level-based) and must read current state itself. It is never called concurrently for the same
+ * request. Throwing (or rejecting) is a retryable error unless it is a `TerminalError`.
+ *
+ * @example
+ * const reconciler: Reconciler = {
+ *   async reconcile({ namespace, name }, { signal }) {
+ *     const site = cache.get(namespace, name);
+ *     if (site === undefined) return done();
+ *     await ensureDeployment(site, signal);
+ *     return requeueAfter(60_000);
+ *   },
+ * };
+ */
+export interface Reconciler<R = ObjectKey> {
+  reconcile(request: R, context: ReconcileContext): ReconcileReturn | Promise<ReconcileReturn>;
+}
+
+/** A reconciler written as a function. */
+export type ReconcileFunction<R = ObjectKey> = Reconciler<R>['reconcile'];
+
+/** Wraps a function as a {@link Reconciler}. */
+export function reconcilerFunc<R = ObjectKey>(reconcile: ReconcileFunction<R>): Reconciler<R> {
+  return { reconcile };
+}
