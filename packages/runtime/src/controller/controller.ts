@@ -5,7 +5,7 @@ import { type Logger, noopLogger } from '../log/index.ts';
 import type { Runnable } from '../manager/index.ts';
 import { keyToString } from '../object/index.ts';
 import { durationMs, integer, nonEmptyString } from '../options.ts';
-import { classify, type Outcome, type Reconciler } from '../reconcile/index.ts';
+import { classify, type Outcome, type Reconciler, toError } from '../reconcile/index.ts';
 import type { Source } from '../source/source.ts';
 import { type RetryPolicy, unlimitedRetries, WorkQueue } from '../workqueue/index.ts';
 import { AlreadyStartedError, ShutdownTimeoutError, SourceFailedError, SourceSyncError } from './errors.ts';
@@ -58,17 +58,19 @@ export class Controller<R> implements Runnable {
   readonly #running = new Set<Running<R>>();
   readonly #stop = new AbortController();
   #state: ControllerState = 'new';
-  #failure: unknown;
+  #failure: Error | undefined;
   #sourceRuns: Promise<void>[] = [];
   #workerRuns: Promise<void>[] = [];
   #seq = 0;
 
   constructor(options: ControllerOptions<R>) {
-    if (typeof options !== 'object' || options === null) throw new OptionsError('options', options, 'an object');
+    if (typeof options !== 'object' || options === null)
+      throw new OptionsError('options', options, 'an object');
     this.name = nonEmptyString('name', options.name, '');
     if (this.name === '') throw new OptionsError('name', options.name, 'a non-empty string');
     const r = options.reconciler as unknown;
-    if (typeof r === 'function') this.#reconciler = { reconcile: options.reconciler as Reconciler<R>['reconcile'] };
+    if (typeof r === 'function')
+      this.#reconciler = { reconcile: options.reconciler as Reconciler<R>['reconcile'] };
     else if (typeof r === 'object' && r !== null && typeof (r as Reconciler<R>).reconcile === 'function') {
       this.#reconciler = r as Reconciler<R>;
     } else throw new OptionsError('reconciler', r, 'a function or an object with a reconcile method');
@@ -121,7 +123,8 @@ export class Controller<R> implements Runnable {
    * once and the returned promise resolves when it has synced (kinds added at runtime).
    */
   async watch(source: Source<R>): Promise<void> {
-    if (this.#state === 'stopping' || this.#state === 'stopped') throw new AlreadyStartedError(`controller ${this.name}`);
+    if (this.#state === 'stopping' || this.#state === 'stopped')
+      throw new AlreadyStartedError(`controller ${this.name}`);
     this.#sources.push(source);
     if (this.#state === 'new') return;
     this.#startSource(source);
@@ -184,7 +187,14 @@ export class Controller<R> implements Runnable {
     let timer: Timer | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = this.#clock.setTimer(
-        () => reject(new SourceSyncError(`controller ${this.name}`, 'all', `did not sync within ${this.#syncTimeoutMs}ms`)),
+        () =>
+          reject(
+            new SourceSyncError(
+              `controller ${this.name}`,
+              'all',
+              `did not sync within ${this.#syncTimeoutMs}ms`,
+            ),
+          ),
         this.#syncTimeoutMs,
       );
     });
@@ -243,9 +253,20 @@ export class Controller<R> implements Runnable {
     const outcome = await invocation.outcome;
     if (outcome.abandoned) {
       logger.error({ err: outcome.ok ? undefined : outcome.error }, 'Reconcile abandoned');
-      void invocation.settled.then(() => logger.warn({}, 'Abandoned reconcile finished; its result is ignored'));
+      void invocation.settled.then(() =>
+        logger.warn({}, 'Abandoned reconcile finished; its result is ignored'),
+      );
     }
-    const label = this.#apply(request, outcome, logger);
+    let label: ReconcileResultLabel;
+    try {
+      label = this.#apply(request, outcome, logger);
+    } catch (error) {
+      // Only a broken retry policy (for example a NaN delay) can get here; never lose the worker.
+      logger.error({ err: error }, 'Could not requeue request; retrying with backoff');
+      this.#queue.done(request);
+      this.#queue.addRateLimited(request);
+      label = 'error';
+    }
     const duration = this.#clock.now() - started;
     this.#hook(() => this.#metrics?.onReconcile?.(this.name, label, duration));
   }
@@ -287,7 +308,10 @@ export class Controller<R> implements Runnable {
           queue.done(request);
           return 'dropped';
         }
-        queue.requeueRateLimited(request, decision.delayMs === undefined ? {} : { delayMs: decision.delayMs });
+        queue.requeueRateLimited(
+          request,
+          decision.delayMs === undefined ? {} : { delayMs: decision.delayMs },
+        );
         return 'error';
       }
     }
@@ -300,7 +324,7 @@ export class Controller<R> implements Runnable {
   }
 
   #fail(error: unknown): void {
-    if (this.#failure === undefined) this.#failure = error;
+    if (this.#failure === undefined) this.#failure = toError(error);
     this.#logger.error({ err: error }, 'Controller failed; stopping');
     this.#stop.abort(error);
   }

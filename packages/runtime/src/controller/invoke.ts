@@ -50,6 +50,7 @@ export function invoke<R>(
   try {
     returned = reconciler.reconcile(request, { ...context, signal: controller.signal });
   } catch (error) {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- pass any thrown value through to classify()
     returned = Promise.reject(error);
   }
   const settled: Promise<Outcome> = Promise.resolve(returned).then(

@@ -8,7 +8,9 @@ import {
 import { isResult } from './result.ts';
 
 /** How a reconcile ended: the value it returned or what it threw. */
-export type Outcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
+export type Outcome =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly error: unknown };
 
 /**
  * What the controller does with a request after its reconcile, in the order decided by
@@ -37,7 +39,8 @@ export function classify(outcome: Outcome): Classification {
   if (!outcome.ok) {
     const signal = findInCauseChain(
       outcome.error,
-      (e): e is TerminalError | RequeueAfterError => e instanceof TerminalError || e instanceof RequeueAfterError,
+      (e): e is TerminalError | RequeueAfterError =>
+        e instanceof TerminalError || e instanceof RequeueAfterError,
     );
     if (signal instanceof RequeueAfterError) {
       return signal.afterMs > 0 ? { kind: 'requeueAfter', afterMs: signal.afterMs } : { kind: 'requeueNow' };

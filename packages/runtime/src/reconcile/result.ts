@@ -51,5 +51,9 @@ export function requeueNow(): Result {
 
 /** True if `value` was made by one of the result constructors. */
 export function isResult(value: unknown): value is Result {
-  return typeof value === 'object' && value !== null && (value as { [resultBrand]?: unknown })[resultBrand] === true;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { [resultBrand]?: unknown })[resultBrand] === true
+  );
 }
