@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../clock/virtual-clock.ts';
-import { isConvergeError, OptionsError } from '../errors.ts';
+import { AlreadyStartedError, isConvergeError, OptionsError } from '../errors.ts';
 import { MemoryLogger } from '../log/index.ts';
 import {
   done,
@@ -16,7 +16,7 @@ import {
 import type { Source } from '../source/source.ts';
 import { exponentialBackoffRetryPolicy, maxRetries } from '../workqueue/index.ts';
 import { Controller } from './controller.ts';
-import { AlreadyStartedError, ShutdownTimeoutError, SourceFailedError, SourceSyncError } from './errors.ts';
+import { ShutdownTimeoutError, SourceFailedError, SourceSyncError } from './errors.ts';
 import type { ControllerOptions } from './options.ts';
 
 type Call = { key: string; at: number; failures: number };

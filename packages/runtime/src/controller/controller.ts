@@ -1,5 +1,5 @@
 import { type Clock, realClock, type Timer } from '../clock/index.ts';
-import { OptionsError } from '../errors.ts';
+import { AlreadyStartedError, OptionsError } from '../errors.ts';
 import type { RequestQueue } from '../handler/handler.ts';
 import { type Logger, noopLogger } from '../log/index.ts';
 import type { Runnable } from '../manager/index.ts';
@@ -8,7 +8,7 @@ import { durationMs, integer, nonEmptyString } from '../options.ts';
 import { classify, type Outcome, type Reconciler, toError } from '../reconcile/index.ts';
 import type { Source } from '../source/source.ts';
 import { type RetryPolicy, unlimitedRetries, WorkQueue } from '../workqueue/index.ts';
-import { AlreadyStartedError, ShutdownTimeoutError, SourceFailedError, SourceSyncError } from './errors.ts';
+import { ShutdownTimeoutError, SourceFailedError, SourceSyncError } from './errors.ts';
 import { invoke } from './invoke.ts';
 import type { ControllerMetrics, ControllerOptions, ReconcileResultLabel } from './options.ts';
 

@@ -1,12 +1,5 @@
 import { ConvergeError, type ConvergeErrorOptions, ErrorCodes } from '../errors.ts';
 
-/** `start()` was called twice, or after the component stopped. */
-export class AlreadyStartedError extends ConvergeError {
-  constructor(component: string) {
-    super(ErrorCodes.LIFECYCLE_ALREADY_STARTED, `${component} was already started; components start once`);
-  }
-}
-
 /** Graceful shutdown did not finish in time; `running` lists what was still running. */
 export class ShutdownTimeoutError extends ConvergeError {
   readonly running: readonly string[];

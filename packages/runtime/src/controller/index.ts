@@ -5,5 +5,5 @@
  * @module
  */
 export { Controller, type ControllerState } from './controller.ts';
-export { AlreadyStartedError, ShutdownTimeoutError, SourceFailedError, SourceSyncError } from './errors.ts';
+export { ShutdownTimeoutError, SourceFailedError, SourceSyncError } from './errors.ts';
 export type { ControllerMetrics, ControllerOptions, ReconcileResultLabel } from './options.ts';

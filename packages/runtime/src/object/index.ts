@@ -12,4 +12,5 @@ export {
   type OwnerReference,
   objectKey,
   parseKey,
+  type UnstructuredObject,
 } from './object.ts';

@@ -26,11 +26,18 @@ export interface ObjectMeta {
   readonly managedFields?: readonly unknown[];
 }
 
-/** Any Kubernetes-shaped object: `apiVersion`, `kind`, `metadata`, and whatever else. */
+/**
+ * A Kubernetes-shaped object: `apiVersion`, `kind`, `metadata`. Your own types (`interface Website
+ * extends KubeObject { spec: …; status?: … }`) are assignable to it.
+ */
 export interface KubeObject {
   readonly apiVersion?: string;
   readonly kind?: string;
   readonly metadata: ObjectMeta;
+}
+
+/** An object whose shape beyond `metadata` is not known (kubectl's "unstructured"). */
+export interface UnstructuredObject extends KubeObject {
   readonly [field: string]: unknown;
 }
 

@@ -1,4 +1,4 @@
-import type { RequestQueue } from '../handler/handler.ts';
+import type { RequestQueue } from '../handler/index.ts';
 
 /**
  * Feeds requests into a controller's queue (controller-runtime's `Source` + `SyncingSource`).

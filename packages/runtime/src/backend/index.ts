@@ -1,0 +1,49 @@
+/**
+ * The Backend contract: where objects live (the in-process store, a Kubernetes API server, a
+ * NATS KV bucket), with Kubernetes semantics and typed errors. Every backend passes the
+ * conformance suite `runBackendSuite` from `@converge/runtime/testing`.
+ *
+ * @module
+ */
+export type {
+  Backend,
+  BackendReader,
+  BackendWriter,
+  DeleteOptions,
+  DeleteResult,
+  JsonPatchOperation,
+  ListOptions,
+  ObjectList,
+  Patch,
+  PatchOptions,
+  PropagationPolicy,
+  SelectorOptions,
+  WatchEvent,
+  WatchOptions,
+  WriteOptions,
+} from './backend.ts';
+export {
+  AlreadyExistsError,
+  BackendError,
+  BackendErrorCodes,
+  type BackendErrorOptions,
+  BadRequestError,
+  ConflictError,
+  type ErrorDetails,
+  ExpiredError,
+  ForbiddenError,
+  InternalError,
+  InvalidError,
+  isAlreadyExists,
+  isConflict,
+  isExpired,
+  isNotFound,
+  NotFoundError,
+  type StatusCause,
+  type StatusReason,
+  TimeoutError,
+  TooManyRequestsError,
+  UnavailableError,
+  UnsupportedError,
+} from './errors.ts';
+export { apiVersionOf, qualifiedResource, type ResourceType, resourceType, typeId } from './resource-type.ts';

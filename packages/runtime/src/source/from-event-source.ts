@@ -1,0 +1,194 @@
+import { OptionsError } from '../errors.ts';
+import type { EventSource, ObjectEvent } from '../event/index.ts';
+import type { EventHandler, RequestQueue } from '../handler/index.ts';
+import type { Logger } from '../log/index.ts';
+import { func, nonEmptyString } from '../options.ts';
+import type { Predicate } from '../predicate/index.ts';
+import { alreadyStarted } from './errors.ts';
+import { Latch } from './latch.ts';
+import { booleanOption, loggerOption } from './option-checks.ts';
+import type { Source } from './source.ts';
+
+export interface FromEventSourceOptions<T, R> {
+  readonly eventSource: EventSource<T>;
+  readonly handler: EventHandler<T, R>;
+  /** Every one must pass for an event to reach the handler. Default none. */
+  readonly predicates?: readonly Predicate<T>[];
+  /** Name for logs. Default 'events'. */
+  readonly name?: string;
+  /**
+   * Run `eventSource.start(signal)` from this source's `start`. Default true. Pass false when the
+   * event source is shared and started elsewhere (an informer run by a cache).
+   */
+  readonly startEventSource?: boolean;
+  /** Called with what a predicate or the handler threw, after it is logged and counted. */
+  readonly onError?: (error: unknown, event: ObjectEvent<T>) => void;
+  /** Where failures are logged. Default no logging. */
+  readonly logger?: Logger;
+}
+
+/** Counters of an {@link EventSourceAdapter}. */
+export interface EventSourceStats {
+  /** Events received while running. */
+  readonly events: number;
+  /** Events a predicate filtered. */
+  readonly filtered: number;
+  /** Events the handler handled without throwing. */
+  readonly handled: number;
+  /** Events a predicate or the handler threw on. */
+  readonly errors: number;
+}
+
+/** The {@link Source} {@link fromEventSource} returns. */
+export interface EventSourceAdapter<R> extends Source<R> {
+  readonly name: string;
+  /** Resolves once started and the event source has synced; rejects with an AbortedError if `signal` aborts first. */
+  waitForSync(signal: AbortSignal): Promise<void>;
+  stats(): EventSourceStats;
+}
+
+/**
+ * Adapts an {@link EventSource} (informer, poller, event channel) into a controller {@link Source}
+ * (controller-runtime's `source.Kind` / `source.Informer`): on `start` it subscribes — before
+ * starting the event source, so events delivered during the initial sync reach the queue — passes
+ * each event through the predicates to the handler, and runs `eventSource.start(signal)` if there is
+ * one. When the signal aborts it unsubscribes and resolves; a rejection of `eventSource.start`
+ * before that is a failure of this source. `waitForSync` waits until started, then delegates to
+ * `eventSource.waitForSync`.
+ *
+ * A predicate or handler that throws never breaks the source: the event is dropped, counted in
+ * `stats().errors`, logged, and passed to `onError`.
+ *
+ * Call it with positional arguments, or with one options object for names, error hooks and shared
+ * event sources.
+ *
+ * @example
+ * const source = fromEventSource(poller, enqueueForObject(), generationChanged());
+ * const shared = fromEventSource({ eventSource: informer, handler, startEventSource: false, logger });
+ */
+export function fromEventSource<T, R>(
+  eventSource: EventSource<T>,
+  handler: EventHandler<T, R>,
+  ...predicates: Predicate<T>[]
+): EventSourceAdapter<R>;
+export function fromEventSource<T, R>(options: FromEventSourceOptions<T, R>): EventSourceAdapter<R>;
+export function fromEventSource<T, R>(
+  first: EventSource<T> | FromEventSourceOptions<T, R>,
+  handler?: EventHandler<T, R>,
+  ...predicates: Predicate<T>[]
+): EventSourceAdapter<R> {
+  if (handler === undefined && typeof first === 'object' && first !== null && 'eventSource' in first) {
+    return new Adapter(first);
+  }
+  return new Adapter({
+    eventSource: first as EventSource<T>,
+    handler: handler as EventHandler<T, R>,
+    predicates,
+  });
+}
+
+class Adapter<T, R> implements EventSourceAdapter<R> {
+  readonly name: string;
+  readonly #eventSource: EventSource<T>;
+  readonly #handler: EventHandler<T, R>;
+  readonly #predicates: readonly Predicate<T>[];
+  readonly #startEventSource: boolean;
+  readonly #onError: ((error: unknown, event: ObjectEvent<T>) => void) | undefined;
+  readonly #logger: Logger;
+  readonly #started = new Latch();
+  #running = false;
+  #events = 0;
+  #filtered = 0;
+  #handled = 0;
+  #errors = 0;
+
+  constructor(options: FromEventSourceOptions<T, R>) {
+    const { eventSource, handler, predicates = [] } = options;
+    if (
+      typeof eventSource !== 'object' ||
+      eventSource === null ||
+      typeof eventSource.subscribe !== 'function'
+    ) {
+      throw new OptionsError('eventSource', eventSource, 'an EventSource with a subscribe() method');
+    }
+    if (typeof handler !== 'object' || handler === null || typeof handler.handle !== 'function') {
+      throw new OptionsError('handler', handler, 'an event handler with a handle() method');
+    }
+    if (!Array.isArray(predicates))
+      throw new OptionsError('predicates', predicates, 'an array of predicates');
+    predicates.forEach((p: unknown, i) => {
+      if (typeof p !== 'function') throw new OptionsError(`predicates[${i}]`, p, 'a predicate function');
+    });
+    this.name = nonEmptyString('name', options.name, 'events');
+    this.#eventSource = eventSource;
+    this.#handler = handler;
+    this.#predicates = [...predicates];
+    this.#startEventSource = booleanOption('startEventSource', options.startEventSource, true);
+    this.#onError = func('onError', options.onError, undefined);
+    this.#logger = loggerOption('logger', options.logger);
+  }
+
+  async start(signal: AbortSignal, queue: RequestQueue<R>): Promise<void> {
+    if (this.#running) throw alreadyStarted(`source ${this.name}`);
+    this.#running = true;
+    if (signal.aborted) {
+      this.#started.open();
+      return;
+    }
+    const unsubscribe = this.#eventSource.subscribe((event) => {
+      if (!signal.aborted) this.#dispatch(event, queue);
+    });
+    this.#started.open();
+    const stopped = new Promise<void>((resolve) =>
+      signal.addEventListener('abort', () => resolve(), { once: true }),
+    );
+    try {
+      if (this.#startEventSource && this.#eventSource.start !== undefined) {
+        try {
+          await this.#eventSource.start(signal);
+        } catch (error) {
+          if (!signal.aborted) throw error;
+        }
+      }
+      await stopped;
+    } finally {
+      unsubscribe();
+    }
+  }
+
+  async waitForSync(signal: AbortSignal): Promise<void> {
+    await this.#started.wait(signal);
+    await this.#eventSource.waitForSync?.(signal);
+  }
+
+  stats(): EventSourceStats {
+    return { events: this.#events, filtered: this.#filtered, handled: this.#handled, errors: this.#errors };
+  }
+
+  #dispatch(event: ObjectEvent<T>, queue: RequestQueue<R>): void {
+    this.#events++;
+    let stage = 'predicate';
+    try {
+      for (const predicate of this.#predicates) {
+        if (!predicate(event)) {
+          this.#filtered++;
+          return;
+        }
+      }
+      stage = 'handler';
+      this.#handler.handle(event, queue);
+      this.#handled++;
+    } catch (error) {
+      this.#errors++;
+      this.#logger.error(
+        { source: this.name, eventType: event.type, err: error },
+        stage === 'handler' ? 'Event handler failed' : 'Event predicate failed',
+      );
+      try {
+        this.#onError?.(error, event);
+      } catch (hookError) {
+        this.#logger.error({ source: this.name, err: hookError }, 'onError failed');
+      }
+    }
+  }
+}
