@@ -34,6 +34,10 @@ export const ErrorCodes = {
   SOURCE_FAILED: 'CONVERGE_ERR_SOURCE_FAILED',
   /** A source's list function failed (the poller logs it and backs off). */
   SOURCE_LIST_FAILED: 'CONVERGE_ERR_SOURCE_LIST_FAILED',
+  /** A source's list call did not settle within its `timeoutMs` (handled like a failed list). */
+  SOURCE_LIST_TIMEOUT: 'CONVERGE_ERR_SOURCE_LIST_TIMEOUT',
+  /** A source's list returned two items with the same key (handled like a failed list). */
+  SOURCE_DUPLICATE_KEY: 'CONVERGE_ERR_SOURCE_DUPLICATE_KEY',
   /** A reconcile was abandoned: it kept running past its abort signal and grace period. */
   RECONCILE_ABANDONED: 'CONVERGE_ERR_RECONCILE_ABANDONED',
   /** A reconciler asked (by throwing) for its request to be requeued after a delay. */
@@ -102,6 +106,13 @@ export class OptionsError extends ConvergeError {
     );
     this.field = field;
     this.value = value;
+  }
+}
+
+/** `start()` was called twice, or after the component stopped. Components start once. */
+export class AlreadyStartedError extends ConvergeError {
+  constructor(component: string) {
+    super(ErrorCodes.LIFECYCLE_ALREADY_STARTED, `${component} was already started; components start once`);
   }
 }
 
