@@ -1,6 +1,25 @@
 /**
- * Lifecycle: the {@link Runnable} interface every long-running part implements.
+ * Lifecycle: the {@link Runnable} interface every long-running part implements, and the
+ * {@link Manager} that starts runnables in order (servers → caches → others → leader-gated) and
+ * stops them in reverse on one signal.
  *
  * @module
  */
+export {
+  CacheSyncTimeoutError,
+  LeadershipLostError,
+  ManagerErrorCodes,
+  ManagerShutdownTimeoutError,
+  RunnableFailedError,
+} from './errors.ts';
+export { type Check, type CheckReport, Checks } from './health.ts';
+export {
+  type AddOptions as ManagerAddOptions,
+  type LeaderElection,
+  Manager,
+  type ManagerOptions,
+  type ManagerState,
+  type RunnableGroupName,
+  type SyncingRunnable,
+} from './manager.ts';
 export type { Runnable } from './runnable.ts';

@@ -1,0 +1,35 @@
+/**
+ * Converge runtime: the building blocks of controllers that drive actual state towards desired
+ * state, for Kubernetes resources and for resources that live elsewhere.
+ *
+ * - `clock` — injectable time (`realClock`; `VirtualClock` in `@converge/runtime/testing`)
+ * - `workqueue` — deduplicating, exclusive, delayed, rate-limited, prioritised, fair queue
+ * - `reconcile` — `Reconciler`, result constructors, `TerminalError`
+ * - `source`, `handler`, `predicate`, `event` — events in, requests out
+ * - `controller` — sources → queue → workers → reconciler, with graceful shutdown
+ * - `backend` — the Backend contract and its typed errors
+ *
+ * @module
+ */
+export * from './backend/index.ts';
+export * from './clock/index.ts';
+export * from './controller/index.ts';
+export {
+  AbortedError,
+  AlreadyStartedError,
+  ConvergeError,
+  type ConvergeErrorOptions,
+  type ErrorCode,
+  ErrorCodes,
+  isConvergeError,
+  OptionsError,
+} from './errors.ts';
+export * from './event/index.ts';
+export * from './handler/index.ts';
+export * from './log/index.ts';
+export * from './manager/index.ts';
+export * from './object/index.ts';
+export * from './predicate/index.ts';
+export * from './reconcile/index.ts';
+export * from './source/index.ts';
+export * from './workqueue/index.ts';

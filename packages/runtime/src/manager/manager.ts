@@ -1,0 +1,305 @@
+import { type Clock, realClock, type Timer } from '../clock/index.ts';
+import { AlreadyStartedError, OptionsError } from '../errors.ts';
+import { type Logger, noopLogger } from '../log/index.ts';
+import { durationMs } from '../options.ts';
+import {
+  CacheSyncTimeoutError,
+  LeadershipLostError,
+  ManagerShutdownTimeoutError,
+  RunnableFailedError,
+} from './errors.ts';
+import { type Check, type CheckReport, Checks } from './health.ts';
+import type { Runnable } from './runnable.ts';
+import { RunnableGroup } from './runnable-group.ts';
+
+/** A runnable with a cache that must be synced before controllers start (informers). */
+export interface SyncingRunnable extends Runnable {
+  waitForSync(signal: AbortSignal): Promise<void>;
+}
+
+/**
+ * How a manager wins leadership. Implemented by the leader-election module (Lease and KV locks);
+ * any object with `acquire` works.
+ */
+export interface LeaderElection {
+  /** Resolves once leading; the returned signal aborts when leadership is lost. */
+  acquire(signal: AbortSignal): Promise<AbortSignal>;
+}
+
+/** The start order of runnables; they stop in reverse. */
+export type RunnableGroupName = 'servers' | 'caches' | 'others' | 'leader';
+
+export interface AddOptions {
+  /** Name for logs. Default `runnable-<n>`. */
+  readonly name?: string;
+  /**
+   * Group: 'servers' start first; 'caches' must sync before the rest; 'others' run on every
+   * replica; 'leader' only while leading. Default: 'others' if `needLeaderElection === false`,
+   * else 'leader'.
+   */
+  readonly group?: RunnableGroupName;
+}
+
+export interface ManagerOptions {
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  /** How long stopping waits for all runnables. Default 30 000. */
+  readonly gracefulShutdownTimeoutMs?: number;
+  /** How long start waits for caches to sync. Default 120 000. */
+  readonly cacheSyncTimeoutMs?: number;
+  /** Run 'leader' runnables only while leading. Default: none (they start at once). */
+  readonly leaderElection?: LeaderElection;
+}
+
+export type ManagerState = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
+
+/**
+ * Owns runnables and runs them in a fixed order: servers → caches (wait for sync) → others →
+ * leader-gated runnables (once leadership is won). Everything stops in reverse order on one signal;
+ * the first runnable to fail stops the rest, and `start` rejects with its error.
+ *
+ * @example
+ * const manager = new Manager({ logger });
+ * manager.add(controller);
+ * await manager.start(signal);
+ */
+export class Manager implements Runnable {
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #gracefulShutdownTimeoutMs: number;
+  readonly #cacheSyncTimeoutMs: number;
+  readonly #leaderElection: LeaderElection | undefined;
+  readonly #groups: Record<RunnableGroupName, RunnableGroup>;
+  readonly #caches: SyncingRunnable[] = [];
+  readonly #health: Checks;
+  readonly #ready: Checks;
+  readonly #stop = new AbortController();
+  #state: ManagerState = 'new';
+  #synced = false;
+  #leading = false;
+  #failure: Error | undefined;
+  #count = 0;
+
+  constructor(options: ManagerOptions = {}) {
+    this.#clock = options.clock ?? realClock;
+    this.#logger = (options.logger ?? noopLogger).child({ component: 'manager' });
+    this.#gracefulShutdownTimeoutMs = durationMs(
+      'gracefulShutdownTimeoutMs',
+      options.gracefulShutdownTimeoutMs,
+      30_000,
+    );
+    this.#cacheSyncTimeoutMs = durationMs('cacheSyncTimeoutMs', options.cacheSyncTimeoutMs, 120_000);
+    const election = options.leaderElection;
+    if (election !== undefined && typeof election.acquire !== 'function') {
+      throw new OptionsError('leaderElection', election, 'an object with an acquire(signal) method');
+    }
+    this.#leaderElection = election;
+    const onExit = (name: string, error: unknown): void =>
+      this.#fail(new RunnableFailedError(name, { cause: error }));
+    this.#groups = {
+      servers: new RunnableGroup('servers', this.#logger, onExit),
+      caches: new RunnableGroup('caches', this.#logger, onExit),
+      others: new RunnableGroup('others', this.#logger, onExit),
+      leader: new RunnableGroup('leader', this.#logger, onExit),
+    };
+    this.#health = new Checks(this.#clock);
+    this.#ready = new Checks(this.#clock);
+    this.#ready.add('caches-synced', () => {
+      if (!this.#synced) throw new Error('caches are not synced');
+    });
+  }
+
+  get state(): ManagerState {
+    return this.#state;
+  }
+
+  /** True once every cache has synced (and until the manager stops). */
+  get synced(): boolean {
+    return this.#synced;
+  }
+
+  /** True while leader-gated runnables may run. */
+  get leading(): boolean {
+    return this.#leading;
+  }
+
+  /** The manager's clock and logger, for parts it creates. */
+  get clock(): Clock {
+    return this.#clock;
+  }
+  get logger(): Logger {
+    return this.#logger;
+  }
+
+  /** Adds a runnable (or a function `(signal) => Promise<void>`). Added while running, it starts at once if its group has. */
+  add(runnable: Runnable | ((signal: AbortSignal) => Promise<void>), options: AddOptions = {}): void {
+    const r: Runnable = typeof runnable === 'function' ? { start: runnable } : runnable;
+    if (typeof r !== 'object' || r === null || typeof r.start !== 'function') {
+      throw new OptionsError('runnable', runnable, 'a Runnable or a function');
+    }
+    const group = options.group ?? (r.needLeaderElection === false ? 'others' : 'leader');
+    if (!(group in this.#groups))
+      throw new OptionsError('group', group, "'servers', 'caches', 'others' or 'leader'");
+    const name = options.name ?? `runnable-${++this.#count}`;
+    if (group === 'caches') {
+      if (typeof (r as Partial<SyncingRunnable>).waitForSync !== 'function') {
+        throw new OptionsError(
+          'runnable',
+          runnable,
+          'a runnable with waitForSync(signal) in the caches group',
+        );
+      }
+      this.#caches.push(r as SyncingRunnable);
+    }
+    if (!this.#groups[group].add({ name, runnable: r })) {
+      this.#logger.info({ runnable: name }, 'Runnable added after stop; ignored');
+    }
+  }
+
+  /** Adds a cache that must sync before controllers start. */
+  addCache(cache: SyncingRunnable, name?: string): void {
+    this.add(cache, { group: 'caches', ...(name === undefined ? {} : { name }) });
+  }
+
+  addHealthCheck(name: string, check: Check): void {
+    this.#health.add(name, check);
+  }
+
+  addReadyCheck(name: string, check: Check): void {
+    this.#ready.add(name, check);
+  }
+
+  /** Runs the health checks (liveness). */
+  health(): Promise<CheckReport> {
+    return this.#health.run();
+  }
+
+  /** Runs the readiness checks; not ready until caches synced. */
+  ready(): Promise<CheckReport> {
+    return this.#ready.run();
+  }
+
+  /** Runs everything until `signal` aborts or a runnable fails. Starts once. */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.#state !== 'new') throw new AlreadyStartedError('manager');
+    this.#state = 'starting';
+    const stop = this.#stop.signal;
+    const onAbort = (): void => this.#stop.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      this.#groups.servers.start();
+      this.#groups.caches.start();
+      await this.#syncCaches(stop);
+      if (!stop.aborted) {
+        this.#synced = true;
+        this.#state = 'running';
+        this.#groups.others.start();
+        this.#startLeaderGroup(stop);
+        this.#logger.info({}, 'Manager started');
+      }
+      await new Promise<void>((resolve) => {
+        if (stop.aborted) resolve();
+        else stop.addEventListener('abort', () => resolve(), { once: true });
+      });
+      await this.#shutdown();
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      this.#synced = false;
+      this.#leading = false;
+      this.#state = 'stopped';
+    }
+    if (this.#failure !== undefined) throw this.#failure;
+  }
+
+  /** Stops the manager as if its signal aborted. */
+  stop(): void {
+    this.#stop.abort(new Error('manager stopped'));
+  }
+
+  async #syncCaches(stop: AbortSignal): Promise<void> {
+    if (this.#caches.length === 0) return;
+    let timer: Timer | undefined;
+    try {
+      await Promise.race([
+        Promise.all(this.#caches.map((c) => c.waitForSync(stop))),
+        new Promise<never>((_, reject) => {
+          timer = this.#clock.setTimer(
+            () => reject(new CacheSyncTimeoutError(this.#cacheSyncTimeoutMs)),
+            this.#cacheSyncTimeoutMs,
+          );
+        }),
+        new Promise<void>((resolve) => {
+          if (stop.aborted) resolve();
+          else stop.addEventListener('abort', () => resolve(), { once: true });
+        }),
+      ]);
+    } catch (error) {
+      if (!stop.aborted) this.#fail(error);
+    } finally {
+      timer?.cancel();
+    }
+  }
+
+  #startLeaderGroup(stop: AbortSignal): void {
+    const election = this.#leaderElection;
+    if (election === undefined) {
+      this.#leading = true;
+      this.#groups.leader.start();
+      return;
+    }
+    void (async () => {
+      try {
+        const lost = await election.acquire(stop);
+        if (stop.aborted) return;
+        this.#leading = true;
+        this.#logger.info({}, 'Leadership acquired; starting leader-gated runnables');
+        this.#groups.leader.start();
+        const onLost = (): void => {
+          this.#leading = false;
+          if (!stop.aborted) this.#fail(new LeadershipLostError({ cause: lost.reason }));
+        };
+        if (lost.aborted) onLost();
+        else lost.addEventListener('abort', onLost, { once: true });
+      } catch (error) {
+        if (!stop.aborted) this.#fail(error);
+      }
+    })();
+  }
+
+  #fail(error: unknown): void {
+    if (this.#failure === undefined) {
+      this.#failure = error instanceof Error ? error : new RunnableFailedError('unknown', { cause: error });
+      this.#logger.error({ err: error }, 'Manager stopping after a failure');
+    }
+    this.#stop.abort(error);
+  }
+
+  async #shutdown(): Promise<void> {
+    this.#state = 'stopping';
+    this.#synced = false;
+    const reason = this.#stop.signal.reason;
+    const order: RunnableGroupName[] = ['leader', 'others', 'caches', 'servers'];
+    let timer: Timer | undefined;
+    const deadline = new Promise<'timeout'>((resolve) => {
+      if (this.#gracefulShutdownTimeoutMs > 0) {
+        timer = this.#clock.setTimer(() => resolve('timeout'), this.#gracefulShutdownTimeoutMs);
+      }
+    });
+    const stopAll = (async () => {
+      for (const name of order) await this.#groups[name].stop(reason);
+      return 'done' as const;
+    })();
+    const outcome = this.#gracefulShutdownTimeoutMs === 0 ? 'done' : await Promise.race([stopAll, deadline]);
+    timer?.cancel();
+    if (outcome === 'timeout') {
+      const running = order.flatMap((name) => this.#groups[name].runningNames());
+      this.#logger.error({ running }, 'Shutdown timed out');
+      if (this.#failure === undefined) {
+        this.#failure = new ManagerShutdownTimeoutError(this.#gracefulShutdownTimeoutMs, running);
+      }
+    } else {
+      this.#logger.info({}, 'Manager stopped');
+    }
+  }
+}
