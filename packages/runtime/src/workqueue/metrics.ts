@@ -27,4 +27,6 @@ export interface WorkQueueStats {
   readonly depth: number;
   readonly processing: number;
   readonly waiting: number;
+  /** Pending `get` calls, plus aborted ones not yet pruned (bounded). */
+  readonly getters: number;
 }

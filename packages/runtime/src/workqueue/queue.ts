@@ -125,6 +125,7 @@ export class WorkQueue<K> {
   readonly #ready = new ReadySet<Entry<K>>();
   readonly #processing = new Set<Entry<K>>();
   readonly #waiters = new Deque<Waiter<K>>();
+  #abortedWaiters = 0;
   readonly #delayed = new DelayHeap<Entry<K>>();
   #waiting = 0;
   #timer: Timer | undefined;
@@ -173,11 +174,11 @@ export class WorkQueue<K> {
 
   /** Adds a key: queued once however often it is added; if processing, it runs once more after `done`. */
   add(key: K, options?: AddOptions): void {
+    const priority = priorityOption(options?.priority);
     if (this.#shutDown) {
       this.#drop();
       return;
     }
-    const priority = priorityOption(options?.priority);
     this.#adds++;
     if (this.#metrics?.onAdd) this.#hook(() => this.#metrics?.onAdd?.(this.name));
     const id = this.#keyOf(key);
@@ -195,17 +196,17 @@ export class WorkQueue<K> {
    * wins, unless one of the two is a hold (then the first wins).
    */
   addAfter(key: K, delayMs: number, options?: AddAfterOptions): void {
+    const delay = delayOption(delayMs);
+    const priority = priorityOption(options?.priority);
+    const hold = booleanOption('hold', options?.hold, this.#hold);
     if (this.#shutDown) {
       this.#drop();
       return;
     }
-    const delay = delayOption(delayMs);
     if (delay <= 0) {
       this.add(key, options);
       return;
     }
-    const hold = options?.hold ?? this.#hold;
-    const priority = priorityOption(options?.priority);
     const id = this.#keyOf(key);
     let e = this.#entries.get(id);
     if (e !== undefined) {
@@ -219,11 +220,13 @@ export class WorkQueue<K> {
 
   /** Adds a key after the rate limiter's delay for it (which counts one more requeue). */
   addRateLimited(key: K, options?: RateLimitedOptions): void {
+    const delayMs = options?.delayMs === undefined ? undefined : delayOption(options.delayMs);
+    priorityOption(options?.priority);
     if (this.#shutDown) {
       this.#drop();
       return;
     }
-    const delay = this.#limit(key, options?.delayMs);
+    const delay = this.#limit(key, delayMs);
     this.addAfter(key, delay, options?.priority === undefined ? {} : { priority: options.priority });
   }
 
@@ -239,17 +242,19 @@ export class WorkQueue<K> {
 
   /**
    * The next key to work on. Resolves as soon as a key is ready; resolves `undefined` when the
-   * queue shuts down or `signal` aborts. The caller owns the key until it calls `done` (or one of
+   * queue shuts down or `signal` aborts (a signal that has already aborted takes no key). The caller owns the key until it calls `done` (or one of
    * the `requeue*` methods).
    */
   get(signal?: AbortSignal): Promise<K | undefined> {
+    if (signal?.aborted) return Promise.resolve(undefined);
     const key = this.tryGet();
-    if (key !== undefined || this.#shutDown || signal?.aborted) return Promise.resolve(key);
+    if (key !== undefined || this.#shutDown) return Promise.resolve(key);
     return new Promise<K | undefined>((resolve) => {
       const onAbort = (): void => {
         if (waiter.settled) return;
         waiter.settled = true;
         resolve(undefined);
+        this.#pruneWaiters();
       };
       const waiter: Waiter<K> = {
         settled: false,
@@ -270,6 +275,15 @@ export class WorkQueue<K> {
     return e.key;
   }
 
+  /** Drops aborted waiters once they make up most of the list, so polling with timeouts cannot leak. */
+  #pruneWaiters(): void {
+    if (++this.#abortedWaiters < 64 || this.#abortedWaiters * 2 < this.#waiters.length) return;
+    const live = [...this.#waiters].filter((w) => !w.settled);
+    this.#waiters.clear();
+    for (const w of live) this.#waiters.push(w);
+    this.#abortedWaiters = 0;
+  }
+
   /** Marks a key's processing finished; if it was added meanwhile, it is queued again. */
   done(key: K): void {
     const e = this.#entries.get(this.#keyOf(key));
@@ -288,22 +302,24 @@ export class WorkQueue<K> {
    * Finishes a processing key and schedules it again after `delayMs`, in one step so nothing can
    * slip in between (openclarity `RequeueAfter`, controller-runtime Forget+AddAfter). With `hold`,
    * adds that arrive while it waits are ignored, including one that arrived while it was
-   * processing. A key that is not processing is simply added after `delayMs`.
+   * processing. A key that is not processing is simply added after `delayMs`. After `shutDown` it
+   * only finishes the key, and the requeue counts as dropped.
    */
   requeueAfter(key: K, delayMs: number, options?: AddAfterOptions): void {
     const delay = delayOption(delayMs);
+    const priority = priorityOption(options?.priority);
+    const hold = booleanOption('hold', options?.hold, this.#hold);
     const e = this.#entries.get(this.#keyOf(key));
     if (e === undefined || !e.processing) {
       this.addAfter(key, delay, options);
       return;
     }
     this.#finish(e);
-    const priority = priorityOption(options?.priority);
-    const hold = options?.hold ?? this.#hold;
     const wasDirty = e.dirty;
     e.dirty = false;
     if (this.#shutDown) {
       this.#release(e);
+      this.#drop();
       return;
     }
     if (hold) {
@@ -313,12 +329,14 @@ export class WorkQueue<K> {
       else this.#schedule(e, this.#clock.now() + delay, priority, true);
       return;
     }
-    if (wasDirty) this.#enqueue(e, e.dirtyPriority);
     if (delay <= 0) {
-      if (e.lane === undefined) this.#enqueue(e, priority);
-    } else if (!(e.waiting && e.waitHold)) {
-      this.#schedule(e, this.#clock.now() + delay, priority, false);
+      // One enqueue only: `#enqueue` may hand the key to a waiting worker at once, so a second
+      // one would queue a key that is processing again.
+      this.#enqueue(e, wasDirty ? Math.max(priority, e.dirtyPriority) : priority);
+      return;
     }
+    if (wasDirty) this.#enqueue(e, e.dirtyPriority);
+    if (!(e.waiting && e.waitHold)) this.#schedule(e, this.#clock.now() + delay, priority, false);
   }
 
   /**
@@ -326,12 +344,15 @@ export class WorkQueue<K> {
    * one step. Used by controllers for retryable errors.
    */
   requeueRateLimited(key: K, options?: RateLimitedOptions & { readonly hold?: boolean }): void {
+    const delayMs = options?.delayMs === undefined ? undefined : delayOption(options.delayMs);
+    priorityOption(options?.priority);
+    booleanOption('hold', options?.hold, this.#hold);
     if (this.#shutDown) {
       this.done(key);
       this.#drop();
       return;
     }
-    const delay = this.#limit(key, options?.delayMs);
+    const delay = this.#limit(key, delayMs);
     const next: AddAfterOptions = {
       ...(options?.priority === undefined ? {} : { priority: options.priority }),
       ...(options?.hold === undefined ? {} : { hold: options.hold }),
@@ -424,6 +445,7 @@ export class WorkQueue<K> {
       depth: this.#ready.size,
       processing: this.#processing.size,
       waiting: this.#waiting,
+      getters: this.#waiters.length,
     };
   }
 
@@ -514,22 +536,21 @@ export class WorkQueue<K> {
     const limited = this.#limiter.when(this.#keyOf(key));
     this.#retries++;
     if (this.#metrics?.onRetry) this.#hook(() => this.#metrics?.onRetry?.(this.name));
-    return delayMs === undefined ? limited : delayOption(delayMs);
+    return delayMs ?? limited;
   }
 
   #schedule(e: Entry<K>, at: number, priority: number, hold: boolean): void {
     if (e.waiting) {
-      if (at >= e.waitAt) {
-        e.waitPriority = Math.max(e.waitPriority, priority);
-        return;
-      }
+      // A waiting key keeps the highest priority it was given, whichever deadline wins.
+      e.waitPriority = Math.max(e.waitPriority, priority);
+      if (at >= e.waitAt) return;
     } else {
       e.waiting = true;
       this.#waiting++;
+      e.waitPriority = priority;
     }
     e.waitAt = at;
     e.waitHold = hold;
-    e.waitPriority = priority;
     e.waitTicket = ++this.#seq;
     this.#delayed.push({ at, seq: this.#seq, value: e, ticket: e.waitTicket });
     this.#arm();

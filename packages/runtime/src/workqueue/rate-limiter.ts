@@ -47,9 +47,10 @@ export class ExponentialRateLimiter implements RateLimiter {
   when(id: string): number {
     const n = this.#failures.get(id) ?? 0;
     this.#failures.set(id, n + 1);
-    // 2^n overflows to Infinity past n = 1023; the cap applies either way.
-    const delay = this.baseDelayMs * 2 ** n;
-    return Number.isFinite(delay) ? Math.min(delay, this.maxDelayMs) : this.maxDelayMs;
+    // A zero base stays zero (0 · 2^n would be NaN once 2^n overflows to Infinity past n = 1023);
+    // otherwise an overflow to Infinity is capped like any other long delay.
+    if (this.baseDelayMs === 0) return 0;
+    return Math.min(this.baseDelayMs * 2 ** n, this.maxDelayMs);
   }
 
   forget(id: string): void {

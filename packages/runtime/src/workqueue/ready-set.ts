@@ -23,6 +23,9 @@ export class Lane<E extends ReadyEntry> {
   }
 }
 
+/** Empty priority levels kept for reuse; past this many levels, empty ones are dropped. */
+const MAX_LEVELS = 16;
+
 class Level<E extends ReadyEntry> {
   readonly priority: number;
   readonly lanes = new Map<string, Lane<E>>();
@@ -49,6 +52,11 @@ export class ReadySet<E extends ReadyEntry> {
 
   get size(): number {
     return this.#size;
+  }
+
+  /** Number of priority levels held, empty ones included (at most 16 more than those with keys). */
+  get levels(): number {
+    return this.#levels.length;
   }
 
   /** Appends `entry` at `priority` to its partition's lane. The entry must not be queued. */
@@ -150,6 +158,9 @@ export class ReadySet<E extends ReadyEntry> {
   #level(priority: number): Level<E> {
     const found = this.#findLevel(priority);
     if (found !== undefined) return found;
+    // Keep empty levels for reuse (a queue that drains and refills keeps its level), but not
+    // without bound: priorities used once must not pile up, since every `shift` walks the levels.
+    if (this.#levels.length >= MAX_LEVELS) this.#levels = this.#levels.filter((l) => l.live > 0);
     const level = new Level<E>(priority);
     let i = 0;
     while (i < this.#levels.length && (this.#levels[i] as Level<E>).priority > priority) i++;
