@@ -1,8 +1,8 @@
 import { OptionsError } from '../errors.ts';
+import { requestKey } from '../object/index.ts';
 import { func } from '../options.ts';
 import type { EventHandler } from './handler.ts';
 import { addOptionsFor, type EnqueueHandlerOptions, priorityOption } from './priority.ts';
-import { requestKey } from './request-key.ts';
 
 /** Turns an object into the requests it should trigger. */
 export type MapFunction<T, R> = (object: T) => readonly R[];

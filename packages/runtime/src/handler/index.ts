@@ -27,4 +27,3 @@ export {
 export type { EventHandler, RequestQueue } from './handler.ts';
 export { type HandlerFuncs, handlerFuncs } from './handler-funcs.ts';
 export { type EnqueueHandlerOptions, eventPriority } from './priority.ts';
-export { requestKey } from './request-key.ts';

@@ -14,3 +14,4 @@ export {
   parseKey,
   type UnstructuredObject,
 } from './object.ts';
+export { requestKey } from './request-key.ts';

@@ -1,5 +1,5 @@
 import type { ObjectEvent } from '../event/index.ts';
-import { requestKey } from '../handler/index.ts';
+import { requestKey } from '../object/index.ts';
 import { DuplicateKeyError, ListFailedError } from './errors.ts';
 
 /** What the poller remembers of an item: the object last handed out and its version. */

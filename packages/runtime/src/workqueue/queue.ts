@@ -1,5 +1,6 @@
 import { type Clock, realClock, type Timer } from '../clock/index.ts';
 import { OptionsError } from '../errors.ts';
+import { requestKey } from '../object/index.ts';
 import { func, nonEmptyString } from '../options.ts';
 import { DelayHeap } from './delay-heap.ts';
 import { Deque } from './deque.ts';
@@ -41,7 +42,7 @@ export interface WorkQueueOptions<K> {
   readonly name?: string;
   /**
    * Identity of a key. Keys with the same id are the same key. Default: the key itself for
-   * strings, JSON otherwise (give one for object keys whose property order may vary).
+   * strings, JSON with sorted object keys otherwise (`requestKey`).
    */
   readonly keyOf?: (key: K) => string;
   /**
@@ -88,8 +89,6 @@ interface Waiter<K> {
   resolve(key: K | undefined): void;
   cleanup(): void;
 }
-
-const defaultKeyOf = (key: unknown): string => (typeof key === 'string' ? key : JSON.stringify(key));
 
 /**
  * A work queue with client-go's contract and more:
@@ -138,7 +137,7 @@ export class WorkQueue<K> {
 
   constructor(options: WorkQueueOptions<K> = {}) {
     this.name = nonEmptyString('name', options.name, 'workqueue');
-    this.#keyOf = func('keyOf', options.keyOf, defaultKeyOf as (key: K) => string);
+    this.#keyOf = func('keyOf', options.keyOf, requestKey as (key: K) => string);
     this.#partitionOf = func('partitionOf', options.partitionOf, undefined);
     this.#clock = options.clock ?? realClock;
     this.#limiter = options.rateLimiter ?? defaultRateLimiter();
