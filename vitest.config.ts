@@ -1,7 +1,22 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+const src = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
+
+// Workspace packages resolve to their TypeScript sources, never to a stale dist/.
+const workspace = [
+  {
+    find: /^@converge\/runtime\/testing\/backend-suite$/,
+    replacement: src('./packages/runtime/src/testing/backend-suite/index.ts'),
+  },
+  { find: /^@converge\/runtime\/testing$/, replacement: src('./packages/runtime/src/testing/index.ts') },
+  { find: /^@converge\/runtime$/, replacement: src('./packages/runtime/src/index.ts') },
+  { find: /^@converge\/store$/, replacement: src('./packages/store/src/index.ts') },
+];
 
 export default defineConfig({
   resolve: {
+    alias: workspace,
     conditions: ['@converge/source'],
   },
   test: {
@@ -14,6 +29,5 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
-    reporters: ['default'],
   },
 });

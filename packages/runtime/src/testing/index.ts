@@ -1,6 +1,7 @@
 /**
- * Test doubles that are part of the public API: the virtual clock and an in-memory logger.
- * Conformance suites and fakes of later packages are exported from here too.
+ * Test doubles that are part of the public API: the virtual clock and an in-memory logger. They
+ * need nothing but the runtime. The Backend conformance suite (which needs vitest and fast-check)
+ * is the separate entry `@converge/runtime/testing/backend-suite`.
  *
  * @module
  */
