@@ -2,7 +2,7 @@ import { type Clock, realClock, type Timer } from '../clock/index.ts';
 import { AlreadyStartedError, OptionsError } from '../errors.ts';
 import type { RequestQueue } from '../handler/handler.ts';
 import { type Logger, noopLogger } from '../log/index.ts';
-import type { Runnable } from '../manager/index.ts';
+import type { Runnable } from '../runnable/index.ts';
 import { keyToString } from '../object/index.ts';
 import { durationMs, integer, nonEmptyString } from '../options.ts';
 import { classify, type Outcome, type Reconciler, toError } from '../reconcile/index.ts';

@@ -5,6 +5,8 @@
  *
  * @module
  */
+
+export type { Runnable } from '../runnable/index.ts';
 export {
   CacheSyncTimeoutError,
   LeadershipLostError,
@@ -22,4 +24,3 @@ export {
   type RunnableGroupName,
   type SyncingRunnable,
 } from './manager.ts';
-export type { Runnable } from './runnable.ts';

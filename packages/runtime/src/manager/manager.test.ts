@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../clock/virtual-clock.ts';
 import { AlreadyStartedError, OptionsError } from '../errors.ts';
+import type { Runnable } from '../runnable/index.ts';
 import {
   CacheSyncTimeoutError,
   LeadershipLostError,
@@ -8,7 +9,6 @@ import {
   RunnableFailedError,
 } from './errors.ts';
 import { type LeaderElection, Manager, type SyncingRunnable } from './manager.ts';
-import type { Runnable } from './runnable.ts';
 
 function recorder(log: string[], name: string, extra: Partial<Runnable> = {}): Runnable {
   return {

@@ -1,7 +1,14 @@
+import type { Backend, ResourceType } from '../backend/index.ts';
+import { ControllerBuilder } from '../builder/index.ts';
+import { Client } from '../client/index.ts';
 import { type Clock, realClock, type Timer } from '../clock/index.ts';
+import type { Controller } from '../controller/index.ts';
 import { AlreadyStartedError, OptionsError } from '../errors.ts';
+import { InformerRegistry } from '../informer/index.ts';
 import { type Logger, noopLogger } from '../log/index.ts';
+import type { KubeObject, ObjectKey } from '../object/index.ts';
 import { durationMs } from '../options.ts';
+import type { Runnable } from '../runnable/index.ts';
 import {
   CacheSyncTimeoutError,
   LeadershipLostError,
@@ -9,7 +16,6 @@ import {
   RunnableFailedError,
 } from './errors.ts';
 import { type Check, type CheckReport, Checks } from './health.ts';
-import type { Runnable } from './runnable.ts';
 import { RunnableGroup } from './runnable-group.ts';
 
 /** A runnable with a cache that must be synced before controllers start (informers). */
@@ -49,6 +55,13 @@ export interface ManagerOptions {
   readonly cacheSyncTimeoutMs?: number;
   /** Run 'leader' runnables only while leading. Default: none (they start at once). */
   readonly leaderElection?: LeaderElection;
+  /**
+   * The default backend. With one, the manager owns shared informers (`informers`, a cache
+   * runnable synced before controllers start) and a cached `client` with read-your-writes.
+   */
+  readonly backend?: Backend;
+  /** Field manager the client records on writes. Default 'converge'. */
+  readonly fieldManager?: string;
 }
 
 export type ManagerState = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
@@ -79,6 +92,10 @@ export class Manager implements Runnable {
   #leading = false;
   #failure: Error | undefined;
   #count = 0;
+  readonly #backend: Backend | undefined;
+  readonly #informers: InformerRegistry;
+  readonly #client: Client | undefined;
+  readonly #readers = new Map<string, ReturnType<InformerRegistry['acquire']>>();
 
   constructor(options: ManagerOptions = {}) {
     this.#clock = options.clock ?? realClock;
@@ -107,6 +124,57 @@ export class Manager implements Runnable {
     this.#ready.add('caches-synced', () => {
       if (!this.#synced) throw new Error('caches are not synced');
     });
+    this.#informers = new InformerRegistry({ clock: this.#clock, logger: options.logger ?? noopLogger });
+    this.#backend = options.backend;
+    if (options.backend !== undefined) {
+      this.addCache(this.#informers, 'informers');
+      this.#client = new Client({
+        backend: options.backend,
+        clock: this.#clock,
+        fieldManager: options.fieldManager ?? 'converge',
+        cache: (type, signal) => this.#reader(type, signal),
+      });
+    }
+  }
+
+  /** Shared informers, one per (backend, type, namespace, selectors), started with the manager. */
+  get informers(): InformerRegistry {
+    return this.#informers;
+  }
+
+  /** The default backend. Throws if the manager was created without one. */
+  get backend(): Backend {
+    if (this.#backend === undefined)
+      throw new OptionsError('backend', undefined, 'a backend in ManagerOptions');
+    return this.#backend;
+  }
+
+  /** The cached client over the default backend. Throws if the manager was created without one. */
+  get client(): Client {
+    if (this.#client === undefined)
+      throw new OptionsError('backend', undefined, 'a backend in ManagerOptions');
+    return this.#client;
+  }
+
+  /** Starts a controller builder whose primary kind is `type` (see {@link ControllerBuilder}). */
+  controller(type: ResourceType): ControllerBuilder {
+    return new ControllerBuilder({
+      informers: this.#informers,
+      backend: this.backend,
+      add: (controller: Controller<ObjectKey>, options?: { name?: string }) =>
+        this.add(controller, options ?? {}),
+    }).for(type);
+  }
+
+  async #reader(type: ResourceType, signal?: AbortSignal) {
+    const id = `${type.group}/${type.version}/${type.plural}`;
+    let handle = this.#readers.get(id);
+    if (handle === undefined) {
+      handle = this.#informers.acquire<KubeObject>({ backend: this.backend, type });
+      this.#readers.set(id, handle);
+    }
+    await handle.informer.waitForSync(signal ?? this.#stop.signal);
+    return handle.informer.cache;
   }
 
   get state(): ManagerState {

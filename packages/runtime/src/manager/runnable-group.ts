@@ -1,5 +1,5 @@
 import type { Logger } from '../log/index.ts';
-import type { Runnable } from './runnable.ts';
+import type { Runnable } from '../runnable/index.ts';
 
 /** A runnable with a name for logs and error messages. */
 export interface NamedRunnable {

@@ -1,0 +1,28 @@
+/**
+ * The client: reads from the cache, writes to the backend, with read-your-writes; and the helpers
+ * controllers need around it — createOrUpdate / createOrPatch, owner references, finalizers (and
+ * the kube-rs style {@link finalizer} wrapper), status conditions.
+ *
+ * @module
+ */
+export { type CacheProvider, Client, type ClientListOptions, type ClientOptions } from './client.ts';
+export {
+  type Condition,
+  type ConditionInput,
+  findStatusCondition,
+  isStatusConditionTrue,
+  removeStatusCondition,
+  setStatusCondition,
+} from './conditions.ts';
+export { createOrPatch, createOrUpdate, type Mutate, type OperationResult } from './create-or-update.ts';
+export { AlreadyOwnedError, ClientErrorCodes, InvalidOwnerError } from './errors.ts';
+export { type FinalizerEvent, finalizer } from './finalizer.ts';
+export { addFinalizer, hasFinalizer, isBeingDeleted, removeFinalizer } from './finalizers.ts';
+export {
+  controllerOf,
+  type OwnerOptions,
+  removeOwnerReference,
+  setControllerReference,
+  setOwnerReference,
+} from './owner.ts';
+export { compareResourceVersions, type ObjectReader } from './pending-writes.ts';
