@@ -1,0 +1,156 @@
+import {
+  AlreadyExistsError,
+  ConflictError,
+  ConvergeError,
+  type ConvergeErrorOptions,
+  ForbiddenError,
+  InvalidError,
+  NotFoundError,
+  qualifiedResource,
+  type ResourceType,
+  type StatusCause,
+} from '@converge/runtime';
+
+/**
+ * Stable error codes of the store package (never reused).
+ *
+ * @example
+ * if ((error as { code?: string }).code === StoreErrorCodes.CORRUPT) restoreFromBackup();
+ */
+export const StoreErrorCodes = {
+  /** A data directory holds a log or snapshot that cannot be read back (not a torn tail). */
+  CORRUPT: 'CONVERGE_ERR_STORE_CORRUPT',
+  /** `registerType` was given a type whose apiVersion + kind or id is served by another type. */
+  TYPE_CONFLICT: 'CONVERGE_ERR_STORE_TYPE_CONFLICT',
+  /** Writing to the data directory failed; carried as the `cause` of an InternalError. */
+  PERSIST_FAILED: 'CONVERGE_ERR_STORE_PERSIST_FAILED',
+} as const;
+
+/**
+ * A file in the store's data directory is corrupt: a record in the middle of the log fails its
+ * checksum, a record is not a valid write, or the snapshot is unreadable. A torn *last* record is
+ * not corruption (it is dropped on open). Restore the data directory from a backup.
+ *
+ * @example
+ * try { new Store({ dataDir }); } catch (e) { if (e instanceof StoreCorruptError) console.error(e.file, e.offset); }
+ */
+export class StoreCorruptError extends ConvergeError {
+  /** The file that is corrupt. */
+  readonly file: string;
+  /** Byte offset of the first bad record. */
+  readonly offset: number;
+
+  constructor(file: string, offset: number, reason: string, options?: ConvergeErrorOptions) {
+    super(StoreErrorCodes.CORRUPT, `${file}: corrupt at byte ${offset}: ${reason}`, options);
+    this.file = file;
+    this.offset = offset;
+  }
+}
+
+/**
+ * Two resource types clash in one store: the same id (`group/version/plural`) with another kind,
+ * or the same apiVersion + kind under another plural.
+ *
+ * @example
+ * store.registerType({ group: 'example.com', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
+ */
+export class TypeConflictError extends ConvergeError {
+  constructor(message: string) {
+    super(StoreErrorCodes.TYPE_CONFLICT, message);
+  }
+}
+
+/**
+ * Appending a write to the data directory failed (disk full, I/O error). The write was not applied;
+ * the store reports it as the `cause` of an `InternalError`.
+ *
+ * @example
+ * if (error instanceof InternalError && error.cause instanceof StorePersistError) alertOps(error.cause);
+ */
+export class StorePersistError extends ConvergeError {
+  constructor(message: string, options?: ConvergeErrorOptions) {
+    super(StoreErrorCodes.PERSIST_FAILED, message, options);
+  }
+}
+
+/** Kubernetes' message when a resource is not served. */
+export const UNKNOWN_RESOURCE = 'the server could not find the requested resource';
+
+const MODIFIED =
+  'the object has been modified; please apply your changes to the latest version and try again';
+
+/** `configmaps "x" not found`. */
+export function notFound(type: ResourceType, name: string): NotFoundError {
+  return new NotFoundError(`${qualifiedResource(type)} "${name}" not found`, {
+    details: { name, group: type.group, kind: type.plural },
+  });
+}
+
+/** `configmaps "x" already exists`, prefixed `object is being deleted: ` when terminating. */
+export function alreadyExists(type: ResourceType, name: string, terminating: boolean): AlreadyExistsError {
+  const prefix = terminating ? 'object is being deleted: ' : '';
+  return new AlreadyExistsError(`${prefix}${qualifiedResource(type)} "${name}" already exists`, {
+    details: { name, group: type.group, kind: type.plural },
+  });
+}
+
+/** `Operation cannot be fulfilled on configmaps "x": <detail>`. */
+export function conflict(type: ResourceType, name: string, detail: string = MODIFIED): ConflictError {
+  return new ConflictError(
+    `Operation cannot be fulfilled on ${qualifiedResource(type)} "${name}": ${detail}`,
+    {
+      details: { name, group: type.group, kind: type.plural },
+    },
+  );
+}
+
+/** `configmaps "x" is forbidden: <reason>`. */
+export function forbidden(type: ResourceType, name: string, reason: string): ForbiddenError {
+  return new ForbiddenError(`${qualifiedResource(type)} "${name}" is forbidden: ${reason}`, {
+    details: { name, group: type.group, kind: type.plural },
+  });
+}
+
+/** `ConfigMap "x" is invalid: <field errors>`, with one cause per field error. */
+export function invalid(type: ResourceType, name: string, causes: readonly StatusCause[]): InvalidError {
+  const parts = causes.map((c) => `${c.field}: ${c.message}`);
+  const summary = parts.length === 1 ? (parts[0] as string) : `[${parts.join(', ')}]`;
+  return new InvalidError(`${type.kind} "${name}" is invalid: ${summary}`, {
+    details: { name, group: type.group, kind: type.kind, causes },
+  });
+}
+
+/** Renders a value the way Go's `%q`/`%v` does in field errors. */
+function render(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (value === undefined || value === null) return '0x0';
+  return JSON.stringify(value) ?? String(value);
+}
+
+/** Field error constructors (Kubernetes' `field.Required`, `field.Invalid`, …). */
+export const fieldError = {
+  required(field: string, detail = ''): StatusCause {
+    return {
+      reason: 'FieldValueRequired',
+      message: detail ? `Required value: ${detail}` : 'Required value',
+      field,
+    };
+  },
+  invalid(field: string, value: unknown, detail: string): StatusCause {
+    return { reason: 'FieldValueInvalid', message: `Invalid value: ${render(value)}: ${detail}`, field };
+  },
+  forbidden(field: string, detail: string): StatusCause {
+    return { reason: 'FieldValueForbidden', message: `Forbidden: ${detail}`, field };
+  },
+  tooLong(field: string, max: number): StatusCause {
+    return { reason: 'FieldValueTooLong', message: `Too long: must have at most ${max} bytes`, field };
+  },
+  unsupported(field: string, value: unknown, supported: readonly string[]): StatusCause {
+    const list = supported.map((s) => JSON.stringify(s)).join(', ');
+    return {
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: ${render(value)}: supported values: ${list}`,
+      field,
+    };
+  },
+};

@@ -1,0 +1,31 @@
+/**
+ * `@converge/store`: an etcd-like versioned object store and its in-process {@link Backend}.
+ *
+ * - {@link Store} — implements the Backend contract with Kubernetes semantics: a global revision
+ *   counter (resourceVersion), MVCC history for consistent `limit` / `continue` pages and watches
+ *   resumable from a resourceVersion (410 `ExpiredError` past the history window), label and field
+ *   selectors, generation and the status subresource, optimistic concurrency, finalizers, propagation
+ *   policies with an in-store owner-reference garbage collector, namespace lifecycle, merge and JSON
+ *   patch, dryRun, runtime type registration, and optional persistence (`dataDir`: checksummed
+ *   append-only log plus snapshots, fsynced before a write resolves).
+ * - {@link StoreOptions} — defaults: 5 min history, 100 000 events, bookmarks every 60 s, watchers
+ *   ended past 10 000 unread events.
+ * - Errors: the runtime's backend errors, plus {@link StoreCorruptError} (`CONVERGE_ERR_STORE_CORRUPT`),
+ *   {@link TypeConflictError} (`CONVERGE_ERR_STORE_TYPE_CONFLICT`) and {@link StorePersistError}
+ *   (`CONVERGE_ERR_STORE_PERSIST_FAILED`, the cause of an InternalError).
+ *
+ * Returned objects are deep-frozen and shared: never mutate them.
+ *
+ * @example
+ * import { Store } from '@converge/store';
+ *
+ * const store = new Store({ dataDir: './data' });
+ * const widgets = store.registerType({ group: 'example.com', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true, statusSubresource: true });
+ * await store.create(widgets, { metadata: { name: 'w', namespace: 'default' }, spec: { size: 1 } });
+ * const page = await store.list(widgets, { limit: 500 });
+ *
+ * @module
+ */
+export { StoreCorruptError, StoreErrorCodes, StorePersistError, TypeConflictError } from './errors.ts';
+export { Store } from './store.ts';
+export type { StoreOptions } from './store-options.ts';

@@ -1,0 +1,124 @@
+import {
+  type Clock,
+  type Logger,
+  noopLogger,
+  OptionsError,
+  type ResourceType,
+  realClock,
+} from '@converge/runtime';
+
+/**
+ * Options of a {@link Store}. Every duration is in milliseconds on the injected clock.
+ *
+ * @example
+ * const store = new Store({ clock, dataDir: '/var/lib/converge', fsync: 'batch', historyWindowMs: 600_000 });
+ */
+export interface StoreOptions {
+  /** Backend name for logs. Default `store`. */
+  readonly name?: string;
+  /** Time, timers and randomness (generateName suffixes). Default `realClock`. */
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  /** Types served from the start (more can be registered later with `registerType`). */
+  readonly types?: readonly ResourceType[];
+  /** How long events stay replayable for watches and consistent pages. Default 300 000 (5 min). */
+  readonly historyWindowMs?: number;
+  /** At most this many events are kept across all types, whatever their age. Default 100 000. */
+  readonly maxHistoryEvents?: number;
+  /** Interval of BOOKMARK events for watches with `allowBookmarks`. Default 60 000. */
+  readonly bookmarkIntervalMs?: number;
+  /** A watcher this many events behind is ended with an ExpiredError (relist). Default 10 000. */
+  readonly maxWatcherBuffer?: number;
+  /** How long a list or watch waits for a resourceVersion ahead of the store. Default 3 000. */
+  readonly tooLargeResourceVersionWaitMs?: number;
+  /** Persist every write to this directory (created if missing); absent: memory only. */
+  readonly dataDir?: string;
+  /**
+   * `always` (default): each write is fsynced before its promise resolves. `batch`: writes issued
+   * in the same tick share one fsync; each promise still resolves only after it; other readers may
+   * see a write a moment before it is durable.
+   */
+  readonly fsync?: 'always' | 'batch';
+  /** Write a snapshot and restart the log after this many logged writes. Default 10 000. */
+  readonly snapshotEveryRecords?: number;
+}
+
+/** {@link StoreOptions} with every default applied. */
+export interface ResolvedStoreOptions {
+  readonly name: string;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly types: readonly ResourceType[];
+  readonly historyWindowMs: number;
+  readonly maxHistoryEvents: number;
+  readonly bookmarkIntervalMs: number;
+  readonly maxWatcherBuffer: number;
+  readonly tooLargeResourceVersionWaitMs: number;
+  readonly dataDir: string | undefined;
+  readonly fsync: 'always' | 'batch';
+  readonly snapshotEveryRecords: number;
+}
+
+/** Validates store options (throws {@link OptionsError} naming the field) and applies defaults. */
+export function resolveStoreOptions(options: StoreOptions = {}): ResolvedStoreOptions {
+  if (typeof options !== 'object' || options === null)
+    throw new OptionsError('options', options, 'an object');
+  const { name, clock, logger, types, dataDir, fsync } = options;
+  if (name !== undefined && (typeof name !== 'string' || name === '')) {
+    throw new OptionsError('name', name, 'a non-empty string');
+  }
+  if (
+    clock !== undefined &&
+    (typeof clock !== 'object' || clock === null || typeof clock.now !== 'function')
+  ) {
+    throw new OptionsError('clock', clock, 'a Clock');
+  }
+  if (
+    logger !== undefined &&
+    (typeof logger !== 'object' || logger === null || typeof logger.warn !== 'function')
+  ) {
+    throw new OptionsError('logger', logger, 'a Logger');
+  }
+  if (types !== undefined && !Array.isArray(types))
+    throw new OptionsError('types', types, 'an array of ResourceType');
+  if (dataDir !== undefined && (typeof dataDir !== 'string' || dataDir === '')) {
+    throw new OptionsError('dataDir', dataDir, 'a directory path');
+  }
+  if (fsync !== undefined && fsync !== 'always' && fsync !== 'batch') {
+    throw new OptionsError('fsync', fsync, "'always' or 'batch'");
+  }
+  return {
+    name: name ?? 'store',
+    clock: clock ?? realClock,
+    logger: logger ?? noopLogger,
+    types: types ?? [],
+    historyWindowMs: positiveDurationMs('historyWindowMs', options.historyWindowMs, 300_000),
+    maxHistoryEvents: integer('maxHistoryEvents', options.maxHistoryEvents, 100_000, 1),
+    bookmarkIntervalMs: positiveDurationMs('bookmarkIntervalMs', options.bookmarkIntervalMs, 60_000),
+    maxWatcherBuffer: integer('maxWatcherBuffer', options.maxWatcherBuffer, 10_000, 1),
+    tooLargeResourceVersionWaitMs: positiveDurationMs(
+      'tooLargeResourceVersionWaitMs',
+      options.tooLargeResourceVersionWaitMs,
+      3_000,
+    ),
+    dataDir,
+    fsync: fsync ?? 'always',
+    snapshotEveryRecords: integer('snapshotEveryRecords', options.snapshotEveryRecords, 10_000, 1),
+  };
+}
+
+function positiveDurationMs(field: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new OptionsError(field, value, 'a finite number of milliseconds > 0');
+  }
+  return value;
+}
+
+function integer(field: string, value: number | undefined, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+    throw new OptionsError(field, value, `an integer >= ${min}`);
+  }
+  return value;
+}

@@ -1,0 +1,256 @@
+import {
+  AbortedError,
+  type Backend,
+  BadRequestError,
+  type DeleteOptions,
+  type DeleteResult,
+  type KubeObject,
+  type ListOptions,
+  type ObjectKey,
+  type ObjectList,
+  type Patch,
+  type PatchOptions,
+  type ResourceType,
+  type WatchEvent,
+  type WatchOptions,
+  type WriteOptions,
+} from '@converge/runtime';
+import { type ServedType, StoreCore } from './core.ts';
+import { createObject } from './create.ts';
+import { deleteObject } from './delete.ts';
+import { toDraft } from './draft.ts';
+import { notFound } from './errors.ts';
+import { GarbageCollector } from './gc.ts';
+import { encodeKey } from './keys.ts';
+import { listObjects } from './list.ts';
+import { patchObject } from './patch.ts';
+import { resolveStoreOptions, type StoreOptions } from './store-options.ts';
+import { updateObject } from './update.ts';
+import { Watcher } from './watcher.ts';
+
+function checkSignal(signal: AbortSignal | undefined): void {
+  if (signal?.aborted === true) throw new AbortedError('operation aborted', { cause: signal.reason });
+}
+
+/** Validates a key and returns its internal form (a namespace on a cluster-scoped key never matches). */
+function keyOf(td: ServedType, key: ObjectKey): string {
+  if (
+    typeof key !== 'object' ||
+    key === null ||
+    typeof key.name !== 'string' ||
+    typeof key.namespace !== 'string'
+  ) {
+    throw new BadRequestError('an object key needs a string namespace and name');
+  }
+  if (key.name === '') throw new BadRequestError('resource name may not be empty');
+  if (!td.type.namespaced && key.namespace !== '') throw notFound(td.type, key.name);
+  return encodeKey(key.namespace, key.name);
+}
+
+/**
+ * An etcd-like versioned object store implementing the {@link Backend} contract in process, with
+ * Kubernetes semantics: one global revision counter, MVCC history for consistent pagination and
+ * resumable watches, generation / status / finalizer rules, an owner-reference garbage collector and
+ * namespace lifecycle, and optional persistence to a data directory.
+ *
+ * Returned objects are **deep-frozen and shared** (no copy per call): read them freely, never
+ * mutate them (copy first, e.g. with `structuredClone`). Objects passed in are copied, never kept.
+ *
+ * Every write is synchronous inside the store (so concurrent calls are serialised in call order)
+ * and its promise resolves once it is durable (with `dataDir`).
+ *
+ * @example
+ * const store = new Store({ types: [{ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true, generation: false }] });
+ * const [configMaps] = store.types();
+ * const cm = await store.create(configMaps, { metadata: { name: 'a', namespace: 'default' }, data: { k: 'v' } });
+ * for await (const event of store.watch(configMaps, { resourceVersion: cm.metadata.resourceVersion })) console.log(event.type);
+ */
+export class Store implements Backend {
+  readonly name: string;
+  readonly #core: StoreCore;
+  readonly #gc: GarbageCollector;
+
+  constructor(options: StoreOptions = {}) {
+    const resolved = resolveStoreOptions(options);
+    this.name = resolved.name;
+    this.#core = new StoreCore(resolved);
+    this.#gc = new GarbageCollector(this.#core);
+    this.#core.onCommit = (td, _key, prev, next) => this.#gc.onCommit(td, prev, next);
+    try {
+      for (const type of resolved.types) this.registerType(type);
+    } catch (error) {
+      this.#core.close();
+      throw error;
+    }
+  }
+
+  /** The revision of the last write (the newest resourceVersion). */
+  get revision(): number {
+    return this.#core.revision;
+  }
+
+  /** Resuming a watch or a paginated list needs a revision `>=` this one; older ones are expired. */
+  get compactedRevision(): number {
+    this.#core.compact();
+    return this.#core.timeline.compacted;
+  }
+
+  /**
+   * Serves a type (at runtime, e.g. for a CRD). Registering a type again replaces its definition
+   * and keeps its objects. Throws an OptionsError for a malformed type and a TypeConflictError when
+   * another type serves its apiVersion + kind. Returns the normalised type.
+   */
+  registerType(type: ResourceType): ResourceType {
+    const td = this.#core.register(type);
+    this.#gc.resync(td);
+    return td.type;
+  }
+
+  /**
+   * Stops serving a type: deletes its objects (each a write, DELETED to watchers, finalizers
+   * ignored), then ends its watches. Later operations on it reject with NotFoundError.
+   */
+  async unregisterType(type: ResourceType): Promise<void> {
+    this.#core.unregister(type);
+    await this.#core.durable();
+  }
+
+  /** The served types. */
+  types(): ResourceType[] {
+    return this.#core.served().map((td) => td.type);
+  }
+
+  resolveType(apiVersion: string, kind: string): ResourceType | undefined {
+    return this.#core.byKind(apiVersion, kind)?.type;
+  }
+
+  /** Resolves when the garbage collector and namespace lifecycle have nothing left to do. */
+  gcSettled(): Promise<void> {
+    return this.#gc.settled();
+  }
+
+  /** Forgets all history now: older resourceVersions and continue tokens expire (410). */
+  compact(): void {
+    this.#core.checkOpen();
+    this.#core.timeline.compact(Number.POSITIVE_INFINITY, 0);
+  }
+
+  /** Writes a snapshot of the data directory now and restarts its log (no-op without `dataDir`). */
+  snapshot(): void {
+    this.#core.checkOpen();
+    this.#core.snapshot();
+  }
+
+  /** Ends every watch, makes every write durable and closes the data directory. Later calls reject. */
+  async close(): Promise<void> {
+    if (this.#core.closed) return;
+    await this.#core.durable().catch(() => undefined);
+    this.#core.close();
+  }
+
+  async get<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    key: ObjectKey,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<T> {
+    checkSignal(options.signal);
+    const td = this.#core.resolve(type);
+    const object = td.latest(keyOf(td, key));
+    if (object === undefined) throw notFound(td.type, key.name);
+    return object as T;
+  }
+
+  async list<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    options: ListOptions = {},
+  ): Promise<ObjectList<T>> {
+    checkSignal(options.signal);
+    return (await listObjects(this.#core, this.#core.resolve(type), options)) as ObjectList<T>;
+  }
+
+  /**
+   * Watches a type. Each `[Symbol.asyncIterator]()` call opens one watch; every error (unknown type,
+   * bad selector, ExpiredError, TimeoutError for a future resourceVersion) is thrown by `next()`.
+   * A consumer more than `maxWatcherBuffer` events behind gets an ExpiredError: relist and rewatch.
+   */
+  watch<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    options: WatchOptions = {},
+  ): AsyncIterable<WatchEvent<T>> {
+    const core = this.#core;
+    return {
+      [Symbol.asyncIterator]: () =>
+        new Watcher(core, type, options) as unknown as AsyncIterator<WatchEvent<T>>,
+    };
+  }
+
+  async create<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    object: T,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    checkSignal(options.signal);
+    const result = createObject(this.#core, this.#core.resolve(type), object, options);
+    await this.#core.durable();
+    return result as T;
+  }
+
+  async update<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    object: T,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    return this.#update(type, object, options, 'main');
+  }
+
+  async updateStatus<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    object: T,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    return this.#update(type, object, options, 'status');
+  }
+
+  async patch<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    key: ObjectKey,
+    patch: Patch,
+    options: PatchOptions = {},
+  ): Promise<T> {
+    checkSignal(options.signal);
+    const td = this.#core.resolve(type);
+    const result = patchObject(this.#core, td, keyOf(td, key), key.name, patch, options);
+    await this.#core.durable();
+    return result as T;
+  }
+
+  async delete<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    key: ObjectKey,
+    options: DeleteOptions = {},
+  ): Promise<DeleteResult<T>> {
+    checkSignal(options.signal);
+    const td = this.#core.resolve(type);
+    const result = deleteObject(this.#core, td, keyOf(td, key), options);
+    await this.#core.durable();
+    return result as DeleteResult<T>;
+  }
+
+  async #update<T extends KubeObject>(
+    type: ResourceType,
+    object: T,
+    options: WriteOptions,
+    mode: 'main' | 'status',
+  ): Promise<T> {
+    checkSignal(options.signal);
+    const td = this.#core.resolve(type);
+    const draft = toDraft(td.type, object);
+    const result = updateObject(this.#core, td, draft, {
+      mode,
+      requireResourceVersion: true,
+      dryRun: options.dryRun === true,
+    });
+    await this.#core.durable();
+    return result as T;
+  }
+}
