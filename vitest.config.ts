@@ -12,6 +12,7 @@ const workspace = [
   { find: /^@converge\/runtime\/testing$/, replacement: src('./packages/runtime/src/testing/index.ts') },
   { find: /^@converge\/runtime$/, replacement: src('./packages/runtime/src/index.ts') },
   { find: /^@converge\/store$/, replacement: src('./packages/store/src/index.ts') },
+  { find: /^@converge\/apiserver$/, replacement: src('./packages/apiserver/src/index.ts') },
 ];
 
 export default defineConfig({

@@ -1,0 +1,6 @@
+/**
+ * The embedded Kubernetes-compatible API server (in progress).
+ *
+ * @module
+ */
+export {};
