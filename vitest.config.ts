@@ -26,6 +26,7 @@ export default defineConfig({
       'packages/*/test/**/*.test.ts',
       'examples/**/*.test.ts',
       'bench/**/*.test.ts',
+      'docs/**/*.test.ts',
     ],
     testTimeout: 20_000,
     hookTimeout: 20_000,

@@ -4,7 +4,6 @@ import { ConvergeError } from '../errors.ts';
 export const ClientErrorCodes = {
   ALREADY_OWNED: 'CONVERGE_ERR_CLIENT_ALREADY_OWNED',
   INVALID_OWNER: 'CONVERGE_ERR_CLIENT_INVALID_OWNER',
-  NO_CACHE: 'CONVERGE_ERR_CLIENT_NO_CACHE',
 } as const;
 
 /** The object already has a different controller owner (controller-runtime's AlreadyOwnedError). */
