@@ -12,6 +12,9 @@
  * @module
  */
 export * from './backend/index.ts';
+export * from './builder/index.ts';
+export * from './client/index.ts';
+export * from './cache/index.ts';
 export * from './clock/index.ts';
 export * from './controller/index.ts';
 export {
@@ -26,12 +29,14 @@ export {
 } from './errors.ts';
 export * from './event/index.ts';
 export * from './handler/index.ts';
+export * from './informer/index.ts';
 export * from './log/index.ts';
 export * from './manager/index.ts';
 export * from './object/index.ts';
 export * from './patch/index.ts';
 export * from './predicate/index.ts';
 export * from './reconcile/index.ts';
+export * from './runnable/index.ts';
 export * from './selector/index.ts';
 export * from './source/index.ts';
 export * from './workqueue/index.ts';

@@ -1,0 +1,178 @@
+import type { Backend } from '../backend/index.ts';
+import { type ResourceType, resourceType } from '../backend/index.ts';
+import { type Clock, realClock } from '../clock/index.ts';
+import { OptionsError } from '../errors.ts';
+import { type Logger, noopLogger } from '../log/index.ts';
+import type { KubeObject } from '../object/index.ts';
+import { durationMs, func, integer, nonEmptyString, positiveDurationMs } from '../options.ts';
+import { normalizeFieldSelector, normalizeLabelSelector } from './selectors.ts';
+import { stripManagedFields } from './transform.ts';
+
+/**
+ * Retry timing after errors: client-go's reflector backoff. The delay before retry `n` (from 0) is
+ * `min(initialMs × factor^n, maxMs)` plus a random extra of up to `jitter` times that, so with the
+ * defaults retries settle at 30–60 s (client-go's "[30,60) sec", about 0.02–0.03 QPS per informer).
+ * After `resetAfterMs` without an error the next delay starts again from `initialMs`.
+ */
+export interface BackoffOptions {
+  /** Default 800. */
+  readonly initialMs?: number;
+  /** Cap of the delay before jitter. Default 30 000. */
+  readonly maxMs?: number;
+  /** Quiet time after which the delay starts over. Default 120 000. */
+  readonly resetAfterMs?: number;
+  /** Growth per consecutive error, >= 1. Default 2. */
+  readonly factor?: number;
+  /** Extra random fraction of the delay, >= 0. Default 1 (up to double). */
+  readonly jitter?: number;
+}
+
+/** Options of an {@link Informer}. */
+export interface InformerOptions<T extends KubeObject = KubeObject> {
+  readonly backend: Backend;
+  /** The kind to list and watch. */
+  readonly type: ResourceType;
+  /** One namespace of a namespaced kind; undefined or '' means all namespaces. */
+  readonly namespace?: string;
+  /** Server-side label selection, Kubernetes syntax. */
+  readonly labelSelector?: string;
+  /** Server-side field selection, Kubernetes syntax. */
+  readonly fieldSelector?: string;
+  /** Replay every cached object to listeners as an update this often; 0 (default) = off. */
+  readonly resyncPeriodMs?: number;
+  /**
+   * Applied to every object before it is cached (to drop what nobody reads). Default
+   * {@link stripManagedFields}. The object may be frozen and shared with the backend (the in-process
+   * store hands out its own frozen objects): return a changed copy, never change it in place. If
+   * it throws, the object is cached untransformed (logged).
+   */
+  readonly transform?: (object: T) => T;
+  /** Objects per list page (`limit`). Default 500. */
+  readonly pageSize?: number;
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  /** A name for logs. Default the plural, with `/namespace` when scoped. */
+  readonly name?: string;
+  /** Server-side watch timeout, drawn at random per watch in [min, max]. Default 300 000 – 600 000. */
+  readonly watchTimeoutMinMs?: number;
+  readonly watchTimeoutMaxMs?: number;
+  readonly backoff?: BackoffOptions;
+}
+
+/** {@link InformerOptions} with every default filled in and every value checked. */
+export interface ResolvedInformerOptions<T extends KubeObject> {
+  readonly backend: Backend;
+  readonly type: ResourceType;
+  readonly namespace: string;
+  readonly labelSelector: string;
+  readonly fieldSelector: string;
+  readonly resyncPeriodMs: number;
+  readonly transform: (object: T) => T;
+  readonly pageSize: number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly name: string;
+  readonly watchTimeoutMinMs: number;
+  readonly watchTimeoutMaxMs: number;
+  readonly backoff: Required<BackoffOptions>;
+}
+
+/** Checks `options` once and fills in the defaults; throws an {@link OptionsError} naming the field. */
+export function resolveInformerOptions<T extends KubeObject>(
+  options: InformerOptions<T>,
+): ResolvedInformerOptions<T> {
+  if (typeof options !== 'object' || options === null)
+    throw new OptionsError('options', options, 'an object');
+  const { backend } = options;
+  if (
+    typeof backend !== 'object' ||
+    backend === null ||
+    typeof backend.list !== 'function' ||
+    typeof backend.watch !== 'function'
+  ) {
+    throw new OptionsError('backend', backend, 'a Backend with list() and watch()');
+  }
+  const type = resourceType(options.type);
+  const namespace = options.namespace ?? '';
+  if (typeof namespace !== 'string') throw new OptionsError('namespace', namespace, 'a string');
+  if (namespace !== '' && !type.namespaced) {
+    throw new OptionsError('namespace', namespace, `no namespace: ${type.kind} is cluster-scoped`);
+  }
+  const watchTimeoutMinMs = positiveDurationMs('watchTimeoutMinMs', options.watchTimeoutMinMs, 300_000);
+  const watchTimeoutMaxMs = positiveDurationMs(
+    'watchTimeoutMaxMs',
+    options.watchTimeoutMaxMs,
+    Math.max(600_000, watchTimeoutMinMs),
+  );
+  if (watchTimeoutMaxMs < watchTimeoutMinMs) {
+    throw new OptionsError(
+      'watchTimeoutMaxMs',
+      watchTimeoutMaxMs,
+      `a duration >= watchTimeoutMinMs (${watchTimeoutMinMs})`,
+    );
+  }
+  return {
+    backend,
+    type,
+    namespace,
+    labelSelector: normalizeLabelSelector('labelSelector', options.labelSelector),
+    fieldSelector: normalizeFieldSelector('fieldSelector', options.fieldSelector),
+    resyncPeriodMs: durationMs('resyncPeriodMs', options.resyncPeriodMs, 0),
+    transform: func('transform', options.transform, stripManagedFields as (object: T) => T),
+    pageSize: integer('pageSize', options.pageSize, 500, 1),
+    clock: clockOption(options.clock),
+    logger: loggerOption(options.logger),
+    name: nonEmptyString(
+      'name',
+      options.name,
+      namespace === '' ? type.plural : `${type.plural}/${namespace}`,
+    ),
+    watchTimeoutMinMs,
+    watchTimeoutMaxMs,
+    backoff: resolveBackoff(options.backoff),
+  };
+}
+
+function resolveBackoff(backoff: BackoffOptions | undefined): Required<BackoffOptions> {
+  if (backoff !== undefined && (typeof backoff !== 'object' || backoff === null)) {
+    throw new OptionsError('backoff', backoff, 'an object');
+  }
+  const b = backoff ?? {};
+  const initialMs = positiveDurationMs('backoff.initialMs', b.initialMs, 800);
+  const maxMs = positiveDurationMs('backoff.maxMs', b.maxMs, Math.max(30_000, initialMs));
+  if (maxMs < initialMs)
+    throw new OptionsError('backoff.maxMs', maxMs, `a duration >= backoff.initialMs (${initialMs})`);
+  const factor = b.factor ?? 2;
+  if (typeof factor !== 'number' || !Number.isFinite(factor) || factor < 1) {
+    throw new OptionsError('backoff.factor', factor, 'a finite number >= 1');
+  }
+  const jitter = b.jitter ?? 1;
+  if (typeof jitter !== 'number' || !Number.isFinite(jitter) || jitter < 0) {
+    throw new OptionsError('backoff.jitter', jitter, 'a finite number >= 0');
+  }
+  return {
+    initialMs,
+    maxMs,
+    resetAfterMs: positiveDurationMs('backoff.resetAfterMs', b.resetAfterMs, 120_000),
+    factor,
+    jitter,
+  };
+}
+
+function clockOption(value: Clock | undefined): Clock {
+  if (value === undefined) return realClock;
+  const methods = ['now', 'setTimer', 'sleep', 'random'] as const;
+  if (typeof value !== 'object' || value === null || methods.some((m) => typeof value[m] !== 'function')) {
+    throw new OptionsError('clock', value, 'a Clock with now, setTimer, sleep and random');
+  }
+  return value;
+}
+
+function loggerOption(value: Logger | undefined): Logger {
+  if (value === undefined) return noopLogger;
+  const methods = ['debug', 'info', 'warn', 'error'] as const;
+  if (typeof value !== 'object' || value === null || methods.some((m) => typeof value[m] !== 'function')) {
+    throw new OptionsError('logger', value, 'a logger with debug, info, warn and error methods');
+  }
+  return value;
+}

@@ -1,0 +1,309 @@
+import { isExpired, type ListOptions, type SelectorOptions, type WatchEvent } from '../backend/index.ts';
+import type { CacheStage } from '../cache/index.ts';
+import type { Logger } from '../log/index.ts';
+import type { KubeObject } from '../object/index.ts';
+import { Backoff } from './backoff.ts';
+import { eventProblem, type ObjectCheck, objectCheck } from './check-object.ts';
+import {
+  MalformedEventError,
+  ResourceVersionRegressionError,
+  ShortWatchError,
+  WatchExpiredAtStartError,
+} from './errors.ts';
+import type { ResolvedInformerOptions } from './options.ts';
+import { isOlderResourceVersion } from './resource-version.ts';
+import type { InformerCounters } from './stats.ts';
+import { YIELD_EVERY, yieldToEventLoop } from './yield.ts';
+
+/** Where a list starts: a consistent read of the latest state, or not older than the last seen version. */
+export type ListFrom = 'consistent' | 'lastSeen';
+
+/**
+ * What an informer is doing, one state at a time:
+ * - `new`: not started;
+ * - `listing`: reading a full list page by page (`from` as above);
+ * - `watching`: streaming changes from `resourceVersion`;
+ * - `backingOff`: waiting `delayMs` after `error` before the `next` list or watch;
+ * - `stopped`: its signal aborted; it will not run again.
+ */
+export type InformerState =
+  | { readonly phase: 'new' }
+  | { readonly phase: 'listing'; readonly from: ListFrom }
+  | { readonly phase: 'watching'; readonly resourceVersion: string }
+  | {
+      readonly phase: 'backingOff';
+      readonly next: 'list' | 'watch';
+      readonly delayMs: number;
+      readonly error: unknown;
+    }
+  | { readonly phase: 'stopped' };
+
+/** What the reflector hands its results to: the informer, which owns the cache and the listeners. */
+export interface ReflectorSink<T extends KubeObject> {
+  stage(): CacheStage<T>;
+  /** Checks, transforms and stages one list item. */
+  stageItem(stage: CacheStage<T>, item: unknown): void;
+  /** Swaps a complete list in and tells listeners what changed. */
+  commit(stage: CacheStage<T>, resourceVersion: string, signal: AbortSignal): Promise<void>;
+  /** Transforms and applies one well-formed watch event and tells listeners. */
+  apply(event: WatchEvent<T>): void;
+}
+
+type Step = { readonly kind: 'list'; readonly from: ListFrom } | { readonly kind: 'watch' };
+
+type ListOutcome =
+  | { readonly kind: 'listed' }
+  | { readonly kind: 'expired'; readonly error: unknown }
+  | { readonly kind: 'failed'; readonly error: unknown }
+  | { readonly kind: 'aborted' };
+
+type WatchOutcome =
+  | { readonly kind: 'closed'; readonly events: number; readonly durationMs: number }
+  | { readonly kind: 'expired'; readonly events: number; readonly error: unknown }
+  | { readonly kind: 'regressed'; readonly events: number; readonly error: unknown }
+  | { readonly kind: 'failed'; readonly error: unknown }
+  | { readonly kind: 'aborted' };
+
+type Verdict = 'applied' | 'skipped' | ResourceVersionRegressionError;
+
+/** A watch shorter than this with no event is an error (client-go's "very short watch"). */
+const SHORT_WATCH_MS = 1000;
+
+/**
+ * The list-then-watch loop of an informer (client-go's Reflector, kube-rs' watcher): list page by
+ * page, watch from the list's resourceVersion, resume from the last seen one (bookmarks advance it),
+ * relist on expiry, back off on errors. It never throws and never stops before its signal aborts.
+ */
+export class Reflector<T extends KubeObject> {
+  readonly #o: ResolvedInformerOptions<T>;
+  readonly #sink: ReflectorSink<T>;
+  readonly #counters: InformerCounters;
+  readonly #log: Logger;
+  readonly #backoff: Backoff;
+  readonly #selectors: SelectorOptions;
+  readonly #check: ObjectCheck;
+  #state: InformerState = { phase: 'new' };
+  #lastSeen = '';
+
+  constructor(
+    options: ResolvedInformerOptions<T>,
+    sink: ReflectorSink<T>,
+    counters: InformerCounters,
+    log: Logger,
+  ) {
+    this.#o = options;
+    this.#sink = sink;
+    this.#counters = counters;
+    this.#log = log;
+    this.#backoff = new Backoff(options.clock, options.backoff);
+    this.#check = objectCheck(options.type, options.namespace);
+    const { namespace, labelSelector, fieldSelector } = options;
+    this.#selectors = {
+      ...(namespace === '' ? {} : { namespace }),
+      ...(labelSelector === '' ? {} : { labelSelector }),
+      ...(fieldSelector === '' ? {} : { fieldSelector }),
+    };
+  }
+
+  get state(): InformerState {
+    return this.#state;
+  }
+
+  /** The resourceVersion the next watch resumes from: the last list's, advanced by every event and bookmark. */
+  get lastSeenResourceVersion(): string {
+    return this.#lastSeen;
+  }
+
+  /** Lists and watches until `signal` aborts. Never rejects. */
+  async run(signal: AbortSignal): Promise<void> {
+    let step: Step = { kind: 'list', from: 'consistent' };
+    let consistentExpiries = 0;
+    while (!signal.aborted) {
+      try {
+        if (step.kind === 'list') {
+          const outcome = await this.#list(step.from, signal);
+          if (outcome.kind === 'aborted') break;
+          if (outcome.kind === 'listed') {
+            consistentExpiries = 0;
+            step = { kind: 'watch' };
+          } else if (outcome.kind === 'expired') {
+            // From the last seen version: retry at once with a consistent read. A consistent list
+            // whose continue token expired restarts at once the first time, after a backoff after that.
+            this.#log.info({ from: step.from, err: outcome.error }, 'List expired; listing again');
+            if (step.from === 'consistent' && consistentExpiries++ > 0) {
+              if (!(await this.#pause('list', outcome.error, signal))) break;
+            }
+            step = { kind: 'list', from: 'consistent' };
+          } else {
+            this.#log.warn({ err: outcome.error }, 'List failed; backing off');
+            if (!(await this.#pause('list', outcome.error, signal))) break;
+          }
+          continue;
+        }
+        step = await this.#afterWatch(await this.#watch(signal), signal);
+      } catch (error) {
+        // Only a bug gets here (a sink or backend that throws synchronously); keep going anyway.
+        this.#log.error({ err: error }, 'Informer loop failed unexpectedly; relisting');
+        step = { kind: 'list', from: 'consistent' };
+        if (!(await this.#pause('list', error, signal))) break;
+      }
+    }
+    this.#state = { phase: 'stopped' };
+  }
+
+  async #afterWatch(outcome: WatchOutcome, signal: AbortSignal): Promise<Step> {
+    const watch: Step = { kind: 'watch' };
+    switch (outcome.kind) {
+      case 'aborted':
+        return watch;
+      case 'closed': {
+        if (outcome.events === 0 && outcome.durationMs < SHORT_WATCH_MS) {
+          this.#counters.shortWatches++;
+          const error = new ShortWatchError(this.#o.name, outcome.durationMs);
+          this.#log.warn({ err: error }, 'Watch closed at once without events; backing off');
+          await this.#pause('watch', error, signal);
+        }
+        return watch;
+      }
+      case 'failed':
+        this.#counters.watchErrors++;
+        this.#log.warn({ err: outcome.error, resourceVersion: this.#lastSeen }, 'Watch failed; backing off');
+        await this.#pause('watch', outcome.error, signal);
+        return watch;
+      case 'expired': {
+        this.#counters.expired++;
+        if (outcome.events === 0) {
+          const error = new WatchExpiredAtStartError(this.#o.name, this.#lastSeen, { cause: outcome.error });
+          this.#log.warn({ err: error }, 'Watch expired before any event; relisting after a backoff');
+          await this.#pause('list', error, signal);
+        } else {
+          this.#log.info({ resourceVersion: this.#lastSeen }, 'Watch expired; relisting');
+        }
+        return { kind: 'list', from: 'lastSeen' };
+      }
+      case 'regressed':
+        // A stream that goes backwards before any progress may do it again: do not relist in a loop.
+        if (outcome.events === 0) await this.#pause('list', outcome.error, signal);
+        return { kind: 'list', from: 'consistent' };
+    }
+  }
+
+  /** Waits out the next backoff delay; false when `signal` aborted meanwhile. */
+  async #pause(next: 'list' | 'watch', error: unknown, signal: AbortSignal): Promise<boolean> {
+    const delayMs = this.#backoff.next();
+    this.#state = { phase: 'backingOff', next, delayMs, error };
+    try {
+      await this.#o.clock.sleep(delayMs, signal);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async #list(from: ListFrom, signal: AbortSignal): Promise<ListOutcome> {
+    this.#state = { phase: 'listing', from };
+    const { backend, type, pageSize } = this.#o;
+    const stage = this.#sink.stage();
+    let continueToken: string | undefined;
+    let resourceVersion: string | undefined;
+    try {
+      do {
+        const start: Partial<ListOptions> =
+          continueToken !== undefined
+            ? { continue: continueToken }
+            : from === 'lastSeen' && this.#lastSeen !== ''
+              ? { resourceVersion: this.#lastSeen, resourceVersionMatch: 'NotOlderThan' }
+              : {};
+        const page = await backend.list<T>(type, { ...this.#selectors, ...start, limit: pageSize, signal });
+        resourceVersion ??= page.resourceVersion;
+        for (const item of page.items) this.#sink.stageItem(stage, item);
+        continueToken = page.continue === undefined || page.continue === '' ? undefined : page.continue;
+        await yieldToEventLoop();
+      } while (continueToken !== undefined && !signal.aborted);
+      if (typeof resourceVersion !== 'string') throw new TypeError('the list has no resourceVersion');
+    } catch (error) {
+      stage.discard();
+      if (signal.aborted) return { kind: 'aborted' };
+      if (isExpired(error)) {
+        this.#counters.expired++;
+        return { kind: 'expired', error };
+      }
+      this.#counters.listErrors++;
+      return { kind: 'failed', error };
+    }
+    if (signal.aborted) {
+      stage.discard();
+      return { kind: 'aborted' };
+    }
+    await this.#sink.commit(stage, resourceVersion, signal);
+    this.#lastSeen = resourceVersion;
+    if (this.#counters.lists++ > 0) this.#counters.relists++;
+    this.#log.debug({ resourceVersion, objects: stage.size }, 'Listed');
+    return { kind: 'listed' };
+  }
+
+  async #watch(signal: AbortSignal): Promise<WatchOutcome> {
+    const from = this.#lastSeen;
+    this.#state = { phase: 'watching', resourceVersion: from };
+    this.#counters.watches++;
+    const { backend, type, clock, watchTimeoutMinMs: min, watchTimeoutMaxMs: max } = this.#o;
+    const stop = new AbortController();
+    const onAbort = (): void => stop.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const startedAt = clock.now();
+    let events = 0;
+    try {
+      const timeoutMs = Math.round(min + clock.random() * (max - min));
+      const stream = backend.watch<T>(type, {
+        ...this.#selectors,
+        resourceVersion: from,
+        allowBookmarks: true,
+        timeoutMs,
+        signal: stop.signal,
+      });
+      for await (const event of stream) {
+        if (signal.aborted) return { kind: 'aborted' };
+        const verdict = this.#onEvent(event);
+        if (verdict instanceof ResourceVersionRegressionError)
+          return { kind: 'regressed', events, error: verdict };
+        if (++events % YIELD_EVERY === 0) await yieldToEventLoop();
+      }
+      if (signal.aborted) return { kind: 'aborted' };
+      return { kind: 'closed', events, durationMs: clock.now() - startedAt };
+    } catch (error) {
+      if (signal.aborted) return { kind: 'aborted' };
+      return isExpired(error) ? { kind: 'expired', events, error } : { kind: 'failed', error };
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      stop.abort();
+    }
+  }
+
+  #onEvent(raw: unknown): Verdict {
+    const problem =
+      eventProblem(raw) ??
+      ((raw as { type: string }).type === 'BOOKMARK'
+        ? undefined
+        : this.#check((raw as { object?: unknown }).object));
+    if (problem !== undefined) {
+      this.#counters.malformed++;
+      const eventType = String((raw as { type?: unknown } | null)?.type);
+      const error = new MalformedEventError(this.#o.name, eventType, problem);
+      this.#log.warn({ eventType, err: error }, 'Skipped a malformed watch event');
+      return 'skipped';
+    }
+    const event = raw as WatchEvent<T>;
+    const version =
+      event.type === 'BOOKMARK' ? event.resourceVersion : (event.object.metadata.resourceVersion ?? '');
+    if (isOlderResourceVersion(version, this.#lastSeen)) {
+      this.#counters.regressions++;
+      const error = new ResourceVersionRegressionError(this.#o.name, this.#lastSeen, version);
+      this.#log.warn({ eventType: event.type, err: error }, 'Resource version went backwards; relisting');
+      return error;
+    }
+    if (event.type !== 'BOOKMARK') this.#counters.events++;
+    this.#sink.apply(event);
+    if (version !== '') this.#lastSeen = version;
+    return 'applied';
+  }
+}
