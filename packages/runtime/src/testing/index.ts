@@ -6,5 +6,5 @@
  * @module
  */
 export { flushMicrotasks, VirtualClock, type VirtualClockOptions } from '../clock/virtual-clock.ts';
-export { type LogRecord, MemoryLogger } from '../log/index.ts';
 export { FakeBackend, type FakeBackendOptions, settle } from '../informer/testing/index.ts';
+export { type LogRecord, MemoryLogger } from '../log/index.ts';
