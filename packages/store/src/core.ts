@@ -179,8 +179,10 @@ export class StoreCore {
     const revision = this.#revision + 1;
     let object: KubeObject;
     if (draft !== undefined) {
-      (draft.metadata as JsonObject).resourceVersion = String(revision);
-      object = deepFreeze(draft) as unknown as KubeObject;
+      // Rebuilt as fresh literals: the write pipeline deletes server-owned fields from the draft,
+      // which leaves V8 objects in slow dictionary mode; readers of every stored object pay for that.
+      const metadata: JsonObject = { ...(draft.metadata as JsonObject), resourceVersion: String(revision) };
+      object = deepFreeze({ ...draft, metadata }) as unknown as KubeObject;
     } else {
       const last = final ?? withMutableMeta(prev as KubeObject);
       (last.metadata as JsonObject).resourceVersion = String(revision);
