@@ -9,6 +9,10 @@ const workspace = [
     find: /^@converge\/runtime\/testing\/backend-suite$/,
     replacement: src('./packages/runtime/src/testing/backend-suite/index.ts'),
   },
+  {
+    find: /^@converge\/runtime\/testing\/leader-lock-suite$/,
+    replacement: src('./packages/runtime/src/leader-election/lock-suite.ts'),
+  },
   { find: /^@converge\/runtime\/testing$/, replacement: src('./packages/runtime/src/testing/index.ts') },
   { find: /^@converge\/runtime$/, replacement: src('./packages/runtime/src/index.ts') },
   { find: /^@converge\/store$/, replacement: src('./packages/store/src/index.ts') },

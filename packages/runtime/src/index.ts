@@ -30,6 +30,7 @@ export {
 export * from './event/index.ts';
 export * from './handler/index.ts';
 export * from './informer/index.ts';
+export * from './leader-election/index.ts';
 export * from './log/index.ts';
 export * from './manager/index.ts';
 export * from './object/index.ts';

@@ -87,6 +87,7 @@ export class Manager implements Runnable {
   readonly #health: Checks;
   readonly #ready: Checks;
   readonly #stop = new AbortController();
+  readonly #election = new AbortController();
   #state: ManagerState = 'new';
   #synced = false;
   #leading = false;
@@ -318,7 +319,9 @@ export class Manager implements Runnable {
     }
     void (async () => {
       try {
-        const lost = await election.acquire(stop);
+        // Its own signal, aborted only after leader-gated runnables have stopped (see #shutdown), so
+        // a released lease can never let a standby start while our gated work still runs.
+        const lost = await election.acquire(this.#election.signal);
         if (stop.aborted) return;
         this.#leading = true;
         this.#logger.info({}, 'Leadership acquired; starting leader-gated runnables');
@@ -355,7 +358,10 @@ export class Manager implements Runnable {
       }
     });
     const stopAll = (async () => {
-      for (const name of order) await this.#groups[name].stop(reason);
+      for (const name of order) {
+        await this.#groups[name].stop(reason);
+        if (name === 'leader') this.#election.abort(reason);
+      }
       return 'done' as const;
     })();
     const outcome = this.#gracefulShutdownTimeoutMs === 0 ? 'done' : await Promise.race([stopAll, deadline]);
