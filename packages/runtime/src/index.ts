@@ -13,8 +13,8 @@
  */
 export * from './backend/index.ts';
 export * from './builder/index.ts';
-export * from './client/index.ts';
 export * from './cache/index.ts';
+export * from './client/index.ts';
 export * from './clock/index.ts';
 export * from './controller/index.ts';
 export {

@@ -103,20 +103,48 @@ export type DeleteResult<T extends KubeObject = KubeObject> =
 
 /** Reads of a backend. */
 export interface BackendReader {
-  get<T extends KubeObject = KubeObject>(type: ResourceType, key: ObjectKey, options?: { signal?: AbortSignal }): Promise<T>;
+  get<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    key: ObjectKey,
+    options?: { signal?: AbortSignal },
+  ): Promise<T>;
   list<T extends KubeObject = KubeObject>(type: ResourceType, options?: ListOptions): Promise<ObjectList<T>>;
-  watch<T extends KubeObject = KubeObject>(type: ResourceType, options?: WatchOptions): AsyncIterable<WatchEvent<T>>;
+  watch<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    options?: WatchOptions,
+  ): AsyncIterable<WatchEvent<T>>;
 }
 
 /** Writes of a backend. Every write returns the object as stored. */
 export interface BackendWriter {
-  create<T extends KubeObject = KubeObject>(type: ResourceType, object: T, options?: WriteOptions): Promise<T>;
+  create<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    object: T,
+    options?: WriteOptions,
+  ): Promise<T>;
   /** Replaces the object; a stale `metadata.resourceVersion` is a ConflictError. Ignores `.status` if it is a subresource. */
-  update<T extends KubeObject = KubeObject>(type: ResourceType, object: T, options?: WriteOptions): Promise<T>;
+  update<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    object: T,
+    options?: WriteOptions,
+  ): Promise<T>;
   /** Replaces only `.status` (when status is a subresource; otherwise like update). */
-  updateStatus<T extends KubeObject = KubeObject>(type: ResourceType, object: T, options?: WriteOptions): Promise<T>;
-  patch<T extends KubeObject = KubeObject>(type: ResourceType, key: ObjectKey, patch: Patch, options?: PatchOptions): Promise<T>;
-  delete<T extends KubeObject = KubeObject>(type: ResourceType, key: ObjectKey, options?: DeleteOptions): Promise<DeleteResult<T>>;
+  updateStatus<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    object: T,
+    options?: WriteOptions,
+  ): Promise<T>;
+  patch<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    key: ObjectKey,
+    patch: Patch,
+    options?: PatchOptions,
+  ): Promise<T>;
+  delete<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    key: ObjectKey,
+    options?: DeleteOptions,
+  ): Promise<DeleteResult<T>>;
 }
 
 /**

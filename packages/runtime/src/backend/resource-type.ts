@@ -44,8 +44,10 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
  * Validates and normalises a resource type; throws {@link OptionsError} naming the bad field.
  */
 export function resourceType(type: ResourceType): ResourceType {
-  if (typeof type !== 'object' || type === null) throw new OptionsError('type', type, 'a ResourceType object');
-  if (typeof type.group !== 'string') throw new OptionsError('type.group', type.group, "a string ('' for core)");
+  if (typeof type !== 'object' || type === null)
+    throw new OptionsError('type', type, 'a ResourceType object');
+  if (typeof type.group !== 'string')
+    throw new OptionsError('type.group', type.group, "a string ('' for core)");
   if (typeof type.version !== 'string' || !DNS_LABEL.test(type.version)) {
     throw new OptionsError('type.version', type.version, 'a DNS label such as v1');
   }
@@ -55,6 +57,7 @@ export function resourceType(type: ResourceType): ResourceType {
   if (typeof type.plural !== 'string' || !DNS_LABEL.test(type.plural)) {
     throw new OptionsError('type.plural', type.plural, 'a lower-case plural such as configmaps');
   }
-  if (typeof type.namespaced !== 'boolean') throw new OptionsError('type.namespaced', type.namespaced, 'a boolean');
+  if (typeof type.namespaced !== 'boolean')
+    throw new OptionsError('type.namespaced', type.namespaced, 'a boolean');
   return Object.freeze({ ...type, singular: type.singular ?? type.kind.toLowerCase() });
 }
