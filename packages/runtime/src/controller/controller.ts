@@ -1,12 +1,12 @@
 import { type Clock, realClock, type Timer } from '../clock/index.ts';
 import { AlreadyStartedError, OptionsError } from '../errors.ts';
-import type { RequestQueue } from '../handler/handler.ts';
+import type { RequestQueue } from '../handler/index.ts';
 import { type Logger, noopLogger } from '../log/index.ts';
 import { keyToString } from '../object/index.ts';
 import { durationMs, integer, nonEmptyString } from '../options.ts';
 import { classify, type Outcome, type Reconciler, toError } from '../reconcile/index.ts';
 import type { Runnable } from '../runnable/index.ts';
-import type { Source } from '../source/source.ts';
+import type { Source } from '../source/index.ts';
 import { type RetryPolicy, unlimitedRetries, WorkQueue } from '../workqueue/index.ts';
 import { ShutdownTimeoutError, SourceFailedError, SourceSyncError } from './errors.ts';
 import { invoke } from './invoke.ts';

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { ReconcileFunction, Reconciler } from '../reconcile/index.ts';
-import type { Source } from '../source/source.ts';
+import type { Source } from '../source/index.ts';
 import type { RateLimiter, RetryPolicy, WorkQueueMetrics } from '../workqueue/index.ts';
 
 /** Result labels of the reconcile metric, named like controller-runtime's plus `terminal`. */

@@ -1,0 +1,233 @@
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { join } from 'node:path';
+import { AlreadyStartedError } from '@converge/runtime';
+import { Store } from '@converge/store';
+import { bootstrap } from './bootstrap.ts';
+import { CrdController } from './crd-controller.ts';
+import { ApiServerErrorCodes, ApiServerStartError } from './errors.ts';
+import { createRequestHandler } from './http-handler.ts';
+import { kubeconfigYaml, writeKubeconfig } from './kubeconfig.ts';
+import { OpenApiV3 } from './openapi-v3.ts';
+import { type ApiServerOptions, type ResolvedApiServerOptions, resolveApiServerOptions } from './options.ts';
+import { ResourceRegistry } from './resource-registry.ts';
+import { loadOrCreateTls, type TlsMaterial } from './tls.ts';
+import { WatchEncoder } from './watch-encoder.ts';
+import { WatchTracker } from './watch-tracker.ts';
+
+/** How long `close()` waits for in-flight requests before cutting connections. */
+const CLOSE_GRACE_MS = 5_000;
+
+/**
+ * The embedded Kubernetes API server. Made by {@link createApiServer}; nothing is served until
+ * {@link ApiServer.listen}.
+ */
+export interface ApiServer {
+  /** Registers the built-in kinds and CRDs, binds, and writes the kubeconfig; resolves with the URL. */
+  listen(): Promise<{ readonly url: string }>;
+  /** Ends every watch cleanly, stops accepting, waits for requests (5 s at most), closes an owned store. */
+  close(): Promise<void>;
+  /** `https://127.0.0.1:PORT` once listening. */
+  readonly url: string | undefined;
+  /** The served store. */
+  readonly store: Store;
+  /** The bearer token (undefined when insecure). */
+  readonly token: string | undefined;
+  /** The CA certificate (PEM) once listening with TLS. */
+  readonly ca: string | undefined;
+  /** A kubeconfig for this server (YAML), once listening. */
+  kubeconfig(): string;
+  /** How many watches are open. */
+  readonly openWatches: number;
+  /**
+   * Fault injection: ends every open watch now with a clean EOF (clients re-watch from their last
+   * resourceVersion). Returns how many were open.
+   */
+  dropWatches(): number;
+}
+
+class EmbeddedApiServer implements ApiServer {
+  readonly #options: ResolvedApiServerOptions;
+  readonly store: Store;
+  readonly #ownsStore: boolean;
+  readonly #registry = new ResourceRegistry();
+  readonly #watches = new WatchTracker();
+  #server: Server | undefined;
+  #crds: CrdController | undefined;
+  #tls: TlsMaterial | undefined;
+  #url: string | undefined;
+  #state: 'new' | 'starting' | 'listening' | 'closed' = 'new';
+
+  constructor(options: ResolvedApiServerOptions) {
+    this.#options = options;
+    this.#ownsStore = options.store === undefined;
+    this.store =
+      options.store ??
+      new Store({
+        clock: options.clock,
+        logger: options.logger,
+        ...(options.dataDir === undefined ? {} : { dataDir: join(options.dataDir, 'store') }),
+      });
+  }
+
+  get url(): string | undefined {
+    return this.#url;
+  }
+
+  get token(): string | undefined {
+    return this.#options.token;
+  }
+
+  get ca(): string | undefined {
+    return this.#tls?.ca;
+  }
+
+  get openWatches(): number {
+    return this.#watches.size;
+  }
+
+  kubeconfig(): string {
+    if (this.#url === undefined) {
+      throw new ApiServerStartError(
+        ApiServerErrorCodes.NOT_LISTENING,
+        'the API server is not listening yet: await listen() first',
+      );
+    }
+    return kubeconfigYaml({
+      server: this.#url,
+      ...(this.#tls === undefined ? {} : { ca: this.#tls.ca }),
+      ...(this.#options.token === undefined ? {} : { token: this.#options.token }),
+    });
+  }
+
+  dropWatches(): number {
+    return this.#watches.dropAll();
+  }
+
+  async listen(): Promise<{ readonly url: string }> {
+    if (this.#state !== 'new') throw new AlreadyStartedError('ApiServer');
+    this.#state = 'starting';
+    try {
+      return await this.#start();
+    } catch (error) {
+      this.#state = 'closed';
+      this.#server?.close();
+      await this.#crds?.stop();
+      if (this.#ownsStore) await this.store.close();
+      throw error;
+    }
+  }
+
+  async #start(): Promise<{ readonly url: string }> {
+    const { clock, logger, host, port, insecure } = this.#options;
+    const types = await bootstrap(this.store, this.#registry, clock);
+    const crds = new CrdController({
+      store: this.store,
+      registry: this.#registry,
+      crdType: types.crd,
+      clock,
+      logger,
+    });
+    this.#crds = crds;
+    await crds.start();
+    if (this.#options.tls) {
+      const dir = this.#options.dataDir === undefined ? undefined : join(this.#options.dataDir, 'pki');
+      this.#tls = await loadOrCreateTls(dir, [host], clock.now());
+    }
+    const handler = createRequestHandler({
+      store: this.store,
+      registry: this.#registry,
+      extensions: this.#options.extensions,
+      clock,
+      logger,
+      encoder: new WatchEncoder(),
+      watches: this.#watches,
+      crds,
+      namespaceType: types.namespace,
+      openapi: new OpenApiV3(this.#registry, this.#options.extensions),
+      token: this.#options.token,
+      serverAddress: () => this.#url?.replace(/^https?:\/\//, '') ?? `${host}:${port}`,
+    });
+    const server =
+      this.#tls === undefined
+        ? createHttpServer(handler)
+        : createHttpsServer({ cert: this.#tls.cert, key: this.#tls.key }, handler);
+    server.on('clientError', (_error, socket: Socket) => {
+      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+      else socket.destroy();
+    });
+    this.#server = server;
+    await new Promise<void>((resolve, reject) => {
+      const onError = (cause: Error): void =>
+        reject(
+          new ApiServerStartError(
+            ApiServerErrorCodes.LISTEN_FAILED,
+            `cannot listen on ${host}:${port}: ${cause.message}`,
+            { cause },
+          ),
+        );
+      server.once('error', onError);
+      server.listen(port, host, () => {
+        server.off('error', onError);
+        resolve();
+      });
+    });
+    const address = server.address() as AddressInfo;
+    const shownHost = address.address.includes(':') ? `[${address.address}]` : address.address;
+    this.#url = `${this.#tls === undefined ? 'http' : 'https'}://${shownHost}:${address.port}`;
+    if (this.#options.kubeconfigPath !== undefined)
+      writeKubeconfig(this.#options.kubeconfigPath, this.#kubeconfigOptions());
+    if (insecure) {
+      logger.warn(
+        { url: this.#url },
+        'INSECURE: the Kubernetes API is served over plain HTTP without authentication',
+      );
+      process.emitWarning(`Converge API server at ${this.#url} is INSECURE: plain HTTP, no authentication`, {
+        code: 'CONVERGE_APISERVER_INSECURE',
+      });
+    }
+    logger.info({ url: this.#url, kubeconfig: this.#options.kubeconfigPath }, 'Serving the Kubernetes API');
+    this.#state = 'listening';
+    return { url: this.#url };
+  }
+
+  #kubeconfigOptions(): Parameters<typeof writeKubeconfig>[1] {
+    return {
+      server: this.#url as string,
+      ...(this.#tls === undefined ? {} : { ca: this.#tls.ca }),
+      ...(this.#options.token === undefined ? {} : { token: this.#options.token }),
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.#state === 'closed') return;
+    this.#state = 'closed';
+    const server = this.#server;
+    if (server !== undefined) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      this.#watches.dropAll();
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+      await closed;
+      clearTimeout(timer);
+    }
+    await this.#crds?.stop();
+    if (this.#ownsStore) await this.store.close();
+  }
+}
+
+/**
+ * Creates the embedded Kubernetes-compatible API server over a store: real kubectl and
+ * @kubernetes/client-node use it without knowing. Secure by default: binds 127.0.0.1, requires a
+ * bearer token and serves TLS with its own CA.
+ *
+ * @example
+ * const server = createApiServer({ kubeconfigPath: '/tmp/kubeconfig' });
+ * const { url } = await server.listen();
+ * // kubectl --kubeconfig /tmp/kubeconfig get namespaces
+ * await server.close();
+ */
+export function createApiServer(options: ApiServerOptions = {}): ApiServer {
+  return new EmbeddedApiServer(resolveApiServerOptions(options));
+}

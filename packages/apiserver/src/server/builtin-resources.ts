@@ -1,0 +1,82 @@
+import type { ResourceType } from '@converge/runtime';
+import { ALL_VERBS, type ApiResource } from './api-resource.ts';
+import { BUILTIN_SPECS, type BuiltinSpec, WORKLOAD_SCALE } from './builtin-specs.ts';
+import { eventsV1Converter } from './event-conversion.ts';
+
+function storeTypeOf(spec: BuiltinSpec): ResourceType {
+  return {
+    group: spec.group,
+    version: spec.version,
+    kind: spec.kind,
+    plural: spec.plural,
+    namespaced: spec.namespaced,
+    singular: spec.kind.toLowerCase(),
+    ...(spec.shortNames === undefined ? {} : { shortNames: spec.shortNames }),
+    statusSubresource: spec.status === 'native',
+    generation: spec.generation,
+    requireResourceVersionOnUpdate: false,
+  };
+}
+
+function resourceOf(spec: BuiltinSpec, storage: ResourceType): ApiResource {
+  return {
+    group: spec.group,
+    version: spec.version,
+    kind: spec.kind,
+    plural: spec.plural,
+    singular: spec.kind.toLowerCase(),
+    listKind: `${spec.kind}List`,
+    namespaced: spec.namespaced,
+    shortNames: spec.shortNames ?? [],
+    categories: spec.categories ?? [],
+    verbs: ALL_VERBS,
+    storage,
+    statusSubresource: spec.status !== undefined,
+    emulateStatus: spec.status === 'emulated',
+    ...(spec.scale === true ? { scale: WORKLOAD_SCALE } : {}),
+    strategy: spec.strategy,
+    selectableFields: spec.selectableFields ?? [],
+    ...(spec.fieldValue === undefined ? {} : { fieldValue: spec.fieldValue }),
+    topLevelFields: new Set(['apiVersion', 'kind', 'metadata', ...spec.fields.split(' ')]),
+    strategicMergePatch: true,
+  };
+}
+
+/** The built-in kinds: the store types to register and the REST resources that serve them. */
+export function builtinResources(): { storeTypes: ResourceType[]; resources: ApiResource[] } {
+  const storeTypes: ResourceType[] = [];
+  const resources: ApiResource[] = [];
+  let coreEvent: ResourceType | undefined;
+  for (const spec of BUILTIN_SPECS) {
+    const storage = storeTypeOf(spec);
+    storeTypes.push(storage);
+    resources.push(resourceOf(spec, storage));
+    if (spec.group === '' && spec.kind === 'Event') coreEvent = storage;
+  }
+  if (coreEvent !== undefined) {
+    resources.push({
+      group: 'events.k8s.io',
+      version: 'v1',
+      kind: 'Event',
+      plural: 'events',
+      singular: 'event',
+      listKind: 'EventList',
+      namespaced: true,
+      shortNames: ['ev'],
+      categories: [],
+      verbs: ALL_VERBS,
+      storage: coreEvent,
+      converter: eventsV1Converter,
+      statusSubresource: false,
+      strategy: {},
+      selectableFields: [],
+      topLevelFields: new Set(
+        'apiVersion kind metadata eventTime series reportingController reportingInstance action reason regarding related note type deprecatedSource deprecatedFirstTimestamp deprecatedLastTimestamp deprecatedCount'.split(
+          ' ',
+        ),
+      ),
+      strategicMergePatch: true,
+    });
+  }
+  return { storeTypes, resources };
+}

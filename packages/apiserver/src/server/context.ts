@@ -1,0 +1,54 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Clock, Logger, ResourceType } from '@converge/runtime';
+import type { Store } from '@converge/store';
+import type { ApiResource, StrategyContext } from './api-resource.ts';
+import type { ApiServerExtensions } from './extensions.ts';
+import type { FieldValidation } from './query.ts';
+import type { ResourceTarget } from './request-info.ts';
+import type { ResourceRegistry } from './resource-registry.ts';
+import type { WatchEncoder } from './watch-encoder.ts';
+import type { WatchTracker } from './watch-tracker.ts';
+
+/** Reacts to writes of CustomResourceDefinitions (registers and unregisters their types). */
+export interface CrdReconciler {
+  /** Brings the served types of the CRD `name` in line with the store; resolves when done. */
+  reconcile(name: string): Promise<void>;
+}
+
+/** What every handler of one server shares. */
+export interface ServerContext {
+  readonly store: Store;
+  readonly registry: ResourceRegistry;
+  readonly extensions: ApiServerExtensions;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly encoder: WatchEncoder;
+  readonly watches: WatchTracker;
+  readonly crds: CrdReconciler;
+  /** The store type of core/v1 Namespace. */
+  readonly namespaceType: ResourceType;
+}
+
+/** One request to a REST resource. */
+export interface RequestContext {
+  readonly server: ServerContext;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly target: ResourceTarget;
+  readonly resource: ApiResource;
+  readonly query: URLSearchParams;
+  readonly pretty: boolean;
+  /** `Warning` headers to send with the response. */
+  readonly warnings: string[];
+}
+
+/** The strategy context of a request. */
+export function strategyContext(ctx: RequestContext, fieldValidation: FieldValidation): StrategyContext {
+  return {
+    namespace: ctx.target.namespace,
+    fieldValidation,
+    warn: (text) => ctx.warnings.push(text),
+    now: () => ctx.server.clock.now(),
+    random: () => ctx.server.clock.random(),
+  };
+}

@@ -1,0 +1,110 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { NotFoundError } from '@converge/runtime';
+import type { ApiResource } from './api-resource.ts';
+import type { RequestContext, ServerContext } from './context.ts';
+import { methodNotAllowed, methodNotSupported } from './errors.ts';
+import { handleCreate } from './handle-create.ts';
+import { handleDelete, handleDeleteCollection } from './handle-delete.ts';
+import { handlePatch } from './handle-patch.ts';
+import { handleGet, handleList } from './handle-read.ts';
+import { handleScale } from './handle-scale.ts';
+import { handleUpdate } from './handle-update.ts';
+import { handleWatch } from './handle-watch.ts';
+import { parseListQuery, queryBool } from './query.ts';
+import type { ResourceTarget } from './request-info.ts';
+
+/** Kubernetes' answer for a path that serves nothing. */
+export function unknownResource(): NotFoundError {
+  return new NotFoundError('the server could not find the requested resource', { details: {} });
+}
+
+/** The resource a path addresses, if it exists with that scope and subresource. */
+function resolve(server: ServerContext, target: ResourceTarget): ApiResource {
+  const resource = server.registry.lookup(target.group, target.version, target.resource);
+  if (resource === undefined) throw unknownResource();
+  if (!resource.namespaced && target.namespace !== '') throw unknownResource();
+  if (resource.namespaced && target.namespace === '' && target.name !== undefined) throw unknownResource();
+  const sub = target.subresource;
+  if (sub !== undefined) {
+    const served =
+      (sub === 'status' && resource.statusSubresource) || (sub === 'scale' && resource.scale !== undefined);
+    if (!served) throw unknownResource();
+  }
+  return resource;
+}
+
+function verbAllowed(resource: ApiResource, verb: string): void {
+  if (!resource.verbs.includes(verb)) throw methodNotSupported(resource.group, resource.plural, verb);
+}
+
+/**
+ * Serves a request to a REST resource: GET (get, list, watch — `?watch=1|true` or a name with
+ * `watch`), POST (create), PUT (update), PATCH, DELETE (one object or the collection), and the
+ * `status` and `scale` subresources. Namespaced resources are listed and watched across
+ * namespaces at the cluster path; everything else needs the namespace.
+ */
+export async function dispatchResource(
+  server: ServerContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  target: ResourceTarget,
+  query: URLSearchParams,
+): Promise<void> {
+  const resource = resolve(server, target);
+  const ctx: RequestContext = {
+    server,
+    req,
+    res,
+    target,
+    resource,
+    query,
+    pretty: queryBool(query, 'pretty') === true,
+    warnings: [],
+  };
+  const { name, subresource } = target;
+  const clusterPath = resource.namespaced && target.namespace === '';
+  const method = req.method ?? 'GET';
+  if (subresource === 'scale' && name !== undefined && ['GET', 'PUT', 'PATCH'].includes(method)) {
+    verbAllowed(resource, method === 'GET' ? 'get' : method === 'PUT' ? 'update' : 'patch');
+    await handleScale(ctx, name, method);
+    return;
+  }
+  switch (method) {
+    case 'GET':
+    case 'HEAD': {
+      if (name !== undefined && queryBool(query, 'watch') !== true) {
+        verbAllowed(resource, 'get');
+        await handleGet(ctx, name);
+        return;
+      }
+      const listQuery = parseListQuery(query);
+      verbAllowed(resource, listQuery.watch || name !== undefined ? 'watch' : 'list');
+      if (listQuery.watch || name !== undefined) await handleWatch(ctx, listQuery, name);
+      else await handleList(ctx);
+      return;
+    }
+    case 'POST':
+      if (name !== undefined || clusterPath) throw methodNotAllowed();
+      verbAllowed(resource, 'create');
+      await handleCreate(ctx);
+      return;
+    case 'PUT':
+      if (name === undefined) throw methodNotAllowed();
+      verbAllowed(resource, 'update');
+      await handleUpdate(ctx, name);
+      return;
+    case 'PATCH':
+      if (name === undefined) throw methodNotAllowed();
+      verbAllowed(resource, 'patch');
+      await handlePatch(ctx, name);
+      return;
+    case 'DELETE':
+      if (subresource !== undefined || (name === undefined && clusterPath)) throw methodNotAllowed();
+      verbAllowed(resource, name === undefined ? 'deletecollection' : 'delete');
+      if (name === undefined) await handleDeleteCollection(ctx);
+      else await handleDelete(ctx, name);
+      return;
+    default:
+      throw methodNotAllowed();
+  }
+}

@@ -1,0 +1,52 @@
+import type { KubeObject } from '@converge/runtime';
+import type { MutableObject } from './api-resource.ts';
+import type { RequestContext } from './context.ts';
+import { checkIdentity, fromStorage, readObjectBody, toStorage } from './object-io.ts';
+import { parseWriteQuery, type WriteQuery } from './query.ts';
+import { writeValue } from './respond.ts';
+import { handleUnknownFields } from './unknown-fields.ts';
+import { prepareCreate } from './write-strategy.ts';
+
+/** Whether a resource is apiextensions.k8s.io CustomResourceDefinition. */
+export function isCrdResource(ctx: RequestContext): boolean {
+  return ctx.resource.group === 'apiextensions.k8s.io' && ctx.resource.kind === 'CustomResourceDefinition';
+}
+
+/** Namespace lifecycle admission: creating in a missing namespace is a 404 `namespaces "x" not found`. */
+async function requireNamespace(ctx: RequestContext, namespace: string): Promise<void> {
+  if (!ctx.resource.namespaced) return;
+  await ctx.server.store.get(ctx.server.namespaceType, { namespace: '', name: namespace });
+}
+
+/**
+ * Creates a checked, decoded object: namespace admission, the create strategy (defaults,
+ * validation), then the store (which sets uid, timestamps, generation and resourceVersion and
+ * reports AlreadyExists). A created CRD is reconciled before this resolves, so its resources are
+ * served when the client's next request arrives.
+ */
+export async function createObject(
+  ctx: RequestContext,
+  object: MutableObject,
+  write: WriteQuery,
+): Promise<KubeObject> {
+  const { resource, server } = ctx;
+  await requireNamespace(ctx, String(object.metadata.namespace ?? ''));
+  prepareCreate(ctx, object, write);
+  const stored = await server.store.create(resource.storage, toStorage(resource, object), {
+    dryRun: write.dryRun,
+    fieldManager: write.fieldManager,
+  });
+  if (isCrdResource(ctx) && !write.dryRun) await server.crds.reconcile(stored.metadata.name ?? '');
+  return stored;
+}
+
+/** POST: create (201 with the object as stored; with dryRun=All, as it would be stored). */
+export async function handleCreate(ctx: RequestContext): Promise<void> {
+  const write = parseWriteQuery(ctx.query, 'CreateOptions', ctx.req.headers['user-agent']);
+  const object = checkIdentity(ctx, await readObjectBody(ctx));
+  handleUnknownFields(ctx.resource, object, write.fieldValidation, ctx.server.extensions, (w) =>
+    ctx.warnings.push(w),
+  );
+  const stored = await createObject(ctx, object, write);
+  writeValue(ctx.res, 201, fromStorage(ctx.resource, stored), { pretty: ctx.pretty }, ctx.warnings);
+}

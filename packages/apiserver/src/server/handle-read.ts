@@ -1,0 +1,168 @@
+import { BadRequestError, type KubeObject, type ListOptions } from '@converge/runtime';
+import { type ApiResource, groupVersion, type JsonObject } from './api-resource.ts';
+import type { RequestContext } from './context.ts';
+import { streamList } from './list-stream.ts';
+import { negotiateObject, type ObjectFormat } from './media.ts';
+import { fromStorage } from './object-io.ts';
+import { parseListQuery } from './query.ts';
+import { writeValue } from './respond.ts';
+import { listSelection } from './selection.ts';
+
+function tableContentType(version: 'v1' | 'v1beta1'): string {
+  return `application/json;as=Table;v=${version};g=meta.k8s.io`;
+}
+
+function format(ctx: RequestContext): ObjectFormat {
+  return negotiateObject(ctx.req.headers.accept, ctx.server.extensions.toTable !== undefined);
+}
+
+function partial(object: KubeObject): JsonObject {
+  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: object.metadata };
+}
+
+/** The `includeObject` parameter of a Table request: None, Metadata (default) or Object; else 400. */
+export function includeObject(query: URLSearchParams): 'None' | 'Metadata' | 'Object' {
+  const value = query.get('includeObject') ?? '';
+  if (value === '') return 'Metadata';
+  if (value === 'None' || value === 'Metadata' || value === 'Object') return value;
+  throw new BadRequestError(
+    `includeObject: unsupported value ${JSON.stringify(value)}: supported values: "None", "Metadata", "Object"`,
+  );
+}
+
+/** Metadata of a list or object as a Table carries it. */
+interface TableMeta {
+  readonly resourceVersion: string;
+  readonly continue?: string;
+  readonly remainingItemCount?: number;
+}
+
+function table(
+  ctx: RequestContext,
+  objects: readonly JsonObject[],
+  meta: TableMeta,
+  version: 'v1' | 'v1beta1',
+): JsonObject {
+  const toTable = ctx.server.extensions.toTable as NonNullable<typeof ctx.server.extensions.toTable>;
+  return toTable(ctx.resource, objects, {
+    includeObject: includeObject(ctx.query),
+    tableVersion: version,
+    nowMs: ctx.server.clock.now(),
+    ...meta,
+  });
+}
+
+/** GET of one object, as JSON, YAML, a Table or PartialObjectMetadata by `Accept`. */
+export async function handleGet(ctx: RequestContext, name: string): Promise<void> {
+  const chosen = format(ctx);
+  const { resource } = ctx;
+  const stored = await ctx.server.store.get(resource.storage, { namespace: ctx.target.namespace, name });
+  const encoding = { pretty: ctx.pretty };
+  switch (chosen.format) {
+    case 'table':
+      writeValue(
+        ctx.res,
+        200,
+        table(
+          ctx,
+          [fromStorage(resource, stored)],
+          { resourceVersion: stored.metadata.resourceVersion ?? '' },
+          chosen.version,
+        ),
+        { ...encoding, contentType: tableContentType(chosen.version) },
+      );
+      return;
+    case 'partial':
+      writeValue(ctx.res, 200, partial(stored), encoding);
+      return;
+    case 'json':
+    case 'yaml':
+      writeValue(ctx.res, 200, fromStorage(resource, stored), {
+        ...encoding,
+        yaml: chosen.format === 'yaml',
+      });
+  }
+}
+
+function encoderFor(resource: ApiResource): (item: unknown) => string {
+  return resource.converter === undefined
+    ? (item) => JSON.stringify(item)
+    : (item) => JSON.stringify(resource.converter?.fromStorage(item as KubeObject));
+}
+
+/**
+ * LIST: label/field selectors, `limit` + `continue` (one consistent snapshot), resourceVersion and
+ * resourceVersionMatch (served by the store's MVCC). JSON lists are streamed item by item; a
+ * selector on a kind-specific field is matched here and answered in one page.
+ */
+export async function handleList(ctx: RequestContext): Promise<void> {
+  const query = parseListQuery(ctx.query);
+  const chosen = format(ctx);
+  const { resource, server } = ctx;
+  const selection = listSelection(ctx, query.labelSelector, query.fieldSelector);
+  const options: ListOptions = {
+    ...selection.storeOptions,
+    ...(selection.extra === undefined && query.limit > 0 ? { limit: query.limit } : {}),
+    ...(query.continue === '' ? {} : { continue: query.continue }),
+    ...(query.resourceVersion === '' ? {} : { resourceVersion: query.resourceVersion }),
+    ...(query.resourceVersionMatch === ''
+      ? {}
+      : { resourceVersionMatch: query.resourceVersionMatch as 'Exact' | 'NotOlderThan' }),
+  };
+  const page = await server.store.list(resource.storage, options);
+  const items = selection.extra === undefined ? page.items : page.items.filter(selection.extra);
+  const metadata: JsonObject = { resourceVersion: page.resourceVersion };
+  if (page.continue !== undefined) metadata.continue = page.continue;
+  if (page.remainingItemCount !== undefined) metadata.remainingItemCount = page.remainingItemCount;
+  const envelope = { kind: resource.listKind, apiVersion: groupVersion(resource), metadata };
+  switch (chosen.format) {
+    case 'table':
+      writeValue(
+        ctx.res,
+        200,
+        table(
+          ctx,
+          items.map((i) => fromStorage(resource, i)),
+          {
+            resourceVersion: page.resourceVersion,
+            ...(page.continue === undefined ? {} : { continue: page.continue }),
+            ...(page.remainingItemCount === undefined ? {} : { remainingItemCount: page.remainingItemCount }),
+          },
+          chosen.version,
+        ),
+        { pretty: ctx.pretty, contentType: tableContentType(chosen.version) },
+        ctx.warnings,
+      );
+      return;
+    case 'partial':
+      await streamList(
+        ctx.res,
+        { ...envelope, kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1' },
+        items,
+        (i) => JSON.stringify(partial(i as KubeObject)),
+        ctx.warnings,
+      );
+      return;
+    case 'yaml':
+      writeValue(
+        ctx.res,
+        200,
+        { ...envelope, items: items.map((i) => fromStorage(resource, i)) },
+        { yaml: true },
+        ctx.warnings,
+      );
+      return;
+    case 'json':
+      if (ctx.pretty) {
+        writeValue(
+          ctx.res,
+          200,
+          { ...envelope, items: items.map((i) => fromStorage(resource, i)) },
+          { pretty: true },
+          ctx.warnings,
+        );
+        return;
+      }
+      await streamList(ctx.res, envelope, items, encoderFor(resource), ctx.warnings);
+  }
+}

@@ -1,0 +1,80 @@
+import { isNotFound, type KubeObject } from '@converge/runtime';
+import type { MutableObject } from './api-resource.ts';
+import type { RequestContext } from './context.ts';
+import { createObject, isCrdResource } from './handle-create.ts';
+import { cloneJson } from './json-util.ts';
+import { checkIdentity, fromStorage, readObjectBody, toStorage } from './object-io.ts';
+import { parseWriteQuery, type WriteQuery } from './query.ts';
+import { writeValue } from './respond.ts';
+import { handleUnknownFields } from './unknown-fields.ts';
+import { prepareStatus, prepareUpdate } from './write-strategy.ts';
+
+/** The object at the request's key in the store. */
+export function getStored(ctx: RequestContext, name: string): Promise<KubeObject> {
+  return ctx.server.store.get(ctx.resource.storage, { namespace: ctx.target.namespace, name });
+}
+
+/**
+ * Writes `object` (served shape) over `old`: for the main resource the update strategy runs and
+ * the store applies its own (generation, status kept, optimistic concurrency); for `/status` only
+ * `.status` changes — natively in the store, or here for kinds whose status the server emulates.
+ */
+export async function updateObject(
+  ctx: RequestContext,
+  object: MutableObject,
+  old: KubeObject,
+  write: WriteQuery,
+  subresource: 'status' | undefined,
+): Promise<KubeObject> {
+  const { resource, server } = ctx;
+  const options = { dryRun: write.dryRun, fieldManager: write.fieldManager };
+  let stored: KubeObject;
+  if (subresource === 'status') {
+    prepareStatus(ctx, object, old, write);
+    if (resource.emulateStatus === true) {
+      const next = cloneJson(old) as unknown as MutableObject;
+      if (object.status === undefined) delete next.status;
+      else next.status = object.status;
+      next.metadata.resourceVersion = object.metadata.resourceVersion ?? '';
+      if (object.metadata.managedFields !== undefined)
+        next.metadata.managedFields = object.metadata.managedFields;
+      stored = await server.store.update(resource.storage, next, options);
+    } else {
+      stored = await server.store.updateStatus(resource.storage, toStorage(resource, object), options);
+    }
+  } else {
+    prepareUpdate(ctx, object, old, write);
+    stored = await server.store.update(resource.storage, toStorage(resource, object), options);
+  }
+  if (isCrdResource(ctx) && !write.dryRun) await server.crds.reconcile(stored.metadata.name ?? '');
+  return stored;
+}
+
+/**
+ * PUT: replace the object (or its status). A stale resourceVersion is a 409; a missing one is a
+ * 422 for custom resources; a missing object is a 404 — or, for kinds that allow it (Lease), created
+ * with 201.
+ */
+export async function handleUpdate(ctx: RequestContext, name: string): Promise<void> {
+  const write = parseWriteQuery(ctx.query, 'UpdateOptions', ctx.req.headers['user-agent']);
+  const object = checkIdentity(ctx, await readObjectBody(ctx), name);
+  handleUnknownFields(ctx.resource, object, write.fieldValidation, ctx.server.extensions, (w) =>
+    ctx.warnings.push(w),
+  );
+  const subresource = ctx.target.subresource === 'status' ? 'status' : undefined;
+  let old: KubeObject | undefined;
+  try {
+    old = await getStored(ctx, name);
+  } catch (error) {
+    if (!isNotFound(error) || ctx.resource.strategy.allowCreateOnUpdate !== true || subresource !== undefined)
+      throw error;
+  }
+  if (old === undefined) {
+    delete object.metadata.resourceVersion;
+    const created = await createObject(ctx, object, write);
+    writeValue(ctx.res, 201, fromStorage(ctx.resource, created), { pretty: ctx.pretty }, ctx.warnings);
+    return;
+  }
+  const stored = await updateObject(ctx, object, old, write, subresource);
+  writeValue(ctx.res, 200, fromStorage(ctx.resource, stored), { pretty: ctx.pretty }, ctx.warnings);
+}

@@ -1,0 +1,106 @@
+import { BadRequestError, type KubeObject, type WatchEvent, type WatchOptions } from '@converge/runtime';
+import { groupVersion, type JsonObject } from './api-resource.ts';
+import type { RequestContext } from './context.ts';
+import { includeObject } from './handle-read.ts';
+import { drained } from './list-stream.ts';
+import { negotiateObject } from './media.ts';
+import { fromStorage } from './object-io.ts';
+import type { ListQuery } from './query.ts';
+import { listSelection } from './selection.ts';
+import { statusOf } from './status.ts';
+import { WatchFieldFilter } from './watch-filter.ts';
+
+/** Without `timeoutSeconds`, kube-apiserver ends a watch after minRequestTimeout × (1 + rand): 30–60 min. */
+const MIN_REQUEST_TIMEOUT_MS = 1_800_000;
+const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
+
+/** Writes one event line, waiting for the socket to drain when its buffer is full. */
+async function send(ctx: RequestContext, line: string): Promise<void> {
+  if (ctx.res.destroyed) return;
+  if (!ctx.res.write(line)) await drained(ctx.res);
+}
+
+/**
+ * WATCH: a 200 with headers flushed at once, then newline-delimited JSON events until
+ * `timeoutSeconds` (default 30–60 min), the client leaving or the server dropping watches — always
+ * ended with a clean chunked EOF. Starts from `resourceVersion` (unset/0: initial ADDED events);
+ * `sendInitialEvents=true` ends the initial events with a BOOKMARK annotated
+ * `k8s.io/initial-events-end` (sent when bookmarks are allowed); `allowWatchBookmarks` adds the
+ * store's periodic bookmarks. Errors once streaming — a resourceVersion older than the history
+ * (410 Expired), a watcher too far behind — are one ERROR event carrying a Status, then the end.
+ * An event's JSON is computed once for all watchers of the same change.
+ */
+export async function handleWatch(ctx: RequestContext, query: ListQuery, name?: string): Promise<void> {
+  const { resource, server, res, req } = ctx;
+  const chosen = negotiateObject(req.headers.accept, server.extensions.toTable !== undefined);
+  const selection = listSelection(ctx, query.labelSelector, query.fieldSelector, name);
+  const tableObjects = chosen.format === 'table' ? includeObject(ctx.query) : 'Metadata';
+  const rv = query.resourceVersion;
+  if (rv !== '' && !/^(0|[1-9][0-9]{0,15})$/.test(rv)) {
+    throw new BadRequestError(`invalid resource version: ${JSON.stringify(rv)}`);
+  }
+  const filter = selection.extra === undefined ? undefined : new WatchFieldFilter(selection.extra);
+  if (filter !== undefined && rv !== '' && rv !== '0' && query.sendInitialEvents !== true) {
+    const { namespace, labelSelector } = selection.storeOptions;
+    await filter.seed(server.store, resource.storage, { namespace, labelSelector }, rv);
+  }
+  const timeoutMs =
+    query.timeoutSeconds !== undefined && query.timeoutSeconds > 0
+      ? query.timeoutSeconds * 1000
+      : MIN_REQUEST_TIMEOUT_MS * (1 + server.clock.random());
+  const controller = server.watches.open();
+  const onClose = (): void => controller.abort();
+  res.on('close', onClose);
+  const options: WatchOptions = {
+    ...selection.storeOptions,
+    ...(rv === '' ? {} : { resourceVersion: rv }),
+    allowBookmarks: query.allowWatchBookmarks,
+    ...(query.sendInitialEvents === undefined ? {} : { sendInitialEvents: query.sendInitialEvents }),
+    timeoutMs,
+    signal: controller.signal,
+  };
+  res.writeHead(200, {
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-cache, private',
+    'Transfer-Encoding': 'chunked',
+  });
+  res.flushHeaders();
+  const bookmarkHead = { kind: resource.kind, apiVersion: groupVersion(resource) };
+  let first = true;
+  const objectJson = (object: KubeObject): string => {
+    if (chosen.format === 'table') {
+      const toTable = server.extensions.toTable as NonNullable<typeof server.extensions.toTable>;
+      const table = toTable(resource, [fromStorage(resource, object)], {
+        includeObject: tableObjects,
+        tableVersion: chosen.version,
+        resourceVersion: object.metadata.resourceVersion ?? '',
+        noHeaders: !first,
+        nowMs: server.clock.now(),
+      });
+      first = false;
+      return JSON.stringify(table);
+    }
+    return server.encoder.json(resource, object);
+  };
+  try {
+    for await (const event of server.store.watch(resource.storage, options) as AsyncIterable<WatchEvent>) {
+      if (event.type === 'BOOKMARK') {
+        if (!query.allowWatchBookmarks) continue;
+        const metadata: JsonObject = { resourceVersion: event.resourceVersion };
+        if (event.initialEventsEnd === true) metadata.annotations = { [INITIAL_EVENTS_END]: 'true' };
+        await send(ctx, server.encoder.line('BOOKMARK', JSON.stringify({ ...bookmarkHead, metadata })));
+        continue;
+      }
+      const out = filter === undefined ? event : filter.convert(event);
+      if (out !== undefined) await send(ctx, server.encoder.line(out.type, objectJson(out.object)));
+    }
+  } catch (error) {
+    if (!controller.signal.aborted) {
+      await send(ctx, server.encoder.line('ERROR', JSON.stringify(statusOf(error))));
+    }
+  } finally {
+    res.off('close', onClose);
+    server.watches.closed(controller);
+    if (!res.destroyed) res.end();
+  }
+}

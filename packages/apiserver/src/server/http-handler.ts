@@ -1,0 +1,147 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BadRequestError } from '@converge/runtime';
+import { authenticate } from './auth.ts';
+import type { ServerContext } from './context.ts';
+import {
+  aggregatedContentType,
+  aggregatedDiscovery,
+  apiGroupDocument,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+} from './discovery.ts';
+import { dispatchResource, unknownResource } from './dispatch.ts';
+import { HttpStatusError, methodNotAllowed } from './errors.ts';
+import { acceptsAggregatedDiscovery } from './media.ts';
+import type { OpenApiV3 } from './openapi-v3.ts';
+import { queryBool } from './query.ts';
+import { parseRequestPath, type RequestTarget } from './request-info.ts';
+import { writeError, writeText, writeValue } from './respond.ts';
+import { KUBERNETES_VERSION } from './version.ts';
+
+/** What the top-level handler needs besides the shared server context. */
+export interface HandlerContext extends ServerContext {
+  readonly openapi: OpenApiV3;
+  /** The bearer token; undefined in insecure mode. */
+  readonly token: string | undefined;
+  /** `host:port` for `serverAddressByClientCIDRs`. */
+  readonly serverAddress: () => string;
+}
+
+function serveDiscovery(
+  ctx: HandlerContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  target: RequestTarget,
+): boolean {
+  const pretty = queryBool(new URL(req.url ?? '/', 'http://x').searchParams, 'pretty') === true;
+  const aggregated = acceptsAggregatedDiscovery(req.headers.accept);
+  switch (target.kind) {
+    case 'version':
+      writeValue(res, 200, KUBERNETES_VERSION, { pretty });
+      return true;
+    case 'health':
+      writeText(res, 200, 'ok');
+      return true;
+    case 'api':
+    case 'apis':
+      if (aggregated !== undefined) {
+        const body = aggregatedDiscovery(ctx.registry, aggregated, target.kind === 'api');
+        writeValue(res, 200, body, { pretty, contentType: aggregatedContentType(aggregated) });
+      } else {
+        const body = target.kind === 'api' ? apiVersions(ctx.serverAddress()) : apiGroupList(ctx.registry);
+        writeValue(res, 200, body, { pretty });
+      }
+      return true;
+    case 'group': {
+      const body = apiGroupDocument(ctx.registry, target.group);
+      if (body === undefined) throw unknownResource();
+      writeValue(res, 200, body, { pretty });
+      return true;
+    }
+    case 'group-version': {
+      const body = apiResourceList(ctx.registry, target.group, target.version);
+      if (body === undefined) throw unknownResource();
+      writeValue(res, 200, body, { pretty });
+      return true;
+    }
+    case 'openapi-v2':
+    case 'openapi-v3':
+    case 'openapi-v3-doc':
+    case 'resource':
+    case 'unknown':
+      return false;
+  }
+}
+
+/** `/openapi/v3` and its documents; a stale `?hash=` is redirected (301) to the current one. */
+function serveOpenApi(
+  ctx: HandlerContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  target: RequestTarget,
+): boolean {
+  if (target.kind === 'openapi-v3') {
+    writeValue(res, 200, ctx.openapi.index());
+    return true;
+  }
+  if (target.kind !== 'openapi-v3-doc') return false;
+  const doc = ctx.openapi.document(target.path);
+  if (doc === undefined) throw unknownResource();
+  const hash = new URL(req.url ?? '/', 'http://x').searchParams.get('hash');
+  if (hash !== null && hash !== doc.hash) {
+    res.writeHead(301, { Location: `/openapi/v3/${target.path}?hash=${doc.hash}`, 'Content-Length': '0' });
+    res.end();
+    return true;
+  }
+  res.writeHead(200, {
+    'Content-Type': 'application/json',
+    'Content-Length': String(Buffer.byteLength(doc.body)),
+    'Cache-Control': hash === null ? 'no-cache, private' : 'public, immutable',
+    ETag: `"${doc.hash}"`,
+  });
+  res.end(doc.body);
+  return true;
+}
+
+/**
+ * The server's request handler: authentication, then `/version`, health checks, discovery,
+ * OpenAPI v3 and REST resources. Every failure is answered with a `metav1.Status`; a 413 also
+ * closes the connection (the rest of the body is not read).
+ */
+export function createRequestHandler(
+  ctx: HandlerContext,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://x');
+    } catch {
+      throw new BadRequestError(`invalid request URI: ${JSON.stringify(req.url)}`);
+    }
+    const target = parseRequestPath(url.pathname);
+    authenticate(req, target, ctx.token);
+    if (target.kind === 'resource') {
+      await dispatchResource(ctx, req, res, target, url.searchParams);
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
+    if (serveDiscovery(ctx, req, res, target) || serveOpenApi(ctx, req, res, target)) return;
+    throw unknownResource();
+  };
+  return (req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (res.headersSent) {
+        // A streamed response cannot carry a Status any more: cut it so the client sees an error.
+        ctx.logger.error({ method: req.method, url: req.url, err: error }, 'Streaming response failed');
+        res.destroy();
+        return;
+      }
+      if (error instanceof HttpStatusError && error.status === 413) res.setHeader('Connection', 'close');
+      const status = writeError(res, error);
+      if (status.code >= 500)
+        ctx.logger.error({ method: req.method, url: req.url, err: error }, 'Request failed');
+      else ctx.logger.debug({ method: req.method, url: req.url, code: status.code }, 'Request rejected');
+    });
+  };
+}

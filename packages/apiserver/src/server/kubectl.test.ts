@@ -1,0 +1,225 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiServer, createApiServer } from './api-server.ts';
+import { type KubectlResult, type KubectlRun, kubectlBinary, runKubectl } from './kubectl-support.ts';
+
+const CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: { plural: widgets, singular: widget, kind: Widget, shortNames: [wd] }
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      subresources:
+        status: {}
+        scale: { specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas }
+      schema:
+        openAPIV3Schema:
+          type: object
+          x-kubernetes-preserve-unknown-fields: true
+`;
+
+const configMap = (value: string): string => `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: demo
+data:
+  a: "${value}"
+`;
+
+let dir: string;
+let server: ApiServer;
+let kubeconfig: string;
+
+function kubectl(args: readonly string[], options?: KubectlRun): Promise<KubectlResult> {
+  return runKubectl('kubectl', kubeconfig, join(dir, 'cache'), args, options);
+}
+
+async function ok(args: readonly string[], options?: KubectlRun): Promise<string> {
+  const result = await kubectl(args, options);
+  expect(result.code, `kubectl ${args.join(' ')}\n${result.stderr}`).toBe(0);
+  return result.stdout;
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'converge-kubectl-'));
+  kubeconfig = join(dir, 'kubeconfig');
+  server = createApiServer({ kubeconfigPath: kubeconfig });
+  await server.listen();
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('real kubectl (the dispatcher runs the minor matching /version)', () => {
+  it('kubectl version reports the server as v1.32', async () => {
+    expect(await ok(['version'])).toMatch(/Server Version: v1\.32\.\d+/);
+  });
+
+  it('kubectl api-resources lists built-in kinds with short names', async () => {
+    const out = await ok(['api-resources']);
+    expect(out).toMatch(/configmaps\s+cm\s+v1\s+true\s+ConfigMap/);
+    expect(out).toMatch(/deployments\s+deploy\s+apps\/v1\s+true\s+Deployment/);
+    expect(out).toMatch(/leases\s+coordination\.k8s\.io\/v1\s+true\s+Lease/);
+  });
+
+  it('kubectl get ns shows the system namespaces; create namespace (a protobuf body) works', async () => {
+    const out = await ok(['get', 'ns']);
+    for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) expect(out).toContain(ns);
+    expect(await ok(['create', 'namespace', 'x'])).toContain('namespace/x created');
+    expect(await ok(['get', 'ns', 'x', '-o', 'jsonpath={.status.phase}'])).toBe('Active');
+  });
+
+  it('kubectl apply creates and then updates a ConfigMap (client-side apply, strategic merge patch)', async () => {
+    expect(await ok(['apply', '-f', '-'], { input: configMap('1') })).toContain('configmap/demo created');
+    expect(await ok(['apply', '-f', '-'], { input: configMap('2') })).toContain('configmap/demo configured');
+    expect(await ok(['get', 'cm', 'demo', '-o', 'jsonpath={.data.a}'])).toBe('2');
+  });
+
+  it('kubectl apply of a CRD, wait for Established, apply a custom resource and get it as YAML and JSON', async () => {
+    expect(await ok(['apply', '-f', '-'], { input: CRD })).toContain(
+      'customresourcedefinition.apiextensions.k8s.io/widgets.example.com created',
+    );
+    expect(
+      await ok(['wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=10s']),
+    ).toContain('condition met');
+    const widget =
+      'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w1\nspec:\n  size: 3\n  replicas: 1\n';
+    expect(await ok(['apply', '-f', '-'], { input: widget })).toContain('widget.example.com/w1 created');
+    expect(await ok(['get', 'wd', 'w1', '-o', 'yaml'])).toMatch(/kind: Widget[\s\S]*size: 3/);
+    const json = JSON.parse(await ok(['get', 'widget', 'w1', '-o', 'json'])) as { spec: { size: number } };
+    expect(json.spec.size).toBe(3);
+    expect(await ok(['scale', 'widget', 'w1', '--replicas=4'])).toContain('scaled');
+    expect(await ok(['get', 'widget', 'w1', '-o', 'jsonpath={.spec.replicas}'])).toBe('4');
+  });
+
+  it('kubectl label, annotate and patch (merge and json)', async () => {
+    await ok(['label', 'cm', 'demo', 'team=web']);
+    await ok(['annotate', 'cm', 'demo', 'note=hi']);
+    await ok(['patch', 'cm', 'demo', '--type=merge', '-p', '{"data":{"b":"2"}}']);
+    await ok(['patch', 'cm', 'demo', '--type=json', '-p', '[{"op":"add","path":"/data/c","value":"3"}]']);
+    const out = await ok([
+      'get',
+      'cm',
+      'demo',
+      '-o',
+      'jsonpath={.metadata.labels.team} {.metadata.annotations.note} {.data.b}{.data.c}',
+    ]);
+    expect(out).toBe('web hi 23');
+  });
+
+  it('kubectl get prints the server Table columns; explain and diff work', async () => {
+    expect(await ok(['get', 'cm', 'demo'])).toMatch(/NAME\s+DATA\s+AGE\ndemo\s+3\s+/);
+    expect(await ok(['explain', 'configmap.data'])).toContain('FIELD: data <map[string]string>');
+    const diff = await kubectl(['diff', '-f', '-'], { input: configMap('9') });
+    expect(diff.code, diff.stderr).toBe(1);
+    expect(diff.stdout).toMatch(/-\s+a: "2"[\s\S]*\+\s+a: "9"/);
+    expect(await ok(['get', 'cm', 'demo', '-o', 'jsonpath={.data.a}'])).toBe('2');
+  });
+
+  it('kubectl apply --server-side, and a conflicting field manager needs --force-conflicts', async () => {
+    const manifest = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\ndata:\n  k: one\n';
+    expect(await ok(['apply', '--server-side', '-f', '-'], { input: manifest })).toContain(
+      'configmap/ssa serverside-applied',
+    );
+    const other = manifest.replace('one', 'two');
+    const conflict = await kubectl(['apply', '--server-side', '--field-manager=other', '-f', '-'], {
+      input: other,
+    });
+    expect(conflict.code).not.toBe(0);
+    expect(conflict.stderr).toContain('conflict');
+    await ok(['apply', '--server-side', '--field-manager=other', '--force-conflicts', '-f', '-'], {
+      input: other,
+    });
+    expect(await ok(['get', 'cm', 'ssa', '-o', 'jsonpath={.data.k}'])).toBe('two');
+  });
+
+  it('kubectl get --watch receives an event', async () => {
+    const watching = kubectl(['get', 'cm', '--watch', '--output-watch-events'], { timeoutMs: 4_000 });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await ok(['create', 'configmap', 'watched']);
+    const result = await watching;
+    expect(result.stdout).toMatch(/ADDED\s+watched/);
+  });
+
+  it('kubectl delete of an object with a finalizer: it stays until the finalizer goes, then wait --for=delete returns', async () => {
+    await ok([
+      'patch',
+      'cm',
+      'demo',
+      '--type=merge',
+      '-p',
+      '{"metadata":{"finalizers":["example.com/hold"]}}',
+    ]);
+    await ok(['delete', 'cm', 'demo', '--wait=false']);
+    expect(await ok(['get', 'cm', 'demo', '-o', 'jsonpath={.metadata.deletionTimestamp}'])).not.toBe('');
+    const waiting = kubectl(['wait', '--for=delete', 'cm/demo', '--timeout=15s'], { timeoutMs: 20_000 });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await ok(['patch', 'cm', 'demo', '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]']);
+    const waited = await waiting;
+    expect(waited.code, waited.stderr).toBe(0);
+    expect((await kubectl(['get', 'cm', 'demo'])).stderr).toContain('NotFound');
+  });
+
+  it('kubectl delete ns removes the namespace and its objects', async () => {
+    await ok(['-n', 'x', 'create', 'configmap', 'inside']);
+    await ok(['-n', 'x', 'apply', '-f', '-'], {
+      input: 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w2\nspec: {}\n',
+    });
+    expect(await ok(['delete', 'ns', 'x', '--timeout=15s'])).toContain('namespace "x" deleted');
+    expect((await kubectl(['get', 'ns', 'x'])).stderr).toContain('NotFound');
+    expect(await ok(['-n', 'x', 'get', 'cm,widgets', '-o', 'name'])).toBe('');
+  });
+
+  it('kubectl delete of a CRD removes its resource type', async () => {
+    await ok(['delete', 'crd', 'widgets.example.com', '--timeout=15s']);
+    const after = await kubectl(['get', 'widgets']);
+    expect(after.code).not.toBe(0);
+    // kubectl's cached discovery still knows the type (its 6 h TTL); the server no longer serves it.
+    expect(after.stderr).toMatch(
+      /doesn't have a resource type "widgets"|could not find the requested resource/,
+    );
+  });
+});
+
+describe.runIf(kubectlBinary(33) !== undefined)('pinned kubectl 1.33', () => {
+  it('applies with validation (OpenAPI v3) and reads back', async () => {
+    const newer = (args: readonly string[], options?: KubectlRun): Promise<KubectlResult> =>
+      runKubectl(kubectlBinary(33) as string, kubeconfig, join(dir, 'cache-133'), args, options);
+    const apply = await newer(['apply', '-f', '-'], {
+      input: configMap('new').replace('name: demo', 'name: newer'),
+    });
+    expect(apply.code, apply.stderr).toBe(0);
+    expect((await newer(['get', 'cm', 'newer', '-o', 'jsonpath={.data.a}'])).stdout).toBe('new');
+  });
+});
+
+/*
+ * kubectl 1.27 and 1.28 validate `apply` with /openapi/v2 (protobuf), which is not served: they
+ * need --validate=false there. 1.29 and later validate through /openapi/v3.
+ */
+describe.runIf(kubectlBinary(27) !== undefined)('pinned kubectl 1.27 (v2beta1 and legacy discovery)', () => {
+  const old = (args: readonly string[], options?: KubectlRun): Promise<KubectlResult> =>
+    runKubectl(kubectlBinary(27) as string, kubeconfig, join(dir, 'cache-127'), args, options);
+
+  it('gets, applies, patches and deletes', async () => {
+    const get = await old(['get', 'ns', 'default']);
+    expect(get.code, get.stderr).toBe(0);
+    const apply = await old(['apply', '--validate=false', '-f', '-'], {
+      input: configMap('old').replace('name: demo', 'name: old'),
+    });
+    expect(apply.code, apply.stderr).toBe(0);
+    const patch = await old(['patch', 'cm', 'old', '-p', '{"data":{"b":"x"}}']);
+    expect(patch.code, patch.stderr).toBe(0);
+    expect((await old(['get', 'cm', 'old', '-o', 'jsonpath={.data.b}'])).stdout).toBe('x');
+    expect((await old(['delete', 'cm', 'old'])).code).toBe(0);
+  });
+});

@@ -1,0 +1,93 @@
+import { BadRequestError } from '@converge/runtime';
+
+/** A request for a REST resource: `/api/v1/…` or `/apis/{group}/{version}/…`. */
+export interface ResourceTarget {
+  readonly kind: 'resource';
+  readonly group: string;
+  readonly version: string;
+  /** The namespace from `…/namespaces/{ns}/…` ('' when the path has none). */
+  readonly namespace: string;
+  readonly resource: string;
+  readonly name?: string;
+  readonly subresource?: string;
+}
+
+/** What a request path addresses. */
+export type RequestTarget =
+  | { readonly kind: 'version' | 'health' | 'api' | 'apis' | 'openapi-v3' | 'openapi-v2' | 'unknown' }
+  | { readonly kind: 'group'; readonly group: string }
+  | { readonly kind: 'group-version'; readonly group: string; readonly version: string }
+  | { readonly kind: 'openapi-v3-doc'; readonly path: string }
+  | ResourceTarget;
+
+/** Subresources of a Namespace that `/api/v1/namespaces/{name}/{sub}` addresses (as upstream). */
+const NAMESPACE_SUBRESOURCES: ReadonlySet<string> = new Set(['status', 'finalize']);
+const HEALTH: ReadonlySet<string> = new Set(['healthz', 'livez', 'readyz']);
+
+function segments(pathname: string): string[] {
+  const parts = pathname.split('/').filter((part) => part !== '');
+  try {
+    return parts.map((part) => decodeURIComponent(part));
+  } catch {
+    throw new BadRequestError(`invalid path: ${JSON.stringify(pathname)}`);
+  }
+}
+
+/**
+ * Parses a request path as kube-apiserver's RequestInfoFactory does: discovery and OpenAPI
+ * documents, and resource paths — `{prefix}/{resource}[/{name}[/{sub}]]` with an optional
+ * `namespaces/{ns}/` before the resource; `/api/v1/namespaces/{name}/status` is the namespace's
+ * own subresource.
+ */
+export function parseRequestPath(pathname: string): RequestTarget {
+  const parts = segments(pathname);
+  const [first, second] = parts;
+  if (first === undefined) return { kind: 'unknown' };
+  if (parts.length === 1 && first === 'version') return { kind: 'version' };
+  if (HEALTH.has(first) && parts.length <= 2) return { kind: 'health' };
+  if (first === 'openapi') {
+    if (second === 'v2' && parts.length === 2) return { kind: 'openapi-v2' };
+    if (second === 'v3') {
+      return parts.length === 2
+        ? { kind: 'openapi-v3' }
+        : { kind: 'openapi-v3-doc', path: parts.slice(2).join('/') };
+    }
+    return { kind: 'unknown' };
+  }
+  let group: string;
+  let version: string | undefined;
+  let rest: string[];
+  if (first === 'api') {
+    if (parts.length === 1) return { kind: 'api' };
+    group = '';
+    version = second;
+    rest = parts.slice(2);
+  } else if (first === 'apis') {
+    if (parts.length === 1) return { kind: 'apis' };
+    group = second as string;
+    if (parts.length === 2) return { kind: 'group', group };
+    version = parts[2];
+    rest = parts.slice(3);
+  } else {
+    return { kind: 'unknown' };
+  }
+  if (version === undefined) return { kind: 'unknown' };
+  if (rest.length === 0) return { kind: 'group-version', group, version };
+  let namespace = '';
+  if (rest[0] === 'namespaces' && rest.length >= 3 && !NAMESPACE_SUBRESOURCES.has(rest[2] as string)) {
+    namespace = rest[1] as string;
+    rest = rest.slice(2);
+  }
+  if (rest.length > 3) return { kind: 'unknown' };
+  const [resource, name, subresource] = rest as [string, string | undefined, string | undefined];
+  const target: ResourceTarget = {
+    kind: 'resource',
+    group,
+    version,
+    namespace,
+    resource,
+    ...(name === undefined ? {} : { name }),
+    ...(subresource === undefined ? {} : { subresource }),
+  };
+  return target;
+}

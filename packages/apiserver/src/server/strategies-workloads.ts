@@ -1,0 +1,153 @@
+import type { StatusCause } from '@converge/runtime';
+import type { JsonObject, MutableObject, Strategy } from './api-resource.ts';
+import { cause } from './field-causes.ts';
+import { asObject, ensureObject, setDefault } from './json-util.ts';
+import { defaultPodSpec } from './strategies-core.ts';
+
+/** Go's `%v` of a `map[string]string`, as validation messages print labels. */
+function goMap(map: JsonObject): string {
+  const entries = Object.keys(map)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${JSON.stringify(map[k])}`);
+  return `map[string]string{${entries.join(', ')}}`;
+}
+
+/** A workload's selector must exist, be non-empty and match its pod template's labels. */
+function selectorCauses(spec: JsonObject): StatusCause[] {
+  const selector = asObject(spec.selector);
+  if (selector === undefined) return [cause.required('spec.selector')];
+  const matchLabels = asObject(selector.matchLabels) ?? {};
+  const expressions = Array.isArray(selector.matchExpressions) ? selector.matchExpressions : [];
+  if (Object.keys(matchLabels).length === 0 && expressions.length === 0) {
+    return [cause.invalid('spec.selector', selector, 'empty selector is invalid for deployment')];
+  }
+  const template = asObject(spec.template);
+  const labels = asObject(asObject(template?.metadata)?.labels) ?? {};
+  for (const [key, value] of Object.entries(matchLabels)) {
+    if (labels[key] !== value) {
+      return [
+        cause.invalid(
+          'spec.template.metadata.labels',
+          goMap(labels),
+          '`selector` does not match template `labels`',
+        ),
+      ];
+    }
+  }
+  return [];
+}
+
+function templateCauses(spec: JsonObject, restartPolicy = 'Always'): StatusCause[] {
+  const template = asObject(spec.template);
+  if (template === undefined) return [cause.required('spec.template')];
+  return defaultPodSpec(ensureObject(template, 'spec'), 'spec.template.spec', restartPolicy);
+}
+
+function replicasCauses(spec: JsonObject): StatusCause[] {
+  const replicas = spec.replicas;
+  if (typeof replicas !== 'number' || !Number.isSafeInteger(replicas) || replicas < 0) {
+    return [cause.invalid('spec.replicas', replicas, 'must be greater than or equal to 0')];
+  }
+  return [];
+}
+
+function workload(defaults: (spec: JsonObject) => void): Strategy {
+  const prepare = (object: MutableObject): StatusCause[] => {
+    const spec = ensureObject(object, 'spec');
+    setDefault(spec, 'replicas', 1);
+    setDefault(spec, 'revisionHistoryLimit', 10);
+    defaults(spec);
+    return [...replicasCauses(spec), ...selectorCauses(spec), ...templateCauses(spec)];
+  };
+  return {
+    prepareForCreate: prepare,
+    prepareForUpdate: prepare,
+  };
+}
+
+/** apps/v1 Deployment: replicas 1, RollingUpdate 25 %/25 %, progress deadline 600 s; selector checks. */
+export const deploymentStrategy: Strategy = workload((spec) => {
+  setDefault(spec, 'progressDeadlineSeconds', 600);
+  const strategy = ensureObject(spec, 'strategy');
+  setDefault(strategy, 'type', 'RollingUpdate');
+  if (strategy.type === 'RollingUpdate') {
+    const rolling = ensureObject(strategy, 'rollingUpdate');
+    setDefault(rolling, 'maxUnavailable', '25%');
+    setDefault(rolling, 'maxSurge', '25%');
+  }
+});
+
+/** apps/v1 ReplicaSet: replicas 1; selector checks. */
+export const replicaSetStrategy: Strategy = workload(() => undefined);
+
+/** apps/v1 StatefulSet: replicas 1, OrderedReady, RollingUpdate partition 0, Retain PVCs. */
+export const statefulSetStrategy: Strategy = workload((spec) => {
+  setDefault(spec, 'podManagementPolicy', 'OrderedReady');
+  const update = ensureObject(spec, 'updateStrategy');
+  setDefault(update, 'type', 'RollingUpdate');
+  if (update.type === 'RollingUpdate') setDefault(ensureObject(update, 'rollingUpdate'), 'partition', 0);
+  const retention = ensureObject(spec, 'persistentVolumeClaimRetentionPolicy');
+  setDefault(retention, 'whenDeleted', 'Retain');
+  setDefault(retention, 'whenScaled', 'Retain');
+});
+
+/** batch/v1 Job: parallelism/completions 1, backoffLimit 6, NonIndexed; restartPolicy Never|OnFailure. */
+export const jobStrategy: Strategy = {
+  prepareForCreate(object) {
+    const spec = ensureObject(object, 'spec');
+    if (spec.parallelism === undefined && spec.completions === undefined) spec.completions = 1;
+    setDefault(spec, 'parallelism', 1);
+    setDefault(spec, 'backoffLimit', 6);
+    setDefault(spec, 'completionMode', 'NonIndexed');
+    setDefault(spec, 'suspend', false);
+    setDefault(spec, 'podReplacementPolicy', 'TerminatingOrFailed');
+    const causes = templateCauses(spec, 'Never');
+    const policy = asObject(asObject(spec.template)?.spec)?.restartPolicy;
+    if (policy !== 'Never' && policy !== 'OnFailure') {
+      causes.push(cause.unsupported('spec.template.spec.restartPolicy', policy, ['OnFailure', 'Never']));
+    }
+    return causes;
+  },
+};
+
+function webhookDefaults(mutating: boolean): Strategy {
+  const prepare = (object: MutableObject): StatusCause[] => {
+    const causes: StatusCause[] = [];
+    const webhooks = Array.isArray(object.webhooks) ? object.webhooks : [];
+    webhooks.forEach((item, i) => {
+      const hook = asObject(item);
+      if (hook === undefined) return;
+      if (typeof hook.name !== 'string' || hook.name === '')
+        causes.push(cause.required(`webhooks[${i}].name`));
+      setDefault(hook, 'failurePolicy', 'Fail');
+      setDefault(hook, 'matchPolicy', 'Equivalent');
+      setDefault(hook, 'timeoutSeconds', 10);
+      setDefault(hook, 'namespaceSelector', {});
+      setDefault(hook, 'objectSelector', {});
+      if (mutating) setDefault(hook, 'reinvocationPolicy', 'Never');
+      for (const rule of Array.isArray(hook.rules) ? hook.rules : []) {
+        const r = asObject(rule);
+        if (r !== undefined) setDefault(r, 'scope', '*');
+      }
+      const sideEffects = hook.sideEffects;
+      if (sideEffects !== 'None' && sideEffects !== 'NoneOnDryRun') {
+        causes.push(
+          cause.unsupported(`webhooks[${i}].sideEffects`, sideEffects ?? '', ['None', 'NoneOnDryRun']),
+        );
+      }
+      const versions = hook.admissionReviewVersions;
+      if (!Array.isArray(versions) || !versions.includes('v1')) {
+        causes.push(
+          cause.required(`webhooks[${i}].admissionReviewVersions`, 'must specify one of v1, v1beta1'),
+        );
+      }
+    });
+    return causes;
+  };
+  return { prepareForCreate: prepare, prepareForUpdate: prepare };
+}
+
+/** admissionregistration.k8s.io/v1 MutatingWebhookConfiguration defaults and required fields. */
+export const mutatingWebhookStrategy: Strategy = webhookDefaults(true);
+/** admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration defaults and required fields. */
+export const validatingWebhookStrategy: Strategy = webhookDefaults(false);

@@ -1,0 +1,56 @@
+import type { KubeObject } from '@converge/runtime';
+import type { ApiResource } from './api-resource.ts';
+
+/**
+ * Serializes stored objects for watch events once per change, whatever the number of watchers:
+ * the store hands every watcher the same frozen object for one change, so its JSON is kept in a
+ * WeakMap keyed by that object (and by the served group/version when a converter reshapes it),
+ * and dropped with the object.
+ */
+export class WatchEncoder {
+  readonly #plain = new WeakMap<object, string>();
+  readonly #converted = new WeakMap<object, Map<string, string>>();
+  #hits = 0;
+  #misses = 0;
+
+  /** How often an encoding was reused / computed (for tests and benchmarks). */
+  get stats(): { readonly hits: number; readonly misses: number } {
+    return { hits: this.#hits, misses: this.#misses };
+  }
+
+  /** The JSON of `object` as `resource` serves it. */
+  json(resource: ApiResource, object: KubeObject): string {
+    const converter = resource.converter;
+    if (converter === undefined) {
+      const cached = this.#plain.get(object);
+      if (cached !== undefined) {
+        this.#hits++;
+        return cached;
+      }
+      this.#misses++;
+      const text = JSON.stringify(object);
+      this.#plain.set(object, text);
+      return text;
+    }
+    const key = `${resource.group}/${resource.version}`;
+    let byVersion = this.#converted.get(object);
+    const cached = byVersion?.get(key);
+    if (cached !== undefined) {
+      this.#hits++;
+      return cached;
+    }
+    this.#misses++;
+    const text = JSON.stringify(converter.fromStorage(object));
+    if (byVersion === undefined) {
+      byVersion = new Map();
+      this.#converted.set(object, byVersion);
+    }
+    byVersion.set(key, text);
+    return text;
+  }
+
+  /** One newline-terminated watch event line. */
+  line(type: string, objectJson: string): string {
+    return `{"type":"${type}","object":${objectJson}}\n`;
+  }
+}

@@ -1,0 +1,185 @@
+import { VirtualClock } from '@converge/runtime/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './test-support.ts';
+
+let t: TestServer;
+const CM = '/api/v1/namespaces/default/configmaps';
+const MERGE = { 'content-type': 'application/merge-patch+json' };
+
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+async function currentRv(): Promise<string> {
+  return ((await t.request(CM)).json as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+}
+
+describe('watch', () => {
+  it('flushes a chunked 200 at once, before any event exists', async () => {
+    const rv = await currentRv();
+    const started = Date.now();
+    const w = await t.watch(`${CM}?watch=true&resourceVersion=${rv}&timeoutSeconds=30`);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(w.status).toBe(200);
+    expect(w.headers['content-type']).toBe('application/json');
+    expect(w.headers['transfer-encoding']).toBe('chunked');
+    expect(w.events).toEqual([]);
+    w.abort();
+  });
+
+  it('streams ADDED, MODIFIED and DELETED as newline-delimited events with kind and apiVersion', async () => {
+    const rv = await currentRv();
+    const w = await t.watch(`${CM}?watch=1&resourceVersion=${rv}`);
+    await t.request(CM, { method: 'POST', body: { metadata: { name: 'w1' } } });
+    await t.request(`${CM}/w1`, { method: 'PATCH', body: { data: { a: '1' } }, headers: MERGE });
+    await t.request(`${CM}/w1`, { method: 'DELETE' });
+    await w.waitFor(3);
+    expect(w.events.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'DELETED']);
+    expect(w.events.every((e) => e.object.kind === 'ConfigMap' && e.object.apiVersion === 'v1')).toBe(true);
+    w.abort();
+  });
+
+  it('starts with synthetic ADDED events when resourceVersion is unset', async () => {
+    await t.request(CM, { method: 'POST', body: { metadata: { name: 'initial' } } });
+    const w = await t.watch(`${CM}?watch=true&fieldSelector=metadata.name%3Dinitial`);
+    await w.waitFor(1);
+    expect(w.events[0]).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'initial' } } });
+    w.abort();
+  });
+
+  it('watches a single object by name', async () => {
+    const rv = await currentRv();
+    const w = await t.watch(`${CM}/single?watch=true&resourceVersion=${rv}`);
+    await t.request(CM, { method: 'POST', body: { metadata: { name: 'other' } } });
+    await t.request(CM, { method: 'POST', body: { metadata: { name: 'single' } } });
+    await w.waitFor(1);
+    expect(w.events.map((e) => (e.object.metadata as { name: string }).name)).toEqual(['single']);
+    w.abort();
+  });
+
+  it('ends cleanly at timeoutSeconds, and sends BOOKMARKs (on the injected clock) when allowed', async () => {
+    const clock = new VirtualClock({ startMs: Date.parse('2025-01-01T00:00:00Z') });
+    const v = await startTestServer({ clock });
+    try {
+      const rv = ((await v.request(CM)).json as { metadata: { resourceVersion: string } }).metadata
+        .resourceVersion;
+      const plain = await v.watch(`${CM}?watch=true&resourceVersion=${rv}&timeoutSeconds=120`);
+      const marked = await v.watch(
+        `${CM}?watch=true&resourceVersion=${rv}&timeoutSeconds=120&allowWatchBookmarks=true`,
+      );
+      await clock.advance(60_000);
+      await marked.waitFor(1);
+      expect(marked.events[0]).toMatchObject({
+        type: 'BOOKMARK',
+        object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: rv } },
+      });
+      expect(plain.events).toEqual([]);
+      await clock.advance(60_000);
+      expect(await plain.ended).toBe('clean');
+      expect(await marked.ended).toBe('clean');
+      expect(marked.events.every((e) => e.type === 'BOOKMARK')).toBe(true);
+    } finally {
+      await v.close();
+    }
+  });
+
+  it('answers a too-old resourceVersion with 200, one ERROR event carrying a 410 Expired Status, and a clean end', async () => {
+    const rv = await currentRv();
+    await t.request(CM, { method: 'POST', body: { metadata: { name: 'bump' } } });
+    t.server.store.compact();
+    const w = await t.watch(`${CM}?watch=true&resourceVersion=${rv}`);
+    expect(w.status).toBe(200);
+    expect(await w.ended).toBe('clean');
+    expect(w.events).toHaveLength(1);
+    expect(w.events[0]).toMatchObject({
+      type: 'ERROR',
+      object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410 },
+    });
+    expect(w.events[0]?.object.message).toMatch(/^too old resource version: \d+ \(\d+\)$/);
+  });
+
+  it('implements sendInitialEvents: initial ADDED, then the initial-events-end BOOKMARK, then live events', async () => {
+    await t.request('/api/v1/namespaces', { method: 'POST', body: { metadata: { name: 'sie' } } });
+    for (const name of ['a', 'b'])
+      await t.request('/api/v1/namespaces/sie/configmaps', { method: 'POST', body: { metadata: { name } } });
+    const w = await t.watch(
+      '/api/v1/namespaces/sie/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true',
+    );
+    await w.waitFor(3);
+    expect(w.events.slice(0, 2).map((e) => e.type)).toEqual(['ADDED', 'ADDED']);
+    expect(w.events[2]).toMatchObject({
+      type: 'BOOKMARK',
+      object: { metadata: { annotations: { 'k8s.io/initial-events-end': 'true' } } },
+    });
+    await t.request('/api/v1/namespaces/sie/configmaps', {
+      method: 'POST',
+      body: { metadata: { name: 'c' } },
+    });
+    await w.waitFor(4);
+    expect(w.events[3]).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'c' } } });
+    w.abort();
+  });
+
+  it('rejects sendInitialEvents without resourceVersionMatch=NotOlderThan with a 422 before streaming', async () => {
+    const res = await t.request(`${CM}?watch=true&sendInitialEvents=true`);
+    expect(res.status).toBe(422);
+    expect(res.json).toMatchObject({
+      reason: 'Invalid',
+      details: { kind: 'ListOptions', causes: [{ field: 'resourceVersionMatch' }] },
+    });
+  });
+
+  it('reports an object leaving a label selector as DELETED', async () => {
+    await t.request(CM, { method: 'POST', body: { metadata: { name: 'lab', labels: { app: 'x' } } } });
+    const rv = await currentRv();
+    const w = await t.watch(`${CM}?watch=true&labelSelector=app%3Dx&resourceVersion=${rv}`);
+    await t.request(`${CM}/lab`, {
+      method: 'PATCH',
+      body: { metadata: { labels: { app: 'y' } } },
+      headers: MERGE,
+    });
+    await w.waitFor(1);
+    expect(w.events[0]).toMatchObject({
+      type: 'DELETED',
+      object: { metadata: { name: 'lab', labels: { app: 'x' } } },
+    });
+    w.abort();
+  });
+
+  it('applies kind-specific field selectors with enter/stay/leave semantics', async () => {
+    const path = '/api/v1/namespaces/default/events';
+    await t.request(path, {
+      method: 'POST',
+      body: {
+        metadata: { name: 'ev' },
+        involvedObject: { kind: 'Pod', name: 'p1', namespace: 'default' },
+        reason: 'A',
+      },
+    });
+    const rv = await currentRv();
+    const w = await t.watch(`${path}?watch=true&resourceVersion=${rv}&fieldSelector=reason%3DA`);
+    await t.request(`${path}/ev`, { method: 'PATCH', body: { message: 'x' }, headers: MERGE });
+    await t.request(`${path}/ev`, { method: 'PATCH', body: { reason: 'B' }, headers: MERGE });
+    await t.request(`${path}/ev`, { method: 'PATCH', body: { reason: 'A' }, headers: MERGE });
+    await w.waitFor(3);
+    expect(w.events.map((e) => e.type)).toEqual(['MODIFIED', 'DELETED', 'ADDED']);
+    w.abort();
+  });
+
+  it('ends every open watch cleanly on dropWatches, and forgets watches the client closed', async () => {
+    const rv = await currentRv();
+    const a = await t.watch(`${CM}?watch=true&resourceVersion=${rv}`);
+    const b = await t.watch(`/api/v1/namespaces?watch=true&resourceVersion=${rv}`);
+    expect(t.server.openWatches).toBe(2);
+    expect(t.server.dropWatches()).toBe(2);
+    expect(await a.ended).toBe('clean');
+    expect(await b.ended).toBe('clean');
+    const c = await t.watch(`${CM}?watch=true&resourceVersion=${rv}`);
+    c.abort();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(t.server.openWatches).toBe(0);
+  });
+});

@@ -1,0 +1,110 @@
+import type { KubeObject, StatusCause } from '@converge/runtime';
+import type { JsonObject, MutableObject } from './api-resource.ts';
+import { type RequestContext, strategyContext } from './context.ts';
+import { invalidObject } from './field-causes.ts';
+import { fromStorage } from './object-io.ts';
+import type { WriteQuery } from './query.ts';
+
+/** Records the writer's field ownership in `metadata.managedFields` (non-apply writes). */
+function recordManagedFields(
+  ctx: RequestContext,
+  object: MutableObject,
+  old: KubeObject | undefined,
+  write: WriteQuery,
+  subresource: string | undefined,
+): void {
+  const record = ctx.server.extensions.recordManagedFields;
+  if (record === undefined || write.apply) return;
+  const live: JsonObject | undefined = old === undefined ? undefined : fromStorage(ctx.resource, old);
+  const managed = record(live, object, {
+    resource: ctx.resource,
+    fieldManager: write.fieldManager,
+    force: false,
+    subresource,
+    now: () => ctx.server.clock.now(),
+  });
+  if (managed.length === 0) delete object.metadata.managedFields;
+  else object.metadata.managedFields = [...managed];
+}
+
+function fail(ctx: RequestContext, object: MutableObject, causes: readonly StatusCause[] | undefined): void {
+  if (causes === undefined || causes.length === 0) return;
+  const { resource } = ctx;
+  const name = typeof object.metadata.name === 'string' ? object.metadata.name : '';
+  throw invalidObject(resource.kind, resource.group, name, causes);
+}
+
+function isCrd(ctx: RequestContext): boolean {
+  return ctx.resource.kind === 'CustomResourceDefinition' && ctx.resource.group === 'apiextensions.k8s.io';
+}
+
+/**
+ * The strategy's causes, or — for CustomResourceDefinitions when the CRD module is installed — the
+ * module's full validation instead of the server's basic checks.
+ */
+function strategyCauses(
+  ctx: RequestContext,
+  object: MutableObject,
+  own: readonly StatusCause[] | undefined,
+  old?: KubeObject,
+): StatusCause[] {
+  const validateCrd = ctx.server.extensions.validateCrd;
+  if (isCrd(ctx) && validateCrd !== undefined) return [...validateCrd(object, old)];
+  return [...(own ?? [])];
+}
+
+/** Runs the create strategy and, for custom resources, defaulting and schema validation; 422 on causes. */
+export function prepareCreate(ctx: RequestContext, object: MutableObject, write: WriteQuery): void {
+  const { resource, server } = ctx;
+  const crd = resource.crd;
+  if (crd !== undefined) server.extensions.applyDefaults?.(crd, resource.version, object);
+  const own = resource.strategy.prepareForCreate?.(object, strategyContext(ctx, write.fieldValidation));
+  const causes = strategyCauses(ctx, object, own);
+  if (crd !== undefined) {
+    causes.push(...(server.extensions.validateCustomResource?.(crd, resource.version, object) ?? []));
+  }
+  fail(ctx, object, causes);
+  recordManagedFields(ctx, object, undefined, write, undefined);
+}
+
+/** Runs the update strategy (and custom resource defaulting/validation) against the stored object. */
+export function prepareUpdate(
+  ctx: RequestContext,
+  object: MutableObject,
+  old: KubeObject,
+  write: WriteQuery,
+): void {
+  const { resource, server } = ctx;
+  const crd = resource.crd;
+  if (crd !== undefined) server.extensions.applyDefaults?.(crd, resource.version, object);
+  const own = resource.strategy.prepareForUpdate?.(object, old, strategyContext(ctx, write.fieldValidation));
+  const causes = strategyCauses(ctx, object, own, old);
+  if (crd !== undefined) {
+    causes.push(...(server.extensions.validateCustomResource?.(crd, resource.version, object, old) ?? []));
+  }
+  fail(ctx, object, causes);
+  recordManagedFields(ctx, object, old, write, undefined);
+}
+
+/** Validates a status write of a custom resource against its schema. */
+export function prepareStatus(
+  ctx: RequestContext,
+  object: MutableObject,
+  old: KubeObject,
+  write: WriteQuery,
+): void {
+  const { resource, server } = ctx;
+  const causes = [...(resource.strategy.validateStatus?.(object, old) ?? [])];
+  const crd = resource.crd;
+  if (crd !== undefined) {
+    server.extensions.applyDefaults?.(crd, resource.version, object);
+    const { validateCustomResourceStatus, validateCustomResource } = server.extensions;
+    const found =
+      validateCustomResourceStatus !== undefined
+        ? validateCustomResourceStatus(crd, resource.version, object)
+        : validateCustomResource?.(crd, resource.version, object, old);
+    causes.push(...(found ?? []));
+  }
+  fail(ctx, object, causes);
+  recordManagedFields(ctx, object, old, write, 'status');
+}

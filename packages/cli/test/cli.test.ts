@@ -1,0 +1,147 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { main, parseCommand } from '../src/index.ts';
+
+const exec = promisify(execFile);
+const bin = fileURLToPath(new URL('../bin/converge.js', import.meta.url));
+const sample = fileURLToPath(
+  new URL('../../../examples/configmap-generator/manifests/sample.yaml', import.meta.url),
+);
+const children: ChildProcess[] = [];
+const dirs: string[] = [];
+
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** Starts `converge <args>` as a real process and resolves with its first stdout line. */
+function start(
+  args: string[],
+  cwd: string,
+): Promise<{ child: ChildProcess; first: string; lines: string[] }> {
+  const child = spawn(process.execPath, [bin, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  const lines: string[] = [];
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    const timer = setTimeout(
+      () => reject(new Error('converge did not print its first line within 30 s')),
+      30_000,
+    );
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      let i = buffer.indexOf('\n');
+      while (i >= 0) {
+        lines.push(buffer.slice(0, i));
+        buffer = buffer.slice(i + 1);
+        if (lines.length === 1) {
+          clearTimeout(timer);
+          resolve({ child, first: lines[0] as string, lines });
+        }
+        i = buffer.indexOf('\n');
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`converge exited with ${code} before printing`)));
+  });
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
+}
+
+async function kubectl(kubeconfig: string, ...args: string[]): Promise<string> {
+  const { stdout } = await exec('kubectl', ['--kubeconfig', kubeconfig, '--request-timeout=20s', ...args], {
+    timeout: 30_000,
+  });
+  return stdout;
+}
+
+function tmp(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'converge-cli-'));
+  dirs.push(dir);
+  return dir;
+}
+
+describe('converge command line', () => {
+  it('parses serve and dev options, and rejects bad ones with the flag named', () => {
+    expect(parseCommand(['serve', '--port', '6443', '--insecure'])).toMatchObject({
+      command: 'serve',
+      port: 6443,
+      insecure: true,
+      host: '127.0.0.1',
+    });
+    expect(parseCommand(['dev', 'a.ts', 'b.ts'])).toMatchObject({
+      command: 'dev',
+      modules: ['a.ts', 'b.ts'],
+      dataDir: '.converge/data',
+    });
+    expect(() => parseCommand(['serve', '--port', 'http'])).toThrow(/--port/);
+    expect(() => parseCommand(['serve', '--port', '70000'])).toThrow(/--port/);
+    expect(() => parseCommand(['serve', '--bogus'])).toThrow(/serve/);
+    expect(() => parseCommand(['launch'])).toThrow(/command/);
+  });
+
+  it('prints help for every command and exits 2 on a bad command line', async () => {
+    const out: string[] = [];
+    const io = {
+      out: (l: string) => out.push(l),
+      err: (l: string) => out.push(l),
+      stopped: Promise.resolve(),
+    };
+    expect(await main(['--help'], io)).toBe(0);
+    expect(out.join('\n')).toContain('serve');
+    expect(await main(['serve', '--help'], io)).toBe(0);
+    expect(out.join('\n')).toContain('--data-dir');
+    expect(await main(['dev', '-h'], io)).toBe(0);
+    expect(await main(['nope'], io)).toBe(2);
+  });
+
+  it('serve prints its stable first line, serves real kubectl, and exits 0 on SIGTERM', async () => {
+    const dir = tmp();
+    const kubeconfig = join(dir, 'kubeconfig');
+    const { child, first } = await start(['serve', '--port', '0', '--kubeconfig', kubeconfig], dir);
+    expect(first).toMatch(
+      /^converge: serving Kubernetes API at https:\/\/127\.0\.0\.1:\d+ \(kubeconfig: .+\/kubeconfig\)$/,
+    );
+    expect(await kubectl(kubeconfig, 'get', 'namespaces', '-o', 'name')).toContain('namespace/default');
+    child.kill('SIGTERM');
+    expect(await exited(child)).toBe(0);
+  }, 60_000);
+
+  it('dev runs the bundled ConfigMap generator: a sample applied with kubectl gets its ConfigMaps and a Ready status', async () => {
+    const dir = tmp();
+    const { child, lines } = await start(['dev', '--port', '0'], dir);
+    const kubeconfig = join(dir, '.converge', 'kubeconfig');
+    await kubectl(kubeconfig, 'apply', '-f', sample);
+    let names = '';
+    for (let i = 0; i < 50 && !names.includes('greetings-1'); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      names = await kubectl(kubeconfig, 'get', 'configmaps', '-n', 'default', '-o', 'name');
+    }
+    expect(names).toContain('configmap/greetings-0');
+    expect(names).toContain('configmap/greetings-1');
+    const status = await kubectl(
+      kubeconfig,
+      'get',
+      'configmapgenerators.examples.converge.dev',
+      'greetings',
+      '-n',
+      'default',
+      '-o',
+      'jsonpath={.status.conditions[0].status}',
+    );
+    expect(status).toBe('True');
+    expect(lines.some((l) => l.includes('running operator'))).toBe(true);
+    child.kill('SIGINT');
+    expect(await exited(child)).toBe(0);
+  }, 90_000);
+});
