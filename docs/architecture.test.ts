@@ -31,8 +31,10 @@ describe('architecture rules (DESIGN.md)', () => {
     for (const pkg of packages) {
       for (const file of files(join(root, 'packages', pkg, 'src'))) {
         for (const spec of imports(file)) {
-          if (pkg === 'runtime' && spec.startsWith('@converge/')) offenders.push(`${relative(root, file)} → ${spec}`);
-          if (pkg !== 'cli' && spec.startsWith('@converge/cli')) offenders.push(`${relative(root, file)} → ${spec}`);
+          if (pkg === 'runtime' && spec.startsWith('@converge/'))
+            offenders.push(`${relative(root, file)} → ${spec}`);
+          if (pkg !== 'cli' && spec.startsWith('@converge/cli'))
+            offenders.push(`${relative(root, file)} → ${spec}`);
         }
       }
     }
@@ -45,7 +47,11 @@ describe('architecture rules (DESIGN.md)', () => {
       const src = join(root, 'packages', pkg, 'src');
       for (const file of files(src)) {
         for (const spec of imports(file)) {
-          if (spec.startsWith('@converge/') && spec.split('/').length > 2 && !/^@converge\/runtime\/testing(\/[a-z-]+)?$/.test(spec)) {
+          if (
+            spec.startsWith('@converge/') &&
+            spec.split('/').length > 2 &&
+            !/^@converge\/runtime\/testing(\/[a-z-]+)?$/.test(spec)
+          ) {
             offenders.push(`${relative(root, file)} → ${spec}`);
           }
           if (!spec.startsWith('.')) continue;

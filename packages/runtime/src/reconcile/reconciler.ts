@@ -18,6 +18,7 @@ export interface ReconcileContext {
 }
 
 /** What a reconcile may return: a Result, nothing (= `done()`), or a promise of either. */
+// biome-ignore lint/suspicious/noConfusingVoidType: `void` lets reconcilers that return nothing type-check.
 export type ReconcileReturn = Result | undefined | void;
 
 /**
