@@ -7,6 +7,8 @@ import { Store } from '@converge/store';
 import { bootstrap } from './bootstrap.ts';
 import { CrdController } from './crd-controller.ts';
 import { ApiServerErrorCodes, ApiServerStartError } from './errors.ts';
+import { type FaultInjector, ServerFaultInjector } from './fault-injector.ts';
+import { restartListener } from './fault-restart.ts';
 import { createRequestHandler } from './http-handler.ts';
 import { kubeconfigYaml, writeKubeconfig } from './kubeconfig.ts';
 import { OpenApiV3 } from './openapi-v3.ts';
@@ -42,9 +44,15 @@ export interface ApiServer {
   readonly openWatches: number;
   /**
    * Fault injection: ends every open watch now with a clean EOF (clients re-watch from their last
-   * resourceVersion). Returns how many were open.
+   * resourceVersion). Returns how many were open. Same as `faults.dropWatches()`.
    */
   dropWatches(): number;
+  /**
+   * Fault injection for tests and chaos runs: delays, injected errors, stalled watches, restarts.
+   * Also served at `/converge/faults` (bearer token required; open in insecure mode, like the whole
+   * API). Usable before `listen()`.
+   */
+  readonly faults: FaultInjector;
 }
 
 class EmbeddedApiServer implements ApiServer {
@@ -53,6 +61,7 @@ class EmbeddedApiServer implements ApiServer {
   readonly #ownsStore: boolean;
   readonly #registry = new ResourceRegistry();
   readonly #watches = new WatchTracker();
+  readonly faults: ServerFaultInjector;
   #server: Server | undefined;
   #crds: CrdController | undefined;
   #tls: TlsMaterial | undefined;
@@ -69,6 +78,13 @@ class EmbeddedApiServer implements ApiServer {
         logger: options.logger,
         ...(options.dataDir === undefined ? {} : { dataDir: join(options.dataDir, 'store') }),
       });
+    // Fault injection (fault-injector.ts): restart() reaches the listener through #restart.
+    this.faults = new ServerFaultInjector({
+      clock: options.clock,
+      logger: options.logger,
+      watches: this.#watches,
+      restart: (downMs) => this.#restart(downMs),
+    });
   }
 
   get url(): string | undefined {
@@ -102,7 +118,19 @@ class EmbeddedApiServer implements ApiServer {
   }
 
   dropWatches(): number {
-    return this.#watches.dropAll();
+    return this.faults.dropWatches();
+  }
+
+  /** Fault injection's restart (fault-restart.ts): same server object, same port, same store. */
+  #restart(downMs: number): Promise<void> {
+    const target = {
+      server: this.#state === 'listening' ? this.#server : undefined,
+      host: this.#options.host,
+      watches: this.#watches,
+      clock: this.#options.clock,
+      closing: () => this.#state !== 'listening',
+    };
+    return restartListener(target, downMs);
   }
 
   async listen(): Promise<{ readonly url: string }> {
@@ -147,6 +175,7 @@ class EmbeddedApiServer implements ApiServer {
       namespaceType: types.namespace,
       openapi: new OpenApiV3(this.#registry, this.#options.extensions),
       token: this.#options.token,
+      faults: this.faults,
       serverAddress: () => this.#url?.replace(/^https?:\/\//, '') ?? `${host}:${port}`,
     });
     const server =

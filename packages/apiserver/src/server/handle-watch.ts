@@ -1,6 +1,7 @@
 import { BadRequestError, type KubeObject, type WatchEvent, type WatchOptions } from '@converge/runtime';
 import { groupVersion, type JsonObject } from './api-resource.ts';
 import type { RequestContext } from './context.ts';
+import { type StallHook, stallHook } from './fault-stall.ts';
 import { includeObject } from './handle-read.ts';
 import { drained } from './list-stream.ts';
 import { negotiateObject } from './media.ts';
@@ -15,7 +16,10 @@ const MIN_REQUEST_TIMEOUT_MS = 1_800_000;
 const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 
 /** Writes one event line, waiting for the socket to drain when its buffer is full. */
-async function send(ctx: RequestContext, line: string): Promise<void> {
+async function send(ctx: RequestContext, line: string, stall?: StallHook): Promise<void> {
+  // Fault injection: a stalled watch waits here, connection open, until released (fault-stall.ts).
+  const held = stall?.();
+  if (held !== undefined && !(await held)) return;
   if (ctx.res.destroyed) return;
   if (!ctx.res.write(line)) await drained(ctx.res);
 }
@@ -51,6 +55,7 @@ export async function handleWatch(ctx: RequestContext, query: ListQuery, name?: 
   const controller = server.watches.open();
   const onClose = (): void => controller.abort();
   res.on('close', onClose);
+  const stall = stallHook(server, req, controller.signal);
   const options: WatchOptions = {
     ...selection.storeOptions,
     ...(rv === '' ? {} : { resourceVersion: rv }),
@@ -88,11 +93,15 @@ export async function handleWatch(ctx: RequestContext, query: ListQuery, name?: 
         if (!query.allowWatchBookmarks) continue;
         const metadata: JsonObject = { resourceVersion: event.resourceVersion };
         if (event.initialEventsEnd === true) metadata.annotations = { [INITIAL_EVENTS_END]: 'true' };
-        await send(ctx, server.encoder.line('BOOKMARK', JSON.stringify({ ...bookmarkHead, metadata })));
+        await send(
+          ctx,
+          server.encoder.line('BOOKMARK', JSON.stringify({ ...bookmarkHead, metadata })),
+          stall,
+        );
         continue;
       }
       const out = filter === undefined ? event : filter.convert(event);
-      if (out !== undefined) await send(ctx, server.encoder.line(out.type, objectJson(out.object)));
+      if (out !== undefined) await send(ctx, server.encoder.line(out.type, objectJson(out.object)), stall);
     }
   } catch (error) {
     if (!controller.signal.aborted) {

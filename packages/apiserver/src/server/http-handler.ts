@@ -12,6 +12,8 @@ import {
 } from './discovery.ts';
 import { dispatchResource, unknownResource } from './dispatch.ts';
 import { HttpStatusError, methodNotAllowed } from './errors.ts';
+import { isFaultAdminPath, serveFaultAdmin } from './fault-admin.ts';
+import type { ServerFaultInjector } from './fault-injector.ts';
 import { acceptsAggregatedDiscovery } from './media.ts';
 import type { OpenApiV3 } from './openapi-v3.ts';
 import { queryBool } from './query.ts';
@@ -26,6 +28,8 @@ export interface HandlerContext extends ServerContext {
   readonly token: string | undefined;
   /** `host:port` for `serverAddressByClientCIDRs`. */
   readonly serverAddress: () => string;
+  /** Fault injection: wraps every request but the admin endpoint's (fault-injector.ts). */
+  readonly faults: ServerFaultInjector;
 }
 
 function serveDiscovery(
@@ -121,13 +125,23 @@ export function createRequestHandler(
     }
     const target = parseRequestPath(url.pathname);
     authenticate(req, target, ctx.token);
-    if (target.kind === 'resource') {
-      await dispatchResource(ctx, req, res, target, url.searchParams);
+    // Fault injection: the admin endpoint (never faulted itself), then the active delay and
+    // failRatio rules around serving the request (`out` is `res`, or a discarding response when a
+    // write is applied before an injected error).
+    if (isFaultAdminPath(url.pathname)) {
+      const openWatches = (): number => ctx.watches.size;
+      await serveFaultAdmin({ faults: ctx.faults, logger: ctx.logger, openWatches }, req, res, url);
       return;
     }
-    if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
-    if (serveDiscovery(ctx, req, res, target) || serveOpenApi(ctx, req, res, target)) return;
-    throw unknownResource();
+    await ctx.faults.around(req, res, url, target, async (out) => {
+      if (target.kind === 'resource') {
+        await dispatchResource(ctx, req, out, target, url.searchParams);
+        return;
+      }
+      if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
+      if (serveDiscovery(ctx, req, out, target) || serveOpenApi(ctx, req, out, target)) return;
+      throw unknownResource();
+    });
   };
   return (req, res) => {
     handle(req, res).catch((error: unknown) => {

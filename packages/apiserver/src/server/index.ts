@@ -4,7 +4,10 @@
  *
  * - {@link createApiServer} → {@link ApiServer}: `listen()` binds 127.0.0.1 (port 0 = free), serves
  *   TLS with its own CA (kept in `dataDir`), requires a bearer token, writes a kubeconfig; `close()`
- *   ends watches cleanly; `dropWatches()` is fault injection for reconnect tests.
+ *   ends watches cleanly.
+ * - Fault injection ({@link FaultInjector}, `server.faults`, and `/converge/faults` with the token):
+ *   drop watches, delay requests, fail a ratio of them with 409/410/429/500/503 (before or after
+ *   applying a write), stall watches until released, restart keeping the store.
  * - Discovery as kube-apiserver 1.32 serves it: `/version`, legacy (`/api`, `/apis`, `/api/v1`,
  *   `/apis/{g}/{v}`) and aggregated (`apidiscovery.k8s.io` v2 and v2beta1, exact Content-Type),
  *   and a minimal `/openapi/v3` so default `kubectl apply` validates on the server.
@@ -45,6 +48,27 @@ export type {
   TableHooks,
   TableOptions,
 } from './extensions.ts';
+export { FAULT_ADMIN_PATH } from './fault-admin.ts';
+export { FaultError, FaultErrorCodes } from './fault-errors.ts';
+export type {
+  FaultCounters,
+  FaultHandle,
+  FaultInjector,
+  RestartOptions,
+  StallHandle,
+} from './fault-injector.ts';
+export { FAULT_HEADER } from './fault-response.ts';
+export type {
+  DelayFault,
+  FailRatioFault,
+  FaultMethod,
+  FaultRequestMatch,
+  FaultRuleInfo,
+  FaultStatus,
+  PathPattern,
+  PathPatternInfo,
+  StallWatchesFault,
+} from './fault-rules.ts';
 export { type KubeconfigOptions, kubeconfigYaml } from './kubeconfig.ts';
 export type { ApiServerOptions } from './options.ts';
 export { type Status, statusOf } from './status.ts';

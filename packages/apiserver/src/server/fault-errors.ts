@@ -1,0 +1,65 @@
+import { BackendError, type BackendErrorOptions, type StatusReason } from '@converge/runtime';
+
+/**
+ * Stable error codes of fault injection (never reused).
+ *
+ * @example
+ * if ((error as { code?: string }).code === FaultErrorCodes.INVALID_RULE) console.error(error.message);
+ */
+export const FaultErrorCodes = {
+  /** A request was answered with an error by a `failRatio` rule (its status: 409, 410, 429, 500, 503). */
+  INJECTED: 'CONVERGE_ERR_APISERVER_FAULT_INJECTED',
+  /** A fault rule is invalid: a wrong type, an out-of-range value, an unknown field (400). */
+  INVALID_RULE: 'CONVERGE_ERR_APISERVER_FAULT_INVALID_RULE',
+  /** The admin endpoint got a body that is not a JSON object (400). */
+  MALFORMED_BODY: 'CONVERGE_ERR_APISERVER_FAULT_MALFORMED_BODY',
+  /** No active fault rule has the id in `DELETE /converge/faults/{id}` (404). */
+  RULE_NOT_FOUND: 'CONVERGE_ERR_APISERVER_FAULT_RULE_NOT_FOUND',
+  /** `restart()` could not close or bind the listener again, or the server is not listening. */
+  RESTART_FAILED: 'CONVERGE_ERR_APISERVER_FAULT_RESTART_FAILED',
+} as const;
+
+/**
+ * An error of fault injection, answered as a `metav1.Status` with its HTTP `status` and Kubernetes
+ * `reason`: the injected failures themselves (`CONVERGE_ERR_APISERVER_FAULT_INJECTED`, Conflict,
+ * Expired, TooManyRequests, InternalError or ServiceUnavailable) and the admin endpoint's and
+ * in-process API's own errors (invalid rules, unknown ids, failed restarts).
+ *
+ * @example
+ * try { server.faults.failRatio({ pathPattern: '/api/**', ratio: 2, status: 500 }); }
+ * catch (e) { if (e instanceof FaultError) console.error(e.code, e.message); }
+ */
+export class FaultError extends BackendError {
+  readonly status: number;
+  readonly reason: StatusReason;
+
+  constructor(
+    code: string,
+    status: number,
+    reason: StatusReason,
+    message: string,
+    options?: BackendErrorOptions,
+  ) {
+    super(code, message, options);
+    this.status = status;
+    this.reason = reason;
+  }
+
+  /** Injected failures are transient by construction; the admin endpoint's errors are not. */
+  override get retryable(): boolean {
+    return this.code === FaultErrorCodes.INJECTED || this.code === FaultErrorCodes.RESTART_FAILED;
+  }
+}
+
+/** 400 `BadRequest` for an invalid rule; `field` names the offending field. */
+export function invalidRule(field: string, message: string): FaultError {
+  return new FaultError(
+    FaultErrorCodes.INVALID_RULE,
+    400,
+    'BadRequest',
+    `invalid fault rule: ${field}: ${message}`,
+    {
+      details: { causes: [{ reason: 'FieldValueInvalid', message, field }] },
+    },
+  );
+}
