@@ -50,7 +50,12 @@ describe('streamed lists', () => {
     );
     await new Promise((resolve) => setImmediate(resolve));
     expect(res.chunks).toHaveLength(1);
+    // Still one chunk a turn later: nothing more is written until the socket drains.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(res.chunks).toHaveLength(1);
     res.drain();
+    // After the drain the writer also yields one event-loop turn before the next chunk.
+    await new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setImmediate(resolve));
     expect(res.chunks).toHaveLength(2);
     while (!res.ended) {

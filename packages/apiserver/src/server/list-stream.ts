@@ -49,7 +49,9 @@ export async function streamList(
       const more = res.write(chunk);
       chunk = '';
       if (!more) await drained(res);
-      else await nextTurn();
+      // Always yield: on loopback 'drain' fires from process.nextTick, so waiting for it alone
+      // never returns to the event loop and a large LIST would block it from start to end.
+      await nextTurn();
     }
   }
   if (res.destroyed) return;
