@@ -37,9 +37,10 @@ data:
 let dir: string;
 let server: ApiServer;
 let kubeconfig: string;
+let binary = 'kubectl';
 
 function kubectl(args: readonly string[], options?: KubectlRun): Promise<KubectlResult> {
-  return runKubectl('kubectl', kubeconfig, join(dir, 'cache'), args, options);
+  return runKubectl(binary, kubeconfig, join(dir, `cache-${binary.replace(/\W/g, '_')}`), args, options);
 }
 
 async function ok(args: readonly string[], options?: KubectlRun): Promise<string> {
@@ -48,18 +49,36 @@ async function ok(args: readonly string[], options?: KubectlRun): Promise<string
   return result.stdout;
 }
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'converge-kubectl-'));
-  kubeconfig = join(dir, 'kubeconfig');
-  server = createApiServer({ kubeconfigPath: kubeconfig });
-  await server.listen();
-});
-afterAll(async () => {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+/** A fresh server per kubectl binary, so every minor runs the whole scenario from the start. */
+function useServer(bin: string): void {
+  beforeAll(async () => {
+    binary = bin;
+    dir = mkdtempSync(join(tmpdir(), 'converge-kubectl-'));
+    kubeconfig = join(dir, 'kubeconfig');
+    server = createApiServer({ kubeconfigPath: kubeconfig });
+    await server.listen();
+  });
+  afterAll(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+}
 
-describe('real kubectl (the dispatcher runs the minor matching /version)', () => {
+/**
+ * The scenario runs under the dispatcher (which picks the minor matching /version, 1.32) and under
+ * every pinned newer minor present (1.29 and later validate `apply` through /openapi/v3).
+ */
+const binaries: [string, string][] = [
+  ['dispatcher (1.32)', 'kubectl'],
+  ...[33, 31, 29].flatMap((minor): [string, string][] => {
+    const path = kubectlBinary(minor);
+    return path === undefined ? [] : [[`1.${minor}`, path]];
+  }),
+];
+
+describe.each(binaries)('real kubectl %s', (_label, bin) => {
+  useServer(bin);
+
   it('kubectl version reports the server as v1.32', async () => {
     expect(await ok(['version'])).toMatch(/Server Version: v1\.32\.\d+/);
   });
@@ -190,23 +209,12 @@ describe('real kubectl (the dispatcher runs the minor matching /version)', () =>
   });
 });
 
-describe.runIf(kubectlBinary(33) !== undefined)('pinned kubectl 1.33', () => {
-  it('applies with validation (OpenAPI v3) and reads back', async () => {
-    const newer = (args: readonly string[], options?: KubectlRun): Promise<KubectlResult> =>
-      runKubectl(kubectlBinary(33) as string, kubeconfig, join(dir, 'cache-133'), args, options);
-    const apply = await newer(['apply', '-f', '-'], {
-      input: configMap('new').replace('name: demo', 'name: newer'),
-    });
-    expect(apply.code, apply.stderr).toBe(0);
-    expect((await newer(['get', 'cm', 'newer', '-o', 'jsonpath={.data.a}'])).stdout).toBe('new');
-  });
-});
-
 /*
  * kubectl 1.27 and 1.28 validate `apply` with /openapi/v2 (protobuf), which is not served: they
  * need --validate=false there. 1.29 and later validate through /openapi/v3.
  */
 describe.runIf(kubectlBinary(27) !== undefined)('pinned kubectl 1.27 (v2beta1 and legacy discovery)', () => {
+  useServer('kubectl');
   const old = (args: readonly string[], options?: KubectlRun): Promise<KubectlResult> =>
     runKubectl(kubectlBinary(27) as string, kubeconfig, join(dir, 'cache-127'), args, options);
 
