@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -116,6 +116,42 @@ describe('converge command line', () => {
     child.kill('SIGTERM');
     expect(await exited(child)).toBe(0);
   }, 60_000);
+
+  it('serve --data-dir keeps objects, certificates and the token across restarts; --insecure warns loudly', async () => {
+    const dir = tmp();
+    const kubeconfig = join(dir, 'kubeconfig');
+    const args = ['serve', '--port', '0', '--data-dir', join(dir, 'data'), '--kubeconfig', kubeconfig];
+    const first = await start(args, dir);
+    await kubectl(kubeconfig, 'create', 'configmap', 'kept', '-n', 'default', '--from-literal=a=1');
+    const credentials = (text: string) => text.replace(/server: .*/, '');
+    const before = credentials(readFileSync(kubeconfig, 'utf8'));
+    first.child.kill('SIGTERM');
+    expect(await exited(first.child)).toBe(0);
+    const second = await start(args, dir);
+    expect(
+      await kubectl(kubeconfig, 'get', 'configmap', 'kept', '-n', 'default', '-o', 'jsonpath={.data.a}'),
+    ).toBe('1');
+    second.child.kill('SIGTERM');
+    expect(await exited(second.child)).toBe(0);
+
+    const insecure = spawn(
+      process.execPath,
+      [bin, 'serve', '--port', '0', '--insecure', '--kubeconfig', join(dir, 'k2')],
+      {
+        cwd: dir,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    children.push(insecure);
+    let stderr = '';
+    insecure.stderr?.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    for (let i = 0; i < 100 && !stderr.includes('WARNING'); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(stderr).toMatch(/WARNING: --insecure/);
+    insecure.kill('SIGTERM');
+    expect(await exited(insecure)).toBe(0);
+  }, 90_000);
 
   it('dev runs the bundled ConfigMap generator: a sample applied with kubectl gets its ConfigMaps and a Ready status', async () => {
     const dir = tmp();
