@@ -128,6 +128,7 @@ describe('converge command line', () => {
     first.child.kill('SIGTERM');
     expect(await exited(first.child)).toBe(0);
     const second = await start(args, dir);
+    expect(credentials(readFileSync(kubeconfig, 'utf8'))).toBe(before);
     expect(
       await kubectl(kubeconfig, 'get', 'configmap', 'kept', '-n', 'default', '-o', 'jsonpath={.data.a}'),
     ).toBe('1');

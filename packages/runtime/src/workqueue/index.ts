@@ -5,14 +5,14 @@
  * @module
  */
 export type { WorkQueueMetrics, WorkQueueStats } from './metrics.ts';
+export { WorkQueue } from './queue.ts';
 export {
   type AddAfterOptions,
   type AddOptions,
   Priority,
   type RateLimitedOptions,
-  WorkQueue,
   type WorkQueueOptions,
-} from './queue.ts';
+} from './queue-options.ts';
 export {
   BucketRateLimiter,
   type BucketRateLimiterOptions,

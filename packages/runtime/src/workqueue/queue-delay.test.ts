@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../clock/virtual-clock.ts';
-import { WorkQueue, type WorkQueueOptions } from './queue.ts';
+import { WorkQueue, type WorkQueueOptions } from './index.ts';
 import { ExponentialRateLimiter } from './rate-limiter.ts';
 
 function queue(options: WorkQueueOptions<string> = {}): { q: WorkQueue<string>; clock: VirtualClock } {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../clock/virtual-clock.ts';
-import { Priority, WorkQueue, type WorkQueueOptions } from './queue.ts';
+import { Priority, WorkQueue, type WorkQueueOptions } from './index.ts';
 import { type Lane, type ReadyEntry, ReadySet } from './ready-set.ts';
 
 function queue(options: WorkQueueOptions<string> = {}): { q: WorkQueue<string>; clock: VirtualClock } {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { flushMicrotasks, VirtualClock } from '../clock/virtual-clock.ts';
 import { OptionsError } from '../errors.ts';
-import { WorkQueue, type WorkQueueOptions } from './queue.ts';
+import { WorkQueue, type WorkQueueOptions } from './index.ts';
 
 function queue(options: WorkQueueOptions<string> = {}): { q: WorkQueue<string>; clock: VirtualClock } {
   const clock = new VirtualClock();

@@ -1,97 +1,22 @@
 import { type Clock, realClock, type Timer } from '../clock/index.ts';
-import { OptionsError } from '../errors.ts';
 import { requestKey } from '../object/index.ts';
 import { func, nonEmptyString } from '../options.ts';
 import { DelayHeap } from './delay-heap.ts';
 import { Deque } from './deque.ts';
+import type { Entry, Waiter } from './entry.ts';
 import type { WorkQueueMetrics, WorkQueueStats } from './metrics.ts';
+import {
+  type AddAfterOptions,
+  type AddOptions,
+  booleanOption,
+  delayOption,
+  Priority,
+  priorityOption,
+  type RateLimitedOptions,
+  type WorkQueueOptions,
+} from './queue-options.ts';
 import { defaultRateLimiter, type RateLimiter } from './rate-limiter.ts';
-import { type Lane, type ReadyEntry, ReadySet } from './ready-set.ts';
-
-/** Priorities of adds. Higher runs first; any finite number is allowed. */
-export const Priority = Object.freeze({
-  /** Keys a user is waiting on. */
-  high: 100,
-  /** The default. */
-  normal: 0,
-  /** Initial-list and resync adds, so a backlog never delays fresh changes. */
-  low: -100,
-});
-
-export interface AddOptions {
-  /** Higher is served first. Default {@link Priority.normal}. A queued key keeps the highest it was given. */
-  readonly priority?: number;
-}
-
-export interface AddAfterOptions extends AddOptions {
-  /**
-   * openclarity's "not superseded" semantics for this delayed add: a no-op if the key is queued,
-   * processing or waiting; while it waits, plain adds and other delayed adds of the key are
-   * ignored until the timer fires. Default: the queue's `hold` option.
-   */
-  readonly hold?: boolean;
-}
-
-export interface RateLimitedOptions extends AddOptions {
-  /** Wait exactly this long instead of the limiter's delay; the limiter still counts the requeue. */
-  readonly delayMs?: number;
-}
-
-export interface WorkQueueOptions<K> {
-  /** Name used in metrics and logs. Default 'workqueue'. */
-  readonly name?: string;
-  /**
-   * Identity of a key. Keys with the same id are the same key. Default: the key itself for
-   * strings, JSON with sorted object keys otherwise (`requestKey`).
-   */
-  readonly keyOf?: (key: K) => string;
-  /**
-   * Fairness partition of a key (for example its kind or namespace). Ready keys are served
-   * round-robin across partitions. Default: one partition.
-   */
-  readonly partitionOf?: (key: K) => string;
-  /** Clock for delayed adds and timings. Default the real clock. */
-  readonly clock?: Clock;
-  /** Backoff for `addRateLimited`. Default exponential 5 ms → 1000 s per key. */
-  readonly rateLimiter?: RateLimiter;
-  /** Make every delayed add a hold (openclarity). Default false (client-go: earliest deadline wins). */
-  readonly hold?: boolean;
-  /**
-   * What an add of a key that is processing does. true (default, client-go): the key runs exactly
-   * once more after `done`. false (openclarity): the add is dropped.
-   */
-  readonly coalesceWhileProcessing?: boolean;
-  /** Metrics hooks. */
-  readonly metrics?: WorkQueueMetrics;
-}
-
-interface Entry<K> extends ReadyEntry {
-  key: K;
-  id: string;
-  /** Neighbours in the list of processing entries. */
-  prevProcessing: Entry<K> | undefined;
-  nextProcessing: Entry<K> | undefined;
-  partition: string;
-  lane: Lane<ReadyEntry> | undefined;
-  slot: number;
-  priority: number;
-  readyAt: number;
-  processing: boolean;
-  startedAt: number;
-  dirty: boolean;
-  dirtyPriority: number;
-  waiting: boolean;
-  waitAt: number;
-  waitTicket: number;
-  waitHold: boolean;
-  waitPriority: number;
-}
-
-interface Waiter<K> {
-  settled: boolean;
-  resolve(key: K | undefined): void;
-  cleanup(): void;
-}
+import { ReadySet } from './ready-set.ts';
 
 /** Released entries kept for reuse, per queue. */
 const ENTRY_POOL_SIZE = 1024;
@@ -662,25 +587,4 @@ export class WorkQueue<K> {
       // A broken metrics adapter must never break the queue.
     }
   }
-}
-
-function priorityOption(value: number | undefined): number {
-  if (value === undefined) return Priority.normal;
-  if (typeof value !== 'number' || !Number.isFinite(value)) {
-    throw new OptionsError('priority', value, 'a finite number');
-  }
-  return value;
-}
-
-function delayOption(value: number): number {
-  if (typeof value !== 'number' || Number.isNaN(value) || value === Number.POSITIVE_INFINITY) {
-    throw new OptionsError('delayMs', value, 'a finite number of milliseconds');
-  }
-  return value;
-}
-
-function booleanOption(field: string, value: boolean | undefined, fallback: boolean): boolean {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'boolean') throw new OptionsError(field, value, 'a boolean');
-  return value;
 }

@@ -1,0 +1,82 @@
+import type { Clock } from '../clock/index.ts';
+import { OptionsError } from '../errors.ts';
+import type { WorkQueueMetrics } from './metrics.ts';
+import type { RateLimiter } from './rate-limiter.ts';
+
+/** Priorities of adds. Higher runs first; any finite number is allowed. */
+export const Priority = Object.freeze({
+  /** Keys a user is waiting on. */
+  high: 100,
+  /** The default. */
+  normal: 0,
+  /** Initial-list and resync adds, so a backlog never delays fresh changes. */
+  low: -100,
+});
+
+export interface AddOptions {
+  /** Higher is served first. Default {@link Priority.normal}. A queued key keeps the highest it was given. */
+  readonly priority?: number;
+}
+
+export interface AddAfterOptions extends AddOptions {
+  /**
+   * openclarity's "not superseded" semantics for this delayed add: a no-op if the key is queued,
+   * processing or waiting; while it waits, plain adds and other delayed adds of the key are
+   * ignored until the timer fires. Default: the queue's `hold` option.
+   */
+  readonly hold?: boolean;
+}
+
+export interface RateLimitedOptions extends AddOptions {
+  /** Wait exactly this long instead of the limiter's delay; the limiter still counts the requeue. */
+  readonly delayMs?: number;
+}
+
+export interface WorkQueueOptions<K> {
+  /** Name used in metrics and logs. Default 'workqueue'. */
+  readonly name?: string;
+  /**
+   * Identity of a key. Keys with the same id are the same key. Default: the key itself for
+   * strings, JSON with sorted object keys otherwise (`requestKey`).
+   */
+  readonly keyOf?: (key: K) => string;
+  /**
+   * Fairness partition of a key (for example its kind or namespace). Ready keys are served
+   * round-robin across partitions. Default: one partition.
+   */
+  readonly partitionOf?: (key: K) => string;
+  /** Clock for delayed adds and timings. Default the real clock. */
+  readonly clock?: Clock;
+  /** Backoff for `addRateLimited`. Default exponential 5 ms → 1000 s per key. */
+  readonly rateLimiter?: RateLimiter;
+  /** Make every delayed add a hold (openclarity). Default false (client-go: earliest deadline wins). */
+  readonly hold?: boolean;
+  /**
+   * What an add of a key that is processing does. true (default, client-go): the key runs exactly
+   * once more after `done`. false (openclarity): the add is dropped.
+   */
+  readonly coalesceWhileProcessing?: boolean;
+  /** Metrics hooks. */
+  readonly metrics?: WorkQueueMetrics;
+}
+
+export function priorityOption(value: number | undefined): number {
+  if (value === undefined) return Priority.normal;
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new OptionsError('priority', value, 'a finite number');
+  }
+  return value;
+}
+
+export function delayOption(value: number): number {
+  if (typeof value !== 'number' || Number.isNaN(value) || value === Number.POSITIVE_INFINITY) {
+    throw new OptionsError('delayMs', value, 'a finite number of milliseconds');
+  }
+  return value;
+}
+
+export function booleanOption(field: string, value: boolean | undefined, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw new OptionsError(field, value, 'a boolean');
+  return value;
+}
