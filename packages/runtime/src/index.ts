@@ -28,6 +28,7 @@ export {
   OptionsError,
 } from './errors.ts';
 export * from './event/index.ts';
+export * from './events/index.ts';
 export * from './handler/index.ts';
 export * from './informer/index.ts';
 export * from './leader-election/index.ts';
