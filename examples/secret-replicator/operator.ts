@@ -1,0 +1,103 @@
+/**
+ * Secret replicator: every Secret in the source namespace (`default`) annotated
+ * `examples.converge.dev/replicate: "true"` is copied into every other namespace that is not
+ * terminating, kept in step when the source changes, and removed when the source goes or stops
+ * being annotated. The primary kind is Namespace; the Secrets it watches but does not own reach it
+ * through a map function (one source Secret → every namespace).
+ */
+import {
+  type Client,
+  createOrUpdate,
+  done,
+  enqueueFromMapFunction,
+  isNotFound,
+  type KubeObject,
+  type Manager,
+  type ObjectKey,
+  type ResourceType,
+} from '@converge/runtime';
+
+export const namespaceType: ResourceType = {
+  group: '',
+  version: 'v1',
+  kind: 'Namespace',
+  plural: 'namespaces',
+  namespaced: false,
+  generation: false,
+};
+export const secretType: ResourceType = {
+  group: '',
+  version: 'v1',
+  kind: 'Secret',
+  plural: 'secrets',
+  namespaced: true,
+  generation: false,
+};
+export const SOURCE_NAMESPACE = 'default';
+export const REPLICATE = 'examples.converge.dev/replicate';
+export const REPLICA_OF = 'examples.converge.dev/replica-of';
+
+export interface Secret extends KubeObject {
+  readonly type?: string;
+  readonly data?: Readonly<Record<string, string>>;
+}
+
+const isSource = (s: Secret) =>
+  s.metadata.namespace === SOURCE_NAMESPACE && s.metadata.annotations?.[REPLICATE] === 'true';
+
+export async function reconcileNamespace(client: Client, key: ObjectKey): Promise<void> {
+  if (key.name === SOURCE_NAMESPACE) return;
+  let ns: KubeObject;
+  try {
+    ns = await client.get(namespaceType, { namespace: '', name: key.name });
+  } catch (error) {
+    if (isNotFound(error)) return;
+    throw error;
+  }
+  if (ns.metadata.deletionTimestamp) return;
+  const sources = (await client.list<Secret>(secretType, { namespace: SOURCE_NAMESPACE })).filter(isSource);
+  const wanted = new Set(sources.map((s) => s.metadata.name ?? ''));
+  for (const source of sources) {
+    const name = source.metadata.name ?? '';
+    const skeleton: Secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: key.name } };
+    await createOrUpdate(client, secretType, skeleton, (current) => ({
+      ...current,
+      metadata: { ...current.metadata, labels: { ...current.metadata.labels, [REPLICA_OF]: name } },
+      ...(source.type === undefined ? {} : { type: source.type }),
+      data: source.data ?? {},
+    }));
+  }
+  const replicas = await client.list<Secret>(secretType, { namespace: key.name, labelSelector: REPLICA_OF });
+  for (const replica of replicas) {
+    if (wanted.has(replica.metadata.labels?.[REPLICA_OF] ?? '')) continue;
+    try {
+      await client.delete(secretType, { namespace: key.name, name: replica.metadata.name ?? '' });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+}
+
+/** The operator module. */
+export default function secretReplicator(manager: Manager): void {
+  const client = manager.client;
+  // Shared with the builder's own Namespace informer (reference-counted, one watch).
+  const namespaces = manager.informers.acquire({ backend: manager.backend, type: namespaceType }).informer;
+  manager
+    .controller(namespaceType)
+    .watches(
+      secretType,
+      // A source Secret concerns every namespace; a replica only its own (so edits to it are undone).
+      enqueueFromMapFunction<KubeObject, ObjectKey>((secret) => {
+        const ns = secret.metadata.namespace ?? '';
+        if (ns === SOURCE_NAMESPACE)
+          return namespaces.cache.keys().map((k) => ({ namespace: '', name: k.name }));
+        return secret.metadata.labels?.[REPLICA_OF] === undefined ? [] : [{ namespace: '', name: ns }];
+      }),
+    )
+    .named('secret-replicator')
+    .complete(async (key) => {
+      await reconcileNamespace(client, key);
+      return done();
+    });
+}
