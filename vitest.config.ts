@@ -17,6 +17,7 @@ const workspace = [
   { find: /^@converge\/runtime$/, replacement: src('./packages/runtime/src/index.ts') },
   { find: /^@converge\/store$/, replacement: src('./packages/store/src/index.ts') },
   { find: /^@converge\/apiserver$/, replacement: src('./packages/apiserver/src/index.ts') },
+  { find: /^@converge\/kube$/, replacement: src('./packages/kube/src/index.ts') },
 ];
 
 export default defineConfig({

@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { ConflictError, InvalidError, NotFoundError } from '../../backend/index.ts';
 import { check, expectRejects, rv } from './helpers.ts';
 import type { SuiteContext } from './options.ts';
-import { configMap, NS, type SuiteConfigMap, suiteTypes } from './types.ts';
+import { configMap, NS, type SuiteConfigMap, type SuiteWidget, suiteTypes, widget } from './types.ts';
 
 const { configMap: CM } = suiteTypes;
 const KEY = { namespace: NS, name: 'cm-a' };
@@ -88,19 +88,27 @@ export function definePatchTests(ctx: SuiteContext): void {
       ctx,
       'JSON patch decodes ~1 and ~0 in paths',
       async ({ backend }) => {
+        // ConfigMap data keys may not hold `~` on a real server, so `~0` goes in a Widget's free-form spec.
         await backend.create<SuiteConfigMap>(
           CM,
           configMap('cm-a', { a: '1' }, { labels: { 'example.com/app': 'web' } }),
         );
         const patched = await backend.patch<SuiteConfigMap>(CM, KEY, {
           type: 'json',
-          patch: [
-            { op: 'replace', path: '/metadata/labels/example.com~1app', value: 'db' },
-            { op: 'add', path: '/data/x~0y', value: 'tilde' },
-          ],
+          patch: [{ op: 'replace', path: '/metadata/labels/example.com~1app', value: 'db' }],
         });
         expect(patched.metadata.labels).toEqual({ 'example.com/app': 'db' });
-        expect(patched.data).toEqual({ a: '1', 'x~y': 'tilde' });
+        const W = suiteTypes.widget;
+        await backend.create<SuiteWidget>(W, widget('w-a', { size: 1 }));
+        const w = await backend.patch<SuiteWidget>(
+          W,
+          { namespace: NS, name: 'w-a' },
+          {
+            type: 'json',
+            patch: [{ op: 'add', path: '/spec/x~0y', value: 'tilde' }],
+          },
+        );
+        expect(w.spec).toEqual({ size: 1, 'x~y': 'tilde' });
       },
       { needs: ['jsonPatch'] },
     );

@@ -1,0 +1,74 @@
+import {
+  AbortedError,
+  apiVersionOf,
+  isConvergeError,
+  type KubeObject,
+  type ListOptions,
+  type ObjectList,
+  type ResourceType,
+} from '@converge/runtime';
+import { type DecodedList, decodeListBody, withTypeMeta } from '../decode/index.ts';
+import { ResponseDecodeError } from '../errors.ts';
+import { type Transport, transportError } from '../http/index.ts';
+import { resourcePath } from './paths.ts';
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * One list request: selectors, `limit`, `continue`, `resourceVersion` and `resourceVersionMatch`
+ * passed through as given; the body decoded with {@link decodeListBody} (item by item when large);
+ * every item checked to be an object with metadata and given the type's apiVersion and kind (real
+ * servers leave them out of built-in list items).
+ *
+ * @example
+ * const page = await listObjects(transport, configMaps, { namespace: 'default', limit: 500 }, 16 << 20);
+ */
+export async function listObjects<T extends KubeObject>(
+  transport: Transport,
+  type: ResourceType,
+  options: ListOptions,
+  maxItemBytes: number,
+): Promise<ObjectList<T>> {
+  const { signal } = options;
+  const response = await transport.send({
+    method: 'GET',
+    path: resourcePath(type, type.namespaced ? (options.namespace ?? '') : ''),
+    query: {
+      labelSelector: options.labelSelector,
+      fieldSelector: options.fieldSelector,
+      limit: options.limit === undefined ? undefined : String(options.limit),
+      continue: options.continue,
+      resourceVersion: options.resourceVersion,
+      resourceVersionMatch: options.resourceVersionMatch,
+    },
+    signal,
+  });
+  let decoded: DecodedList;
+  try {
+    decoded = await decodeListBody(response.body as AsyncIterable<Buffer>, maxItemBytes);
+  } catch (error) {
+    response.body.destroy();
+    if (signal?.aborted === true) throw new AbortedError('list aborted', { cause: error });
+    throw isConvergeError(error) ? error : transportError(`list ${type.plural}`, error);
+  }
+  const meta = { apiVersion: apiVersionOf(type), kind: type.kind };
+  const items = decoded.items.map((item, i) => {
+    if (!isObject(item) || !isObject(item.metadata)) {
+      throw new ResponseDecodeError('list', `items[${i}]`, 'is not an object with metadata');
+    }
+    return withTypeMeta<T>(item, meta);
+  });
+  const metadata = isObject(decoded.envelope.metadata) ? decoded.envelope.metadata : {};
+  const { resourceVersion, continue: token, remainingItemCount } = metadata;
+  if (typeof resourceVersion !== 'string') {
+    throw new ResponseDecodeError('list', 'metadata.resourceVersion', 'is missing');
+  }
+  return {
+    items,
+    resourceVersion,
+    ...(typeof token === 'string' && token !== '' ? { continue: token } : {}),
+    ...(typeof remainingItemCount === 'number' ? { remainingItemCount } : {}),
+  };
+}

@@ -1,0 +1,194 @@
+import {
+  apiVersionOf,
+  BadRequestError,
+  InvalidError,
+  type KubeObject,
+  type ListOptions,
+  type Logger,
+  type ObjectList,
+  type ResourceType,
+  type WatchEvent,
+  type WatchOptions,
+} from '@converge/runtime';
+import type { Transport } from '../http/index.ts';
+import type { ResolvedKubeBackendOptions } from './options.ts';
+import { resourcePath } from './paths.ts';
+import { WatchSession } from './watch-session.ts';
+
+/** A watch past its `timeoutSeconds` gets this long to be closed by the server before it counts as stalled. */
+const SERVER_CLOSE_GRACE_MS = 30_000;
+const LIST_PAGE = 500;
+
+/** Watch counters of a backend. */
+export interface WatchCounters {
+  watches: number;
+  stalledWatches: number;
+  /** `sendInitialEvents` watches served by list + watch because the server rejected them. */
+  watchListFallbacks: number;
+}
+
+/** What watches need from their backend. */
+export interface WatchContext {
+  readonly options: ResolvedKubeBackendOptions;
+  readonly transport: Transport;
+  readonly logger: Logger;
+  readonly counters: WatchCounters;
+  /** Set once the server rejected `sendInitialEvents` (then emulated with list + watch). */
+  readonly state: { watchListUnsupported: boolean };
+  list<T extends KubeObject>(type: ResourceType, options: ListOptions): Promise<ObjectList<T>>;
+}
+
+/** client-go's reflector: a random server-side timeout in [5, 10) minutes spreads reconnects. */
+function timeoutSecondsOf(ctx: WatchContext, options: WatchOptions): number {
+  if (options.timeoutMs !== undefined) return Math.max(1, Math.ceil(options.timeoutMs / 1000));
+  return 300 + Math.floor(ctx.options.clock.random() * 300);
+}
+
+function session(
+  ctx: WatchContext,
+  type: ResourceType,
+  options: WatchOptions,
+  initialEvents: boolean,
+): WatchSession {
+  const { options: o } = ctx;
+  const timeoutSeconds = timeoutSecondsOf(ctx, options);
+  const bookmarksOnWire = options.allowBookmarks === true || initialEvents;
+  const deadline = timeoutSeconds * 1000 + SERVER_CLOSE_GRACE_MS;
+  const idleLimitMs = bookmarksOnWire
+    ? Math.min(o.watchBookmarkIntervalMs * o.watchStallFactor, deadline)
+    : deadline;
+  const rv = options.resourceVersion;
+  const path = resourcePath(type, type.namespaced ? (options.namespace ?? '') : '');
+  ctx.counters.watches++;
+  return new WatchSession({
+    transport: ctx.transport,
+    clock: o.clock,
+    path,
+    query: {
+      watch: 'true',
+      ...(rv === undefined || rv === '' ? {} : { resourceVersion: rv }),
+      labelSelector: options.labelSelector,
+      fieldSelector: options.fieldSelector,
+      ...(bookmarksOnWire ? { allowWatchBookmarks: 'true' } : {}),
+      ...(initialEvents ? { sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan' } : {}),
+      timeoutSeconds: String(timeoutSeconds),
+    },
+    typeMeta: { apiVersion: apiVersionOf(type), kind: type.kind },
+    idleLimitMs,
+    maxLineBytes: o.maxWatchLineBytes,
+    bookmarks: options.allowBookmarks === true,
+    signal: options.signal,
+    onStall: () => {
+      ctx.counters.stalledWatches++;
+      ctx.logger.warn({ path, idleLimitMs }, 'Watch stalled: no data within the limit; closed it');
+    },
+  });
+}
+
+/** Opens a session and yields its events; a caller abort ends it cleanly. */
+async function* stream<T extends KubeObject>(
+  s: WatchSession,
+): AsyncGenerator<WatchEvent<T>, void, undefined> {
+  try {
+    try {
+      await s.open();
+    } catch (error) {
+      if (s.callerAborted) return;
+      throw error;
+    }
+    yield* s.events<T>();
+  } finally {
+    s.close();
+  }
+}
+
+/**
+ * `sendInitialEvents` where the server rejects it: the initial events from a paginated list, the
+ * initial-events-end BOOKMARK at the list's resourceVersion, then a watch from there.
+ */
+async function* emulateWatchList<T extends KubeObject>(
+  ctx: WatchContext,
+  type: ResourceType,
+  options: WatchOptions,
+): AsyncGenerator<WatchEvent<T>, void, undefined> {
+  const { namespace, labelSelector, fieldSelector, signal } = options;
+  const selectors = {
+    ...(namespace === undefined ? {} : { namespace }),
+    ...(labelSelector === undefined ? {} : { labelSelector }),
+    ...(fieldSelector === undefined ? {} : { fieldSelector }),
+    ...(signal === undefined ? {} : { signal }),
+  };
+  const from = options.resourceVersion;
+  let token: string | undefined;
+  let listVersion: string | undefined;
+  try {
+    do {
+      const start =
+        token !== undefined
+          ? { continue: token }
+          : from === undefined || from === '' || from === '0'
+            ? {}
+            : { resourceVersion: from, resourceVersionMatch: 'NotOlderThan' as const };
+      const page = await ctx.list<T>(type, { ...selectors, ...start, limit: LIST_PAGE });
+      listVersion ??= page.resourceVersion;
+      for (const object of page.items) yield { type: 'ADDED', object };
+      token = page.continue;
+    } while (token !== undefined && token !== '');
+  } catch (error) {
+    if (signal?.aborted === true) return;
+    throw error;
+  }
+  const resourceVersion = listVersion as string;
+  yield { type: 'BOOKMARK', resourceVersion, initialEventsEnd: true };
+  const { sendInitialEvents: _s, ...rest } = options;
+  yield* stream<T>(session(ctx, type, { ...rest, resourceVersion }, false));
+}
+
+/**
+ * The watch of a {@link KubeBackend}: a chunked NDJSON stream decoded incrementally (line cap,
+ * ERROR events as typed errors), bookmarks on request, a random 5–10 minute `timeoutSeconds`
+ * unless `timeoutMs` is given, stall detection, a clean end on abort, and `sendInitialEvents`
+ * (falling back to list + watch once if the server rejects it).
+ *
+ * @example
+ * for await (const event of watchEvents(context, configMaps, { resourceVersion: '42', allowBookmarks: true })) handle(event);
+ */
+export async function* watchEvents<T extends KubeObject>(
+  ctx: WatchContext,
+  type: ResourceType,
+  options: WatchOptions,
+): AsyncGenerator<WatchEvent<T>, void, undefined> {
+  if (options.signal?.aborted === true) return;
+  if (options.sendInitialEvents !== true) {
+    yield* stream<T>(session(ctx, type, options, false));
+    return;
+  }
+  if (!ctx.state.watchListUnsupported) {
+    const s = session(ctx, type, options, true);
+    let rejected = false;
+    try {
+      try {
+        await s.open();
+      } catch (error) {
+        if (s.callerAborted) return;
+        if (!(error instanceof InvalidError || error instanceof BadRequestError)) throw error;
+        rejected = true;
+        ctx.state.watchListUnsupported = true;
+        ctx.counters.watchListFallbacks++;
+        ctx.logger.info(
+          { err: error },
+          'The API server rejected sendInitialEvents; using list + watch instead',
+        );
+      }
+      if (!rejected) {
+        yield* s.events<T>();
+        return;
+      }
+    } finally {
+      s.close();
+    }
+  } else {
+    ctx.counters.watchListFallbacks++;
+  }
+  yield* emulateWatchList<T>(ctx, type, options);
+}

@@ -1,0 +1,12 @@
+/**
+ * Incremental decoding of Kubernetes responses: watch streams split into lines with a cap on line
+ * size, list responses split into items as they arrive, and a cooperator that lets long decodes
+ * share the event loop.
+ *
+ * @module
+ */
+export { Cooperator, SLICE_MS } from './cooperate.ts';
+export { LineDecoder } from './line-decoder.ts';
+export { type DecodedList, decodeListBody, WHOLE_PARSE_BYTES } from './list-body.ts';
+export { ListDecoder, type ListEnvelope } from './list-decoder.ts';
+export { decodeWatchEvent, INITIAL_EVENTS_END, type TypeMeta, withTypeMeta } from './watch-event.ts';

@@ -1,0 +1,63 @@
+/**
+ * `@converge/kube`: the Backend over the Kubernetes HTTP API. It works unchanged against a real
+ * cluster and against Converge's embedded API server, and passes the same Backend conformance
+ * suite as the in-process store.
+ *
+ * - Config: {@link loadKubeconfig} (KUBECONFIG files merged as kubectl merges them, contexts,
+ *   namespaces, tokens, token files, client certificates, CA data or files,
+ *   `insecure-skip-tls-verify`, exec credential plugins), {@link inClusterConfig} (a pod's service
+ *   account) and {@link loadConfig} (kubeconfig if there is one, else in-cluster). A broken
+ *   kubeconfig throws a {@link KubeconfigError} naming the file and the field.
+ * - {@link KubeBackend}: one undici keep-alive pool per cluster with deliberate timeouts (no 300 s
+ *   body timeout on watches; stall detection instead), paginated and incrementally decoded lists,
+ *   watches with bookmarks, random 5–10 minute server timeouts, a line cap, typed ERROR events and
+ *   `sendInitialEvents`, every write verb with field managers, 429 handled with Retry-After, and
+ *   every error typed from `metav1.Status`. Discovery resolves `apiVersion` + `kind` to types.
+ * - Errors of this package: {@link KubeErrorCodes} (`CONVERGE_ERR_KUBE_*`); API errors are the
+ *   runtime's backend errors (`NotFoundError`, `ConflictError`, `ExpiredError`, …).
+ *
+ * @example
+ * import { Informer } from '@converge/runtime';
+ * import { KubeBackend, loadKubeconfig } from '@converge/kube';
+ *
+ * const backend = new KubeBackend({ config: loadKubeconfig({ env: process.env }), fieldManager: 'my-operator' });
+ * await backend.discover();
+ * const informer = new Informer({ backend, type: backend.resolveType('v1', 'ConfigMap')! });
+ * void informer.start(signal);
+ * await informer.waitForSync(signal);
+ *
+ * @module
+ */
+export {
+  Discovery,
+  KubeBackend,
+  type KubeBackendOptions,
+  type KubeBackendStats,
+  resourcePath,
+} from './backend/index.ts';
+export {
+  type ExecConfig,
+  type ExecEnvVar,
+  type InClusterOptions,
+  inClusterConfig,
+  type KubeAuthConfig,
+  type KubeConfig,
+  type KubeTlsConfig,
+  type LoadKubeconfigOptions,
+  loadConfig,
+  loadKubeconfig,
+  SERVICE_ACCOUNT_DIR,
+} from './config/index.ts';
+export { LineDecoder, ListDecoder } from './decode/index.ts';
+export {
+  ExecCredentialError,
+  InClusterConfigError,
+  KubeconfigError,
+  KubeconfigNotFoundError,
+  KubeErrorCodes,
+  ResponseDecodeError,
+  UnauthorizedError,
+  WatchLineTooLongError,
+  WatchStalledError,
+} from './errors.ts';
+export { errorFromStatus, type Status } from './http/index.ts';
