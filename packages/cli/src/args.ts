@@ -10,8 +10,23 @@ export interface ServeArgs {
   readonly insecure: boolean;
 }
 
+export interface RunArgs {
+  readonly modules: readonly string[];
+  readonly kubeconfig: string | undefined;
+  readonly context: string | undefined;
+  readonly namespace: string | undefined;
+  readonly leaderElect: boolean;
+  readonly leaseName: string;
+  readonly leaseNamespace: string | undefined;
+  readonly identity: string | undefined;
+  readonly leaseDurationMs: number | undefined;
+  readonly renewDeadlineMs: number | undefined;
+  readonly retryPeriodMs: number | undefined;
+}
+
 export type Command =
   | { readonly command: 'help'; readonly topic?: string }
+  | ({ readonly command: 'run' } & RunArgs)
   | { readonly command: 'version' }
   | ({ readonly command: 'serve' } & ServeArgs)
   | ({ readonly command: 'dev'; readonly modules: readonly string[] } & ServeArgs);
@@ -21,6 +36,7 @@ export const USAGE = `Usage: converge <command> [options]
 Commands:
   serve            Run the embedded Kubernetes API server (kubectl and @kubernetes/client-node work against it)
   dev [module…]    Run the API server and operator modules in one process (default: the bundled examples)
+  run module…      Run operator modules against any cluster (a kubeconfig or in-cluster config)
   help [command]   Show help
 
 Run 'converge <command> --help' for a command's options.`;
@@ -35,6 +51,23 @@ const SERVE_OPTIONS = `Options:
   -h, --help          Show this help`;
 
 export const HELP: Record<string, string> = {
+  run: `Usage: converge run module… [options]
+
+Runs operator modules against a Kubernetes API (a real cluster or converge serve) until SIGINT or
+SIGTERM. Exits non-zero if an operator fails or leadership is lost.
+
+Options:
+  --kubeconfig PATH        Kubeconfig file (default: $KUBECONFIG, ~/.kube/config, else in-cluster)
+  --context NAME           Context to use (default: the current context)
+  --namespace NS           Namespace for requests without one (default: the context's)
+  --leader-elect           Run controllers only while holding a coordination.k8s.io/v1 Lease
+  --lease-name NAME        The Lease's name (default converge-operator)
+  --lease-namespace NS     The Lease's namespace (default: --namespace, else default)
+  --identity ID            This replica's identity (default: hostname and pid)
+  --lease-duration-ms MS   Lease duration (default 15000)
+  --renew-deadline-ms MS   Renew deadline (default 10000)
+  --retry-period-ms MS     Retry period (default 2000)
+  -h, --help               Show this help`,
   serve: `Usage: converge serve [options]
 
 Serves the Kubernetes API over an in-process versioned store until SIGINT or SIGTERM.
@@ -65,8 +98,9 @@ export function parseCommand(argv: readonly string[]): Command {
     return rest[0] === undefined ? { command: 'help' } : { command: 'help', topic: rest[0] };
   }
   if (command === 'version' || command === '--version') return { command: 'version' };
+  if (command === 'run') return parseRun(rest);
   if (command !== 'serve' && command !== 'dev') {
-    throw new OptionsError('command', command, "one of 'serve', 'dev', 'help' (see converge --help)");
+    throw new OptionsError('command', command, "one of 'serve', 'dev', 'run', 'help' (see converge --help)");
   }
   let parsed: ReturnType<typeof parseServe>;
   try {
@@ -112,4 +146,60 @@ function parseServe(args: string[], allowPositionals: boolean) {
       help: { type: 'boolean', short: 'h' },
     },
   });
+}
+
+function ms(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n <= 0)
+    throw new OptionsError(flag, value, 'a positive number of milliseconds');
+  return n;
+}
+
+function parseRun(args: string[]): Command {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        kubeconfig: { type: 'string' },
+        context: { type: 'string' },
+        namespace: { type: 'string' },
+        'leader-elect': { type: 'boolean' },
+        'lease-name': { type: 'string' },
+        'lease-namespace': { type: 'string' },
+        identity: { type: 'string' },
+        'lease-duration-ms': { type: 'string' },
+        'renew-deadline-ms': { type: 'string' },
+        'retry-period-ms': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new OptionsError(
+      'arguments',
+      args.join(' '),
+      `valid options for 'converge run' (${(error as Error).message})`,
+    );
+  }
+  const { values, positionals } = parsed;
+  if (values.help === true) return { command: 'help', topic: 'run' };
+  if (positionals.length === 0)
+    throw new OptionsError('module', undefined, 'at least one operator module to run');
+  return {
+    command: 'run',
+    modules: positionals,
+    kubeconfig: values.kubeconfig,
+    context: values.context,
+    namespace: values.namespace,
+    leaderElect: values['leader-elect'] ?? false,
+    leaseName: values['lease-name'] ?? 'converge-operator',
+    leaseNamespace: values['lease-namespace'],
+    identity: values.identity,
+    leaseDurationMs: ms('--lease-duration-ms', values['lease-duration-ms']),
+    renewDeadlineMs: ms('--renew-deadline-ms', values['renew-deadline-ms']),
+    retryPeriodMs: ms('--retry-period-ms', values['retry-period-ms']),
+  };
 }

@@ -1,10 +1,19 @@
 import { readdir, readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type ApiServer, createApiServer } from '@converge/apiserver';
-import { isAlreadyExists, isConvergeError, Manager, type ResourceType } from '@converge/runtime';
+import { KubeBackend, loadConfig, loadKubeconfig } from '@converge/kube';
+import {
+  isAlreadyExists,
+  isConvergeError,
+  LeaderElector,
+  LeaseLock,
+  Manager,
+  type ResourceType,
+} from '@converge/runtime';
 import { parseAllDocuments } from 'yaml';
-import { type Command, HELP, parseCommand, type ServeArgs, USAGE } from './args.ts';
+import { type Command, HELP, parseCommand, type RunArgs, type ServeArgs, USAGE } from './args.ts';
 import { consoleLogger } from './console-logger.ts';
 
 /** Where the bundled example operators live (used by `converge dev` without modules). */
@@ -67,6 +76,8 @@ export async function main(argv: readonly string[], io: RunIo = processIo()): Pr
           io,
           command.modules.length > 0 ? command.modules : await bundledExamples(),
         );
+      case 'run':
+        return await runOperators(command, io);
     }
   } catch (error) {
     io.err(`converge: ${describe(error)}`);
@@ -112,6 +123,59 @@ async function serve(args: ServeArgs, io: RunIo, modules: readonly string[]): Pr
   stop.abort();
   await manager;
   await server.close();
+  io.out('converge: stopped');
+  return failed ? 1 : 0;
+}
+
+async function runOperators(args: RunArgs, io: RunIo): Promise<number> {
+  const logger = consoleLogger(io.err);
+  const config =
+    args.kubeconfig === undefined && args.context === undefined
+      ? loadConfig(args.namespace === undefined ? {} : { namespace: args.namespace })
+      : loadKubeconfig({
+          ...(args.kubeconfig === undefined ? {} : { path: resolve(args.kubeconfig) }),
+          ...(args.context === undefined ? {} : { context: args.context }),
+          ...(args.namespace === undefined ? {} : { namespace: args.namespace }),
+        });
+  const backend = new KubeBackend({ config, logger });
+  const identity = args.identity ?? `${hostname()}-${process.pid}`;
+  const elector = args.leaderElect
+    ? new LeaderElector({
+        lock: new LeaseLock({
+          backend,
+          namespace: args.leaseNamespace ?? config.namespace ?? 'default',
+          name: args.leaseName,
+          identity,
+        }),
+        logger,
+        ...(args.leaseDurationMs === undefined ? {} : { leaseDurationMs: args.leaseDurationMs }),
+        ...(args.renewDeadlineMs === undefined ? {} : { renewDeadlineMs: args.renewDeadlineMs }),
+        ...(args.retryPeriodMs === undefined ? {} : { retryPeriodMs: args.retryPeriodMs }),
+      })
+    : undefined;
+  const manager = new Manager({
+    backend,
+    logger,
+    ...(elector === undefined ? {} : { leaderElection: elector }),
+  });
+  for (const file of args.modules) {
+    const operator = await loadModule(file);
+    await operator(manager);
+    io.out(`converge: running operator ${file}`);
+  }
+  io.out(
+    `converge: ${args.leaderElect ? `identity ${identity}, leader election on lease ${args.leaseName}` : 'no leader election'}`,
+  );
+  const stop = new AbortController();
+  let failed = false;
+  const running = manager.start(stop.signal).catch((error: unknown) => {
+    failed = true;
+    io.err(`converge: operators stopped: ${describe(error)}`);
+  });
+  await Promise.race([io.stopped, running]);
+  stop.abort();
+  await running;
+  await backend.close();
   io.out('converge: stopped');
   return failed ? 1 : 0;
 }

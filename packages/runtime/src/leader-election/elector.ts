@@ -78,6 +78,7 @@ type State =
  */
 export class LeaderElector implements LeaderElection {
   readonly #o: ResolvedElectorOptions;
+  #acquired: Promise<void> = Promise.resolve();
   readonly #logger: Logger;
   #state: State = { phase: 'idle' };
   #observed: Observation | undefined;
@@ -157,7 +158,7 @@ export class LeaderElector implements LeaderElection {
   acquire(signal: AbortSignal): Promise<AbortSignal> {
     return new Promise<AbortSignal>((resolve, reject) => {
       let leading: AbortSignal | undefined;
-      this.run(signal, {
+      const run = this.run(signal, {
         onStartedLeading: (s) => {
           leading = s;
           resolve(s);
@@ -174,7 +175,20 @@ export class LeaderElector implements LeaderElection {
             );
         },
       );
+      this.#acquired = run.then(
+        () => undefined,
+        () => undefined,
+      );
     });
+  }
+
+  /**
+   * Resolves once the election started by {@link acquire} has ended — after the lease was released
+   * on stop (`releaseOnCancel`). The Manager awaits it so a process never exits before its release
+   * write is done (a standby then takes over within one retry period, not a lease duration).
+   */
+  stopped(): Promise<void> {
+    return this.#acquired;
   }
 
   async #acquire(signal: AbortSignal, callbacks: LeaderCallbacks): Promise<LeaderTerm | undefined> {

@@ -30,6 +30,8 @@ export interface SyncingRunnable extends Runnable {
 export interface LeaderElection {
   /** Resolves once leading; the returned signal aborts when leadership is lost. */
   acquire(signal: AbortSignal): Promise<AbortSignal>;
+  /** Resolves when the election ended after its signal aborted (its lease released, if it does that). */
+  stopped?(): Promise<void>;
 }
 
 /** The start order of runnables; they stop in reverse. */
@@ -360,7 +362,10 @@ export class Manager implements Runnable {
     const stopAll = (async () => {
       for (const name of order) {
         await this.#groups[name].stop(reason);
-        if (name === 'leader') this.#election.abort(reason);
+        if (name === 'leader') {
+          this.#election.abort(reason);
+          await this.#leaderElection?.stopped?.();
+        }
       }
       return 'done' as const;
     })();

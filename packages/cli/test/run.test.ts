@@ -1,0 +1,168 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const exec = promisify(execFile);
+const bin = fileURLToPath(new URL('../bin/converge.js', import.meta.url));
+const example = (f: string) =>
+  fileURLToPath(new URL(`../../../examples/configmap-generator/${f}`, import.meta.url));
+const children: ChildProcess[] = [];
+let dir: string;
+let kubeconfig: string;
+let server: ChildProcess;
+
+function spawnConverge(args: string[]): { child: ChildProcess; output: () => string } {
+  const child = spawn(process.execPath, [bin, ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  child.stdout?.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
+  child.stderr?.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
+  return { child, output: () => out };
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function kubectl(...args: string[]): Promise<string> {
+  const { stdout } = await exec('kubectl', ['--kubeconfig', kubeconfig, '--request-timeout=10s', ...args], {
+    timeout: 20_000,
+  });
+  return stdout;
+}
+
+const holder = async (): Promise<string | undefined> => {
+  const h = await kubectl(
+    'get',
+    'lease',
+    'cmg-operator',
+    '-n',
+    'default',
+    '-o',
+    'jsonpath={.spec.holderIdentity}',
+  );
+  return h === '' ? undefined : h;
+};
+
+const exited = (child: ChildProcess): Promise<number | null> =>
+  new Promise((resolve) =>
+    child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code)),
+  );
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'converge-run-'));
+  kubeconfig = join(dir, 'kubeconfig');
+  const s = spawnConverge(['serve', '--port', '0', '--kubeconfig', kubeconfig]);
+  server = s.child;
+  await waitFor('the server', async () => (s.output().includes('serving Kubernetes API') ? true : undefined));
+  await kubectl('apply', '-f', example('manifests/crd.yaml'));
+  await kubectl(
+    'wait',
+    '--for=condition=Established',
+    'crd/configmapgenerators.examples.converge.dev',
+    '--timeout=20s',
+  );
+}, 60_000);
+
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  await exited(server);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('converge run against a served API, two processes with leader election', () => {
+  const timing = ['--lease-duration-ms', '3000', '--renew-deadline-ms', '2000', '--retry-period-ms', '500'];
+  const replica = (id: string) =>
+    spawnConverge([
+      'run',
+      example('operator.ts'),
+      '--kubeconfig',
+      kubeconfig,
+      '--leader-elect',
+      '--lease-name',
+      'cmg-operator',
+      '--identity',
+      id,
+      ...timing,
+    ]);
+
+  it('exactly one replica leads and reconciles; kill -9 of the leader hands over within lease duration plus retry period; SIGTERM releases at once', async () => {
+    const a = replica('replica-a');
+    await waitFor('replica-a to lead', async () => ((await holder()) === 'replica-a' ? true : undefined));
+    const b = replica('replica-b');
+    await waitFor('replica-b to start', async () =>
+      b.output().includes('running operator') ? true : undefined,
+    );
+
+    await kubectl('apply', '-f', example('manifests/sample.yaml'));
+    await waitFor('the ConfigMaps', async () =>
+      (await kubectl('get', 'cm', '-n', 'default', '-o', 'name')).includes('greetings-1') ? true : undefined,
+    );
+    // The standby never took the lease meanwhile.
+    expect(await holder()).toBe('replica-a');
+
+    // kill -9: no release; the standby waits for the lease to expire on its own clock.
+    const killedAt = Date.now();
+    a.child.kill('SIGKILL');
+    await waitFor(
+      'replica-b to lead',
+      async () => ((await holder()) === 'replica-b' ? true : undefined),
+      15_000,
+    );
+    const takeover = Date.now() - killedAt;
+    expect(takeover).toBeGreaterThanOrEqual(2_000);
+    expect(takeover).toBeLessThan(3_000 + 2 * 1_200 + 2_000);
+
+    // The new leader reconciles: a spec change is followed.
+    await kubectl(
+      'patch',
+      'configmapgenerators.examples.converge.dev',
+      'greetings',
+      '-n',
+      'default',
+      '--type=merge',
+      '-p',
+      '{"spec":{"copies":3}}',
+    );
+    await waitFor('a third ConfigMap', async () =>
+      (await kubectl('get', 'cm', '-n', 'default', '-o', 'name')).includes('greetings-2') ? true : undefined,
+    );
+
+    // SIGTERM with release-on-cancel: a new standby takes over within about one retry period.
+    const c = replica('replica-c');
+    await waitFor('replica-c to start', async () =>
+      c.output().includes('running operator') ? true : undefined,
+    );
+    const stoppedAt = Date.now();
+    b.child.kill('SIGTERM');
+    expect(await exited(b.child)).toBe(0);
+    await waitFor(
+      'replica-c to lead',
+      async () => ((await holder()) === 'replica-c' ? true : undefined),
+      10_000,
+    );
+    expect(Date.now() - stoppedAt).toBeLessThan(2_500);
+    c.child.kill('SIGTERM');
+    expect(await exited(c.child)).toBe(0);
+  }, 90_000);
+
+  it('fails with a clear message and exit code 2 without a module', async () => {
+    const r = spawnConverge(['run', '--kubeconfig', kubeconfig]);
+    expect(await exited(r.child)).toBe(2);
+    expect(r.output()).toMatch(/at least one operator module/);
+  });
+});
