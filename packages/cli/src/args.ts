@@ -156,27 +156,31 @@ function ms(flag: string, value: string | undefined): number | undefined {
   return n;
 }
 
+function runOptions(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      kubeconfig: { type: 'string' },
+      context: { type: 'string' },
+      namespace: { type: 'string' },
+      'leader-elect': { type: 'boolean' },
+      'lease-name': { type: 'string' },
+      'lease-namespace': { type: 'string' },
+      identity: { type: 'string' },
+      'lease-duration-ms': { type: 'string' },
+      'renew-deadline-ms': { type: 'string' },
+      'retry-period-ms': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
 function parseRun(args: string[]): Command {
-  let parsed;
+  let parsed: ReturnType<typeof runOptions>;
   try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        kubeconfig: { type: 'string' },
-        context: { type: 'string' },
-        namespace: { type: 'string' },
-        'leader-elect': { type: 'boolean' },
-        'lease-name': { type: 'string' },
-        'lease-namespace': { type: 'string' },
-        identity: { type: 'string' },
-        'lease-duration-ms': { type: 'string' },
-        'renew-deadline-ms': { type: 'string' },
-        'retry-period-ms': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    parsed = runOptions(args);
   } catch (error) {
     throw new OptionsError(
       'arguments',
