@@ -100,15 +100,14 @@ export class ExecCredentialError extends ConvergeError {
 /**
  * The API server answered 401 Unauthorized: the credentials are missing, wrong or expired. Tokens
  * from an exec plugin or a token file are refreshed and the request retried once before this is
- * thrown. The runtime's `StatusReason` has no `Unauthorized`, so `reason` is `Forbidden` and
- * `status` 401.
+ * thrown.
  *
  * @example
  * if (error instanceof UnauthorizedError) console.error('check the kubeconfig user');
  */
 export class UnauthorizedError extends BackendError {
   readonly status = 401;
-  readonly reason = 'Forbidden' as const;
+  readonly reason = 'Unauthorized' as const;
   constructor(message: string, options?: BackendErrorOptions) {
     super(KubeErrorCodes.UNAUTHORIZED, message, options);
   }

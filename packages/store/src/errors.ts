@@ -120,37 +120,5 @@ export function invalid(type: ResourceType, name: string, causes: readonly Statu
   });
 }
 
-/** Renders a value the way Go's `%q`/`%v` does in field errors. */
-function render(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (value === undefined || value === null) return '0x0';
-  return JSON.stringify(value) ?? String(value);
-}
-
-/** Field error constructors (Kubernetes' `field.Required`, `field.Invalid`, …). */
-export const fieldError = {
-  required(field: string, detail = ''): StatusCause {
-    return {
-      reason: 'FieldValueRequired',
-      message: detail ? `Required value: ${detail}` : 'Required value',
-      field,
-    };
-  },
-  invalid(field: string, value: unknown, detail: string): StatusCause {
-    return { reason: 'FieldValueInvalid', message: `Invalid value: ${render(value)}: ${detail}`, field };
-  },
-  forbidden(field: string, detail: string): StatusCause {
-    return { reason: 'FieldValueForbidden', message: `Forbidden: ${detail}`, field };
-  },
-  tooLong(field: string, max: number): StatusCause {
-    return { reason: 'FieldValueTooLong', message: `Too long: must have at most ${max} bytes`, field };
-  },
-  unsupported(field: string, value: unknown, supported: readonly string[]): StatusCause {
-    const list = supported.map((s) => JSON.stringify(s)).join(', ');
-    return {
-      reason: 'FieldValueNotSupported',
-      message: `Unsupported value: ${render(value)}: supported values: ${list}`,
-      field,
-    };
-  },
-};
+/** Field error constructors: the runtime's (apimachinery's `field.Required`, `field.Invalid`, …). */
+export { fieldError } from '@converge/runtime';

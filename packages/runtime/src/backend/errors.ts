@@ -25,6 +25,7 @@ export type StatusReason =
   | 'BadRequest'
   | 'Expired'
   | 'Gone'
+  | 'Unauthorized'
   | 'Forbidden'
   | 'ServiceUnavailable'
   | 'Timeout'

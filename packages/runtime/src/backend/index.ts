@@ -46,4 +46,5 @@ export {
   UnavailableError,
   UnsupportedError,
 } from './errors.ts';
+export { fieldError } from './field-errors.ts';
 export { apiVersionOf, qualifiedResource, type ResourceType, resourceType, typeId } from './resource-type.ts';
