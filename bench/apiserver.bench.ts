@@ -53,6 +53,7 @@ import {
   type WatchCloseReply,
   type WatchOpenReply,
 } from './apiserver-protocol.ts';
+import { collectGarbage, fmt, median, positiveInt } from './harness.ts';
 
 const OBJECTS = positiveInt('BENCH_OBJECTS', 100_000);
 const RUNS = positiveInt('BENCH_RUNS', 5);
@@ -69,20 +70,6 @@ const GOAL_LARGE_OF_BODY = 0.1;
 const correctness: string[] = [];
 const verdicts: string[] = [];
 
-function positiveInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
-  return value;
-}
-
-function collectGarbage(): void {
-  if (globalThis.gc === undefined) throw new Error('run with node --expose-gc');
-  globalThis.gc();
-  globalThis.gc();
-}
-
 function check(ok: boolean, what: string): void {
   if (!ok) correctness.push(what);
 }
@@ -93,12 +80,6 @@ function verdict(ok: boolean, text: string): void {
 
 function sorted(values: readonly number[]): number[] {
   return [...values].sort((a, b) => a - b);
-}
-
-function median(values: readonly number[]): number {
-  const s = sorted(values);
-  const mid = s.length >> 1;
-  return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
 function quantile(values: readonly number[], q: number): number {
@@ -114,10 +95,6 @@ interface Spread {
 
 function spread(values: readonly number[]): Spread {
   return { min: Math.min(...values), median: median(values), max: Math.max(...values) };
-}
-
-function fmt(value: number, digits = 1): string {
-  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
 /** `median (min–max)` */
@@ -317,7 +294,7 @@ async function listOnce(
   expected: number,
   label: string,
 ): Promise<ListRun> {
-  collectGarbage();
+  collectGarbage(2);
   const writes = new WriteSizes();
   const heap = new HeapPeak();
   const delay = monitorEventLoopDelay({ resolution: 1 });
@@ -379,7 +356,7 @@ async function benchList(
   // The store's part of a LIST: one synchronous list of every item, which no chunking can split.
   const storeMs: number[] = [];
   for (let run = 0; run < 3; run++) {
-    collectGarbage();
+    collectGarbage(2);
     const started = performance.now();
     await storeList();
     storeMs.push(performance.now() - started);
@@ -487,7 +464,7 @@ async function benchCreates(client: Client, api: Target, limit: Target): Promise
   for (let r = 0; r < RUNS; r++) {
     const order = r % 2 === 0 ? (['api', 'limit'] as const) : (['limit', 'api'] as const);
     for (const which of order) {
-      collectGarbage();
+      collectGarbage(2);
       if (which === 'api') {
         const cpu = process.cpuUsage();
         apiRates.push(await run(api, apiPath, `run${r}`, CREATES));
@@ -583,13 +560,13 @@ async function benchFanout(
   const encodesPerChange: number[] = [];
   const reusesPerChange: number[] = [];
   for (let r = 0; r < RUNS; r++) {
-    collectGarbage();
+    collectGarbage(2);
     let cpu = process.cpuUsage();
     const quiet = await changes(false, CHANGES);
     let used = process.cpuUsage(cpu);
     cpuQuiet.push((used.user + used.system) / CHANGES);
     quietPut50.push(median(quiet.putMs));
-    collectGarbage();
+    collectGarbage(2);
     const before = enc?.stats ?? { hits: 0, misses: 0 };
     cpu = process.cpuUsage();
     const watched = await changes(true, CHANGES);

@@ -36,6 +36,7 @@ import {
 } from '@kubernetes/client-node';
 import { KubeBackend } from '../packages/kube/src/index.ts';
 import { Informer } from '../packages/runtime/src/informer/index.ts';
+import { collectGarbage, fmt, median, positiveInt } from './harness.ts';
 import type { ServerReady } from './kube-sync-server.ts';
 
 const OBJECTS = positiveInt('BENCH_OBJECTS', 100_000);
@@ -47,29 +48,6 @@ const GOAL_DELAY_MS = 50;
 
 const correctness: string[] = [];
 const verdicts: string[] = [];
-
-function positiveInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
-  return value;
-}
-
-function collectGarbage(): void {
-  if (globalThis.gc === undefined) throw new Error('run with node --expose-gc');
-  for (let i = 0; i < 3; i++) globalThis.gc();
-}
-
-function median(values: readonly number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-}
-
-function fmt(value: number, digits = 1): string {
-  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-}
 
 /** `median (min–max)` */
 function show(values: readonly number[], digits = 1): string {
@@ -117,7 +95,7 @@ interface Sync {
 
 /** Runs `body` with the event-loop delay histogram on; returns its time and the largest delay. */
 async function measured(body: () => Promise<number>): Promise<Sync> {
-  collectGarbage();
+  collectGarbage(3);
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
   const started = performance.now();

@@ -15,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { setImmediate as nextMacrotask, setTimeout as sleep } from 'node:timers/promises';
 import { Priority, WorkQueue } from '../packages/runtime/src/workqueue/index.ts';
 import { NoExclusivityQueue } from './broken-queue.ts';
+import { collectGarbage, median, positiveInt } from './harness.ts';
 import type { BenchQueue } from './loops.ts';
 import { NaiveQueue } from './naive-queue.ts';
 
@@ -42,14 +43,6 @@ const cpuShares: number[] = [];
 /** Queues kept alive for the whole run (see main). */
 const resident: BenchQueue[] = [];
 
-function positiveInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
-  return value;
-}
-
 function loadavg(): string {
   return os
     .loadavg()
@@ -59,18 +52,6 @@ function loadavg(): string {
 
 function check(ok: boolean, what: string): void {
   if (!ok) correctness.push(what);
-}
-
-function collectGarbage(): void {
-  globalThis.gc?.();
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 function quantile(values: readonly number[], q: number): number {
@@ -141,7 +122,7 @@ async function loadLoops(tag: string): Promise<Loops> {
 
 async function timeRun(subject: Subject, variant: Variant, keys: readonly string[]): Promise<number> {
   const queue = subject.make();
-  collectGarbage();
+  collectGarbage(1);
   const cpu0 = process.threadCpuUsage();
   const t0 = performance.now();
   const out = await variant.run(subject.loops, queue, keys);
@@ -270,7 +251,7 @@ async function dedupe(subjects: readonly [Subject, Subject]): Promise<void> {
   const measure = (s: Subject): number => {
     const queue = s.make();
     for (const key of queued) queue.add(key);
-    collectGarbage();
+    collectGarbage(1);
     const t0 = performance.now();
     const adds = s.loops.dedupeAdds(queue, queued, rounds);
     const ns = ((performance.now() - t0) * 1e6) / adds;
@@ -340,7 +321,7 @@ async function keyIdentity(): Promise<void> {
   const samples = cases.map(() => [] as number[]);
   for (let r = 0; r < RUNS; r++) {
     for (const [i, c] of cases.entries()) {
-      collectGarbage();
+      collectGarbage(1);
       const t0 = performance.now();
       const out = await c.run(n);
       const seconds = (performance.now() - t0) / 1000;

@@ -28,6 +28,7 @@ import type { Backend, KubeObject, ResourceType } from '../packages/runtime/src/
 import { Informer } from '../packages/runtime/src/informer/index.ts';
 import { FakeBackend } from '../packages/runtime/src/informer/testing/index.ts';
 import { Store } from '../packages/store/src/index.ts';
+import { collectGarbage, median, positiveInt } from './harness.ts';
 
 const OBJECTS = positiveInt('BENCH_OBJECTS', 100_000);
 const RUNS = positiveInt('BENCH_RUNS', 9);
@@ -43,27 +44,6 @@ const widgets: ResourceType = {
   plural: 'widgets',
   namespaced: true,
 };
-
-function positiveInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
-  return value;
-}
-
-function collectGarbage(): void {
-  if (globalThis.gc === undefined) throw new Error('run with node --expose-gc');
-  for (let i = 0; i < 3; i++) globalThis.gc();
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 
 /** A small custom resource, about 0.6 KB of JSON once the backend adds uid and resourceVersion. */
 function widget(i: number): KubeObject {
@@ -154,13 +134,13 @@ async function largestDelayMs(sync: () => Promise<unknown>): Promise<number> {
 
 /** Heap retained per object by what `sync` returns, after forced collections. */
 async function retainedBytes(sync: () => Promise<unknown>): Promise<number> {
-  collectGarbage();
+  collectGarbage(3);
   await nextMacrotask();
-  collectGarbage();
+  collectGarbage(3);
   const before = process.memoryUsage().heapUsed;
   const held = await sync();
   await nextMacrotask();
-  collectGarbage();
+  collectGarbage(3);
   const bytes = (process.memoryUsage().heapUsed - before) / OBJECTS;
   if (held === undefined) throw new Error('unreachable');
   return bytes;
@@ -175,7 +155,7 @@ async function measure(name: string, backend: Backend): Promise<Figures> {
   for (let run = 0; run < RUNS; run++) {
     const order = run % 2 === 0 ? (['limit', 'informer'] as const) : (['informer', 'limit'] as const);
     for (const which of order) {
-      collectGarbage();
+      collectGarbage(3);
       if (which === 'limit') {
         const { ms, result } = await timed(() => limitSync(backend));
         if (result.size !== OBJECTS) correctness.push(`${name}: the limit got ${result.size} objects`);
@@ -193,7 +173,7 @@ async function measure(name: string, backend: Backend): Promise<Figures> {
   }
   const delays: number[] = [];
   for (let run = 0; run < RUNS; run++) {
-    collectGarbage();
+    collectGarbage(3);
     delays.push(await largestDelayMs(() => informerSync(backend)));
   }
   const limitBytes = await retainedBytes(() => limitSync(backend));
