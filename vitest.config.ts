@@ -18,6 +18,7 @@ const workspace = [
   { find: /^@converge\/store$/, replacement: src('./packages/store/src/index.ts') },
   { find: /^@converge\/apiserver$/, replacement: src('./packages/apiserver/src/index.ts') },
   { find: /^@converge\/kube$/, replacement: src('./packages/kube/src/index.ts') },
+  { find: /^@converge\/nats$/, replacement: src('./packages/nats/src/index.ts') },
 ];
 
 export default defineConfig({

@@ -1,0 +1,6 @@
+/**
+ * `@converge/nats`: Converge's backend over NATS JetStream KV.
+ *
+ * @module
+ */
+export {};
