@@ -2,14 +2,17 @@
  * Website: a `Website` (domain, replicas, content) becomes a ConfigMap holding the page, a
  * Deployment serving it and a Service in front, all owned by the Website. Status carries the URL,
  * the Deployment's available replicas and a Ready condition with observedGeneration. A finalizer's
- * cleanup removes the children itself and records an Event before the Website goes. Every step
+ * cleanup deletes the children itself and records an Event before the Website goes. Every step
  * records an Event.
  */
 import {
+  apiVersionOf,
   type Client,
+  type Clock,
   type Condition,
   createEventRecorder,
   createOrUpdate,
+  deepEqual,
   done,
   type EventRecorder,
   finalizer,
@@ -20,29 +23,25 @@ import {
   type ResourceType,
   setControllerReference,
   setStatusCondition,
+  type UnstructuredObject,
 } from '@converge/runtime';
 
-const type = (
-  group: string,
-  version: string,
-  kind: string,
-  plural: string,
-  extra: Partial<ResourceType> = {},
-) => ({ group, version, kind, plural, namespaced: true, ...extra }) satisfies ResourceType;
+const type = (group: string, version: string, kind: string, plural: string, extra?: Partial<ResourceType>) =>
+  ({ group, version, kind, plural, namespaced: true, ...extra }) satisfies ResourceType;
 export const websiteType = type('examples.converge.dev', 'v1alpha1', 'Website', 'websites', {
   statusSubresource: true,
   requireResourceVersionOnUpdate: true,
 });
 export const configMapType = type('', 'v1', 'ConfigMap', 'configmaps', { generation: false });
-export const serviceType = type('', 'v1', 'Service', 'services', { statusSubresource: true });
 export const deploymentType = type('apps', 'v1', 'Deployment', 'deployments', { statusSubresource: true });
+export const serviceType = type('', 'v1', 'Service', 'services', { statusSubresource: true });
 export const FINALIZER = 'websites.examples.converge.dev/cleanup';
 
 export interface Website extends KubeObject {
   readonly spec: {
     readonly domain: string;
-    readonly replicas?: number;
     readonly content: string;
+    readonly replicas?: number;
     readonly image?: string;
   };
   readonly status?: {
@@ -52,148 +51,98 @@ export interface Website extends KubeObject {
     readonly conditions?: readonly Condition[];
   };
 }
-type Child = KubeObject & Record<string, unknown>;
+type Deployment = UnstructuredObject & { readonly status?: { readonly availableReplicas?: number } };
 
-function children(site: Website): [ResourceType, Child][] {
-  const { name = '', namespace = '' } = site.metadata;
-  const labels = { 'app.kubernetes.io/name': 'website', 'app.kubernetes.io/instance': name };
-  const meta = { name, namespace, labels };
-  const page = {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { ...meta, name: `${name}-content` },
-    data: { 'index.html': site.spec.content },
+const READY = {
+  type: 'Ready',
+  status: 'True',
+  reason: 'ChildrenReady',
+  message: 'ConfigMap, Deployment and Service match the spec',
+} as const;
+
+/** For `.catch`: a NotFoundError becomes undefined, any other error is thrown on. */
+const ignoreNotFound = (error: unknown): undefined => {
+  if (!isNotFound(error)) throw error;
+};
+
+const labels = (name: string) => ({
+  'app.kubernetes.io/name': 'website',
+  'app.kubernetes.io/instance': name,
+});
+
+/** The children of a Website: their type, name and the fields this operator owns. */
+function children(site: Website): [ResourceType, string, Record<string, unknown>][] {
+  const name = site.metadata.name ?? '';
+  const podLabels = labels(name);
+  const web = {
+    name: 'web',
+    image: site.spec.image ?? 'nginx:1.27',
+    ports: [{ containerPort: 80 }],
+    volumeMounts: [{ name: 'content', mountPath: '/usr/share/nginx/html' }],
   };
-  const pod = {
-    metadata: { labels },
-    spec: {
-      containers: [
-        {
-          name: 'web',
-          image: site.spec.image ?? 'nginx:1.27',
-          ports: [{ containerPort: 80 }],
-          volumeMounts: [{ name: 'content', mountPath: '/usr/share/nginx/html' }],
-        },
-      ],
-      volumes: [{ name: 'content', configMap: { name: `${name}-content` } }],
-    },
-  };
+  const volumes = [{ name: 'content', configMap: { name: `${name}-content` } }];
   const deployment = {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: meta,
-    spec: { replicas: site.spec.replicas ?? 1, selector: { matchLabels: labels }, template: pod },
-  };
-  const service = {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: meta,
-    spec: { selector: labels, ports: [{ port: 80, targetPort: 80 }] },
+    replicas: site.spec.replicas ?? 1,
+    selector: { matchLabels: podLabels },
+    template: { metadata: { labels: podLabels }, spec: { containers: [web], volumes } },
   };
   return [
-    [configMapType, page],
-    [deploymentType, deployment],
-    [serviceType, service],
+    [configMapType, `${name}-content`, { data: { 'index.html': site.spec.content } }],
+    [deploymentType, name, { spec: deployment }],
+    [serviceType, name, { spec: { selector: podLabels, ports: [{ port: 80, targetPort: 80 }] } }],
   ];
 }
 
-async function apply(client: Client, events: EventRecorder, site: Website): Promise<number> {
-  let available = 0;
-  for (const [childType, desired] of children(site)) {
-    const { result, object } = await createOrUpdate(
-      client,
-      childType,
-      {
-        ...desired,
-        metadata: { name: desired.metadata.name, namespace: desired.metadata.namespace },
-      } as Child,
-      (current) =>
-        setControllerReference(site, {
-          ...current,
-          ...desired,
-          metadata: { ...current.metadata, labels: desired.metadata.labels },
-        } as Child),
+/** Creates each child, or updates it to our fields, owned by the Website (labels are set on creation). */
+async function apply(client: Client, events: EventRecorder, site: Website): Promise<void> {
+  const { name: owner = '', namespace = '' } = site.metadata;
+  for (const [childType, name, fields] of children(site)) {
+    const metadata = { name, namespace, labels: labels(owner) };
+    const skeleton = { apiVersion: apiVersionOf(childType), kind: childType.kind, metadata };
+    const { result, object } = await createOrUpdate(client, childType, skeleton, (current) =>
+      setControllerReference(site, { ...current, ...fields }),
     );
-    if (result !== 'unchanged')
-      events.event(
-        site,
-        'Normal',
-        `${childType.kind}${result === 'created' ? 'Created' : 'Updated'}`,
-        'Reconcile',
-        `${childType.kind} ${object.metadata.name} ${result}`,
-      );
-    if (childType === deploymentType)
-      available = Number(
-        (object as { status?: { availableReplicas?: number } }).status?.availableReplicas ?? 0,
-      );
+    if (result !== 'unchanged') {
+      const reason = `${childType.kind}${result === 'created' ? 'Created' : 'Updated'}`;
+      events.event(site, 'Normal', reason, 'Reconcile', `${childType.kind} ${name} ${result}`, object);
+    }
   }
-  return available;
 }
 
+/** The finalizer's cleanup: deletes the children at once (not later, by garbage collection) and says so. */
 async function cleanup(client: Client, events: EventRecorder, site: Website): Promise<void> {
-  for (const [childType, child] of children(site).reverse()) {
-    try {
-      await client.delete(childType, {
-        namespace: child.metadata.namespace ?? '',
-        name: child.metadata.name ?? '',
-      });
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
+  for (const [childType, name] of children(site).reverse()) {
+    await client.delete(childType, { namespace: site.metadata.namespace ?? '', name }).catch(ignoreNotFound);
   }
   events.event(site, 'Normal', 'CleanedUp', 'Finalize', 'deleted the ConfigMap, Deployment and Service');
 }
 
-export async function reconcileWebsite(
-  client: Client,
-  events: EventRecorder,
-  key: ObjectKey,
-  now: () => number,
-) {
-  let site: Website;
-  try {
-    site = await client.get<Website>(websiteType, key);
-  } catch (error) {
-    if (isNotFound(error)) return done();
-    throw error;
-  }
+export async function reconcileWebsite(client: Client, events: EventRecorder, clock: Clock, key: ObjectKey) {
+  const site = await client.get<Website>(websiteType, key).catch(ignoreNotFound);
+  if (site === undefined) return done(); // gone, after its cleanup
   return finalizer(client, websiteType, FINALIZER, site, async (event) => {
     if (event.type === 'cleanup') return cleanup(client, events, event.object);
     const current = event.object;
-    const availableReplicas = await apply(client, events, current);
-    const generation = current.metadata.generation;
-    const conditions = setStatusCondition(
-      current.status?.conditions,
-      {
-        type: 'Ready',
-        status: 'True',
-        reason: 'ChildrenReady',
-        message: 'ConfigMap, Deployment and Service match the spec',
-        ...(generation === undefined ? {} : { observedGeneration: generation }),
-      },
-      now(),
-    );
-    const status = {
-      url: `http://${current.spec.domain}`,
-      availableReplicas,
-      observedGeneration: generation,
-      conditions,
-    };
-    if (JSON.stringify(status) !== JSON.stringify(current.status)) {
+    await apply(client, events, current);
+    const deployment = await client.get<Deployment>(deploymentType, key);
+    const availableReplicas = deployment.status?.availableReplicas ?? 0;
+    const url = `http://${current.spec.domain}`;
+    const observedGeneration = current.metadata.generation ?? 0;
+    const ready = { ...READY, observedGeneration };
+    const conditions = setStatusCondition(current.status?.conditions, ready, clock.now());
+    const status = { url, availableReplicas, observedGeneration, conditions };
+    if (!deepEqual(status, current.status)) {
       await client.updateStatus(websiteType, { ...current, status });
-      events.event(current, 'Normal', 'Ready', 'Reconcile', `serving http://${current.spec.domain}`);
+      events.event(current, 'Normal', 'Ready', 'Reconcile', `serving ${url}`);
     }
     return done();
   });
 }
 
-/** The operator module. */
+/** The operator module: `converge dev` and `converge run` call it with the manager. */
 export default function website(manager: Manager): void {
-  const events = createEventRecorder({
-    backend: manager.backend,
-    component: 'website-controller',
-    clock: manager.clock,
-  });
+  const { backend, client, clock } = manager;
+  const events = createEventRecorder({ backend, clock, component: 'website-controller' });
   manager.add(events, { name: 'website-events' });
   manager
     .controller(websiteType)
@@ -201,5 +150,5 @@ export default function website(manager: Manager): void {
     .owns(deploymentType)
     .owns(serviceType)
     .named('website')
-    .complete((key) => reconcileWebsite(manager.client, events, key, () => manager.clock.now()));
+    .complete((key) => reconcileWebsite(client, events, clock, key));
 }

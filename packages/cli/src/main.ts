@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type ApiServer, createApiServer } from '@converge/apiserver';
 import { KubeBackend, loadConfig, loadKubeconfig } from '@converge/kube';
@@ -71,11 +71,9 @@ export async function main(argv: readonly string[], io: RunIo = processIo()): Pr
       case 'serve':
         return await serve(command, io, []);
       case 'dev':
-        return await serve(
-          command,
-          io,
-          command.modules.length > 0 ? command.modules : await bundledExamples(),
-        );
+        return command.modules.length > 0
+          ? await serve(command, io, command.modules)
+          : await serve(command, io, await bundledExamples(), { bundled: true });
       case 'run':
         return await runOperators(command, io);
     }
@@ -85,7 +83,17 @@ export async function main(argv: readonly string[], io: RunIo = processIo()): Pr
   }
 }
 
-async function serve(args: ServeArgs, io: RunIo, modules: readonly string[]): Promise<number> {
+/**
+ * Serves the API; with modules, runs them in one manager over the server's store. A module that
+ * fails to load or wire stops the command, except a bundled example (`converge dev` with no
+ * module), which is reported and left out: the NATS example needs a NATS server, the others do not.
+ */
+async function serve(
+  args: ServeArgs,
+  io: RunIo,
+  modules: readonly string[],
+  options: { bundled?: boolean } = {},
+): Promise<number> {
   const logger = consoleLogger(io.err);
   const server: ApiServer = createApiServer({
     host: args.host,
@@ -106,9 +114,15 @@ async function serve(args: ServeArgs, io: RunIo, modules: readonly string[]): Pr
   if (modules.length > 0) {
     const m = new Manager({ backend: server.store, logger });
     for (const file of modules) {
-      await applyManifests(server, file);
-      const operator = await loadModule(file);
-      await operator(m);
+      try {
+        await applyManifests(server, file);
+        const operator = await loadModule(file);
+        await operator(m);
+      } catch (error) {
+        if (options.bundled !== true) throw error;
+        io.err(`converge: example ${exampleName(file)} not started: ${describe(error)}`);
+        continue;
+      }
       io.out(`converge: running operator ${file}`);
     }
     manager = m.start(stop.signal).catch((error: unknown) => {
@@ -186,6 +200,11 @@ async function bundledExamples(): Promise<string[]> {
     .filter((e) => e.isDirectory())
     .map((e) => resolve(EXAMPLES_DIR, e.name, 'operator.ts'))
     .sort();
+}
+
+/** `website` for `…/examples/website/operator.ts`. */
+function exampleName(file: string): string {
+  return basename(dirname(file));
 }
 
 async function loadModule(file: string): Promise<OperatorModule> {

@@ -8,6 +8,7 @@
  * - `source`, `handler`, `predicate`, `event` — events in, requests out
  * - `controller` — sources → queue → workers → reconciler, with graceful shutdown
  * - `backend` — the Backend contract and its typed errors
+ * - `ownership` — owners in another backend: owner labels, `enqueueForLabelOwner`, `OrphanCollector`
  *
  * @module
  */
@@ -35,6 +36,7 @@ export * from './leader-election/index.ts';
 export * from './log/index.ts';
 export * from './manager/index.ts';
 export * from './object/index.ts';
+export * from './ownership/index.ts';
 export * from './patch/index.ts';
 export * from './predicate/index.ts';
 export * from './reconcile/index.ts';

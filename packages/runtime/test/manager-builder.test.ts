@@ -40,8 +40,17 @@ function lagging(inner: Backend, clock: VirtualClock, lagMs: number): Backend {
       }
       return (type: ResourceType, options?: WatchOptions) => ({
         async *[Symbol.asyncIterator]() {
+          // Only live events lag: a streamed initial list arrives at once, as a list would.
+          let live = options?.sendInitialEvents !== true;
           for await (const event of target.watch(type, options)) {
-            await clock.sleep(lagMs);
+            if (live) {
+              try {
+                await clock.sleep(lagMs, options?.signal);
+              } catch {
+                return; // the watch was aborted while its event lagged
+              }
+            }
+            if (event.type === 'BOOKMARK' && event.initialEventsEnd === true) live = true;
             yield event;
           }
         },

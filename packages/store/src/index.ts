@@ -14,6 +14,11 @@
  *   {@link TypeConflictError} (`CONVERGE_ERR_STORE_TYPE_CONFLICT`) and {@link StorePersistError}
  *   (`CONVERGE_ERR_STORE_PERSIST_FAILED`, the cause of an InternalError).
  *
+ * - Object strategies, for other backends that keep Kubernetes semantics outside this store (the NATS
+ *   KV backend): {@link toDraft}, {@link prepareCreate}, {@link prepareUpdate},
+ *   {@link prepareStatusUpdate}, {@link validateMeta}, {@link checkShape}, {@link generateName} and
+ *   the JSON helpers they need. They are pure: no store, no I/O.
+ *
  * Returned objects are deep-frozen and shared: never mutate them.
  *
  * @example
@@ -26,6 +31,11 @@
  *
  * @module
  */
+export { generateName } from './create.ts';
+export { type Draft, toDraft } from './draft.ts';
 export { StoreCorruptError, StoreErrorCodes, StorePersistError, TypeConflictError } from './errors.ts';
+export { cloneJson, type JsonObject, jsonEqual, rfc3339, withMutableMeta } from './json.ts';
+export { prepareCreate, prepareStatusUpdate, prepareUpdate, tracksGeneration } from './prepare.ts';
 export { Store } from './store.ts';
 export type { StoreOptions } from './store-options.ts';
+export { checkShape, validateMeta } from './validate.ts';

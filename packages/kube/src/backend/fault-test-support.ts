@@ -7,6 +7,7 @@
  */
 import {
   Informer,
+  type InitialListMode,
   type KubeObject,
   MemoryLogger,
   type ObjectEvent,
@@ -61,8 +62,11 @@ function state(objects: readonly ConfigMap[]): Record<string, string> {
   return out;
 }
 
-/** Starts a server (bookmarks every 200 ms), a backend that declares a stream stalled after 600 ms, and an informer with a short backoff. */
-export async function startFaultRig(): Promise<FaultRig> {
+/**
+ * Starts a server (bookmarks every 200 ms), a backend that declares a stream stalled after 600 ms,
+ * and an informer with a short backoff that reads the state as `initialList` says (default `auto`).
+ */
+export async function startFaultRig(options: { initialList?: InitialListMode } = {}): Promise<FaultRig> {
   const logger = new MemoryLogger();
   const cluster = await startEmbeddedCluster({
     namespaces: [NAMESPACE],
@@ -77,6 +81,7 @@ export async function startFaultRig(): Promise<FaultRig> {
     namespace: NAMESPACE,
     logger,
     backoff: { initialMs: 100, maxMs: 1_000, factor: 2, jitter: 0 },
+    ...(options.initialList === undefined ? {} : { initialList: options.initialList }),
   });
   const seen = new Map<string, string[]>();
   informer.subscribe((event: ObjectEvent<ConfigMap>) => {

@@ -4,6 +4,7 @@ import { OptionsError } from '../errors.ts';
 import { type EventHandler, enqueueForObject, enqueueForOwner } from '../handler/index.ts';
 import type { InformerRegistry } from '../informer/index.ts';
 import type { KubeObject, ObjectKey } from '../object/index.ts';
+import { enqueueForLabelOwner, ownedByKindSelector } from '../ownership/index.ts';
 import type { Predicate } from '../predicate/index.ts';
 import type { ReconcileFunction, Reconciler } from '../reconcile/index.ts';
 import { fromEventSource, type Source } from '../source/index.ts';
@@ -26,8 +27,22 @@ export interface BuilderWatchOptions {
 }
 
 export interface OwnsOptions extends BuilderWatchOptions {
-  /** Map only controller references (default true), as controller-runtime's Owns does. */
+  /**
+   * Map only controller references (default true), as controller-runtime's Owns does. Ignored
+   * with label ownership: an object records one owner.
+   */
   readonly onlyController?: boolean;
+  /**
+   * How owned objects point at their owner: `metadata.ownerReferences` (within one backend) or the
+   * owner labels of the ownership module, which work across backends.
+   *
+   * Default: 'labels' when `backend` is given and is not the primary kind's backend (owner
+   * references cannot cross backends), else 'references'. 'references' with another backend is an
+   * OptionsError. With 'labels', the informer caches only objects labelled
+   * `converge.dev/owner-kind=<primary kind>` (ANDed with `labelSelector`), and events map to the
+   * owner the labels record (`enqueueForLabelOwner`); write them with `setOwnerLabels`.
+   */
+  readonly ownership?: 'references' | 'labels';
 }
 
 interface Watch {
@@ -40,7 +55,8 @@ interface Watch {
 /**
  * Wires a controller from public parts, as a user could by hand (controller-runtime's builder):
  * `for` the primary kind, `owns` kinds it creates (events map to the owner through controller
- * references), `watches` any kind with a handler, `withOptions`, then `complete(reconciler)`.
+ * references, or through owner labels when the owned kind lives in another backend), `watches`
+ * any kind with a handler, `withOptions`, then `complete(reconciler)`.
  *
  * Hard mode, without the builder: acquire informers from `manager.informers`, turn each into a
  * source with `fromEventSource(informer, handler, ...predicates)`, create a `Controller` with
@@ -78,8 +94,16 @@ export class ControllerBuilder {
     return this;
   }
 
-  /** A kind the controller creates; its events enqueue the owning primary object. */
+  /**
+   * A kind the controller creates; its events enqueue the owning primary object. Give `backend`
+   * when the kind lives in another backend than the primary: ownership then goes by labels (see
+   * {@link OwnsOptions.ownership}).
+   */
   owns(type: ResourceType, options: OwnsOptions = {}): this {
+    const { ownership } = options;
+    if (ownership !== undefined && ownership !== 'references' && ownership !== 'labels') {
+      throw new OptionsError('ownership', ownership, "'references' or 'labels'");
+    }
     this.#watches.push({ type, handler: undefined as never, options, label: `owns:${type.kind}` });
     return this;
   }
@@ -112,21 +136,9 @@ export class ControllerBuilder {
     const primary = this.#for;
     if (primary === undefined)
       throw new OptionsError('for', undefined, 'a primary kind: call for(type) first');
+    const watches = this.#watches.map((w) => (w.label.startsWith('owns:') ? this.#owned(w, primary) : w));
     this.#completed = true;
     const name = this.#name ?? this.#options.name ?? primary.type.kind.toLowerCase();
-    const watches = this.#watches.map((w) =>
-      w.label.startsWith('owns:')
-        ? {
-            ...w,
-            handler: enqueueForOwner<KubeObject>({
-              ownerKind: primary.type.kind,
-              ownerGroup: primary.type.group,
-              onlyController: (w.options as OwnsOptions).onlyController ?? true,
-              ownerClusterScoped: !primary.type.namespaced,
-            }),
-          }
-        : w,
-    );
     const sources = [primary, ...watches].map((w) => this.#source(w));
     const controller = new Controller<ObjectKey>({
       ...this.#options,
@@ -136,6 +148,40 @@ export class ControllerBuilder {
     });
     this.#host.add(controller, { name: `controller:${name}` });
     return controller;
+  }
+
+  /** An `owns` watch with its handler (and, for label ownership, its label selector). */
+  #owned(w: Watch, primary: Watch): Watch {
+    const options = w.options as OwnsOptions;
+    const primaryBackend = primary.options.backend ?? this.#host.backend;
+    const ownedBackend = options.backend ?? this.#host.backend;
+    const ownership = options.ownership ?? (ownedBackend === primaryBackend ? 'references' : 'labels');
+    if (ownership === 'references' && ownedBackend !== primaryBackend) {
+      throw new OptionsError(
+        `owns(${w.type.kind}).ownership`,
+        ownership,
+        "'labels': owner references cannot point to an owner in another backend",
+      );
+    }
+    if (ownership === 'labels') {
+      const owned = ownedByKindSelector(primary.type);
+      const extra = options.labelSelector;
+      const labelSelector = extra === undefined || extra.trim() === '' ? owned : `${owned},${extra}`;
+      return {
+        ...w,
+        options: { ...options, labelSelector },
+        handler: enqueueForLabelOwner<KubeObject>({ ownerType: primary.type }),
+      };
+    }
+    return {
+      ...w,
+      handler: enqueueForOwner<KubeObject>({
+        ownerKind: primary.type.kind,
+        ownerGroup: primary.type.group,
+        onlyController: options.onlyController ?? true,
+        ownerClusterScoped: !primary.type.namespaced,
+      }),
+    };
   }
 
   #source(w: Watch): Source<ObjectKey> {

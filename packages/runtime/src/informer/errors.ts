@@ -14,6 +14,10 @@ export const InformerErrorCodes = {
   WATCH_EXPIRED_AT_START: 'CONVERGE_ERR_INFORMER_WATCH_EXPIRED_AT_START',
   /** An informer was acquired from a registry whose signal already aborted. */
   REGISTRY_STOPPED: 'CONVERGE_ERR_INFORMER_REGISTRY_STOPPED',
+  /** The backend rejected or mishandled a `sendInitialEvents` watch; `auto` falls back to paginated lists. */
+  WATCH_LIST_UNSUPPORTED: 'CONVERGE_ERR_INFORMER_WATCH_LIST_UNSUPPORTED',
+  /** A `sendInitialEvents` watch ended before its initial-events-end bookmark; nothing was cached, retried after a backoff. */
+  INITIAL_EVENTS_INCOMPLETE: 'CONVERGE_ERR_INFORMER_INITIAL_EVENTS_INCOMPLETE',
 } as const;
 
 /**
@@ -126,5 +130,51 @@ export class WatchExpiredAtStartError extends ConvergeError {
 export class RegistryStoppedError extends ConvergeError {
   constructor() {
     super(InformerErrorCodes.REGISTRY_STOPPED, 'informer registry: stopped; no informer can be acquired');
+  }
+}
+
+/**
+ * The backend cannot serve a streamed list (a watch with `sendInitialEvents`): it rejected the
+ * watch (a BadRequest, Invalid or Unsupported error before any event, the error being the `cause`),
+ * or it sent an event other than ADDED before the BOOKMARK that ends the initial events. With
+ * `initialList: 'auto'` the informer logs this once and uses paginated lists from then on; with
+ * `'watch-list'` it is an ordinary list error (backoff, retry). Nothing of the stream is cached.
+ *
+ * @example
+ * new Informer({ backend, type, initialList: 'paginated' }); // for a backend without sendInitialEvents
+ */
+export class WatchListUnsupportedError extends ConvergeError {
+  readonly informer: string;
+  readonly reason: string;
+  constructor(informer: string, reason: string, options?: ConvergeErrorOptions) {
+    super(
+      InformerErrorCodes.WATCH_LIST_UNSUPPORTED,
+      `informer ${informer}: the backend cannot stream the initial list (sendInitialEvents): ${reason}`,
+      options,
+    );
+    this.informer = informer;
+    this.reason = reason;
+  }
+}
+
+/**
+ * A streamed list's watch ended (closed by the backend, a timeout) before the BOOKMARK that ends
+ * its initial events. The objects received so far were dropped, not cached: the cache and listeners
+ * only ever see complete lists. The informer backs off and streams the list again.
+ *
+ * @example
+ * if (error instanceof InitialEventsIncompleteError) console.warn(`${error.received} initial events dropped`);
+ */
+export class InitialEventsIncompleteError extends ConvergeError {
+  readonly informer: string;
+  /** Initial events received before the watch ended. */
+  readonly received: number;
+  constructor(informer: string, received: number) {
+    super(
+      InformerErrorCodes.INITIAL_EVENTS_INCOMPLETE,
+      `informer ${informer}: the watch ended after ${received} initial events, before the initial-events-end bookmark; nothing was cached, retrying after a backoff`,
+    );
+    this.informer = informer;
+    this.received = received;
   }
 }

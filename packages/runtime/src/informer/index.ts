@@ -2,8 +2,9 @@
  * Informers: keep a cache in step with a backend by list-then-watch, and tell listeners what
  * changed (client-go's Reflector + SharedIndexInformer, kube-rs' `watcher` + `reflector`).
  *
- * - {@link Informer} — one kind (optionally one namespace and selectors) from one backend: paginated
- *   list, watch with bookmarks resumed from the last resourceVersion, relist on expiry (410),
+ * - {@link Informer} — one kind (optionally one namespace and selectors) from one backend: a streamed
+ *   list (`sendInitialEvents`, falling back to a paginated list where the backend rejects it), watch
+ *   with bookmarks resumed from the last resourceVersion, relist on expiry (410),
  *   jittered exponential backoff on every other error, never stops and never throws into your code.
  *   It is an `EventSource` (create / update / delete with tombstones, resync, late-subscriber
  *   replay) and exposes its `cache` (a `CacheReader` of frozen objects).
@@ -13,7 +14,8 @@
  *
  * Errors (stable codes in {@link InformerErrorCodes}) are logged, never thrown from `start`:
  * {@link MalformedEventError}, {@link TransformFailedError}, {@link ShortWatchError},
- * {@link ResourceVersionRegressionError}, {@link WatchExpiredAtStartError}; `acquire` on a stopped
+ * {@link ResourceVersionRegressionError}, {@link WatchExpiredAtStartError},
+ * {@link WatchListUnsupportedError}, {@link InitialEventsIncompleteError}; `acquire` on a stopped
  * registry throws {@link RegistryStoppedError}.
  *
  * A scripted fake backend with fault injection for tests is in `./testing/index.ts`.
@@ -29,16 +31,18 @@
  */
 export {
   InformerErrorCodes,
+  InitialEventsIncompleteError,
   MalformedEventError,
   RegistryStoppedError,
   ResourceVersionRegressionError,
   ShortWatchError,
   TransformFailedError,
   WatchExpiredAtStartError,
+  WatchListUnsupportedError,
 } from './errors.ts';
 export { Informer } from './informer.ts';
-export type { BackoffOptions, InformerOptions } from './options.ts';
-export type { InformerState, ListFrom } from './reflector.ts';
+export type { BackoffOptions, InformerOptions, InitialListMode } from './options.ts';
+export type { InformerState, ListFrom, ListMethod } from './reflector.ts';
 export {
   type InformerHandle,
   InformerRegistry,

@@ -17,6 +17,8 @@ type Action =
   | { readonly kind: 'closeWatch' }
   | { readonly kind: 'bookmark' }
   | { readonly kind: 'inject'; readonly what: 'stale' | 'duplicate' | 'ghost' | 'malformed' }
+  | { readonly kind: 'holdEnd' }
+  | { readonly kind: 'releaseEnd' }
   | { readonly kind: 'advance'; readonly ms: number }
   | { readonly kind: 'settle' };
 
@@ -44,6 +46,8 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: 'failWatch' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'closeWatch' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'bookmark' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'holdEnd' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'releaseEnd' as const }) },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -58,103 +62,113 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 3, arbitrary: fc.constant({ kind: 'settle' as const }) },
 );
 
-describe('Informer convergence', () => {
-  it('for random changes interleaved with random faults, the cache converges to the backend and replayed events equal the cache', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(action, { minLength: 10, maxLength: 60, size: 'max' }),
-        fc.integer({ min: 1, max: 3 }),
-        fc.option(fc.integer({ min: 2, max: 8 }), { nil: undefined }),
-        fc.integer({ min: 1, max: 1_000 }),
-        async (actions, pageSize, historyLimit, seed) => {
-          const clock = new VirtualClock({ seed });
-          let compactOnContinue = false;
-          const h = await startInformer(
-            [
-              configMap('a', { namespace: 'n1' }),
-              configMap('b', { namespace: 'n2' }),
-              configMap('c', { namespace: 'n1' }),
-            ],
-            { clock, pageSize },
-            {
-              ...(historyLimit === undefined ? {} : { historyLimit }),
-              prepare: (backend) => {
-                backend.beforeList = (options) => {
-                  if (options.continue !== undefined && compactOnContinue) {
-                    compactOnContinue = false;
-                    backend.compact();
-                  }
-                };
+describe.each(['paginated', 'watch-list', 'auto'] as const)(
+  'Informer convergence with %s lists',
+  (initialList) => {
+    it('for random changes interleaved with random faults, the cache converges to the backend and replayed events equal the cache', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(action, { minLength: 10, maxLength: 60, size: 'max' }),
+          fc.integer({ min: 1, max: 3 }),
+          fc.option(fc.integer({ min: 2, max: 8 }), { nil: undefined }),
+          fc.integer({ min: 1, max: 1_000 }),
+          async (actions, pageSize, historyLimit, seed) => {
+            const clock = new VirtualClock({ seed });
+            let compactOnContinue = false;
+            const h = await startInformer(
+              [
+                configMap('a', { namespace: 'n1' }),
+                configMap('b', { namespace: 'n2' }),
+                configMap('c', { namespace: 'n1' }),
+              ],
+              { clock, pageSize, initialList },
+              {
+                ...(historyLimit === undefined ? {} : { historyLimit }),
+                prepare: (backend) => {
+                  backend.beforeList = (options) => {
+                    if (options.continue !== undefined && compactOnContinue) {
+                      compactOnContinue = false;
+                      backend.compact();
+                    }
+                  };
+                },
               },
-            },
-          );
-          const { backend } = h;
-          for (const step of actions) {
-            switch (step.kind) {
-              case 'set':
-                backend.set(
-                  configMaps,
-                  configMap(step.name, { namespace: step.namespace, data: { v: step.v } }),
-                );
-                break;
-              case 'delete':
-                backend.remove(configMaps, { namespace: step.namespace, name: step.name });
-                break;
-              case 'drop':
-                backend.dropWatches({ discardQueued: step.discardQueued });
-                break;
-              case 'break':
-                backend.breakWatches(
-                  step.expired ? new ExpiredError('too old') : new UnavailableError('reset'),
-                );
-                break;
-              case 'compact':
-                backend.compact();
-                break;
-              case 'compactMidList':
-                compactOnContinue = true;
-                break;
-              case 'failList':
-                backend.failNext('list', new InternalError('boom'), step.times);
-                break;
-              case 'failWatch':
-                backend.failNext('watch', new UnavailableError('refused'));
-                break;
-              case 'closeWatch':
-                backend.closeNextWatches();
-                break;
-              case 'bookmark':
-                backend.bookmark();
-                break;
-              case 'inject':
-                inject(h.backend, step.what);
-                break;
-              case 'advance':
-                await clock.advance(step.ms);
-                break;
-              case 'settle':
-                await settle(3);
-                break;
+            );
+            const { backend } = h;
+            for (const step of actions) {
+              switch (step.kind) {
+                case 'set':
+                  backend.set(
+                    configMaps,
+                    configMap(step.name, { namespace: step.namespace, data: { v: step.v } }),
+                  );
+                  break;
+                case 'delete':
+                  backend.remove(configMaps, { namespace: step.namespace, name: step.name });
+                  break;
+                case 'drop':
+                  backend.dropWatches({ discardQueued: step.discardQueued });
+                  break;
+                case 'break':
+                  backend.breakWatches(
+                    step.expired ? new ExpiredError('too old') : new UnavailableError('reset'),
+                  );
+                  break;
+                case 'compact':
+                  backend.compact();
+                  break;
+                case 'compactMidList':
+                  compactOnContinue = true;
+                  break;
+                case 'failList':
+                  backend.failNext('list', new InternalError('boom'), step.times);
+                  break;
+                case 'failWatch':
+                  backend.failNext('watch', new UnavailableError('refused'));
+                  break;
+                case 'closeWatch':
+                  backend.closeNextWatches();
+                  break;
+                case 'bookmark':
+                  backend.bookmark();
+                  break;
+                case 'holdEnd':
+                  backend.holdInitialEventsEnd();
+                  break;
+                case 'releaseEnd':
+                  backend.releaseInitialEventsEnd();
+                  break;
+                case 'inject':
+                  inject(h.backend, step.what);
+                  break;
+                case 'advance':
+                  await clock.advance(step.ms);
+                  break;
+                case 'settle':
+                  await settle(3);
+                  break;
+              }
             }
-          }
-          // Heal: let every queued fault and backoff (at most 60 s each) play out.
-          for (let i = 0, watching = 0; i < 80 && watching < 3; i++) {
-            await clock.advance(30_000);
-            await settle(4);
-            watching = h.informer.state.phase === 'watching' ? watching + 1 : 0;
-          }
-          expect(h.informer.state.phase).toBe('watching');
-          expect(h.cacheObjects()).toEqual(h.backendObjects());
-          expect(h.replay.violations).toEqual([]);
-          expect(h.replay.objects()).toEqual(h.cacheObjects());
-          expect(h.informer.hasSynced()).toBe(true);
-          await h.stop();
-        },
-      ),
-      { numRuns: 300 },
-    );
-  }, 120_000);
-});
+            // Heal: let every queued fault and backoff (at most 60 s each) play out.
+            backend.releaseInitialEventsEnd();
+            for (let i = 0, watching = 0; i < 80 && watching < 3; i++) {
+              await clock.advance(30_000);
+              await settle(4);
+              watching = h.informer.state.phase === 'watching' ? watching + 1 : 0;
+            }
+            expect(h.informer.state.phase).toBe('watching');
+            expect(h.cacheObjects()).toEqual(h.backendObjects());
+            expect(h.replay.violations).toEqual([]);
+            expect(h.replay.objects()).toEqual(h.cacheObjects());
+            expect(h.informer.hasSynced()).toBe(true);
+            await h.stop();
+          },
+        ),
+        { numRuns: 300 },
+      );
+    }, 120_000);
+  },
+);
 
 function inject(
   backend: import('./testing/index.ts').FakeBackend,

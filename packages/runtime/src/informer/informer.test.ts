@@ -225,7 +225,8 @@ describe('Informer lifecycle', () => {
   it('rejects waitForSync when it stops before its first list succeeded', async () => {
     const clock = new VirtualClock();
     const backend = new FakeBackend({ clock });
-    backend.failNext('list', new Error('down'), 5);
+    // The default reads the state with a streamed list: a watch.
+    backend.failNext('watch', new Error('down'), 5);
     const informer = new Informer({ backend, type: configMaps, clock });
     const controller = new AbortController();
     const run = informer.start(controller.signal);

@@ -23,11 +23,16 @@ import { type InformerCounters, type InformerStats, newCounters } from './stats.
  * SharedIndexInformer, kube-rs' `reflector(watcher())`). It is an {@link EventSource}: plug it into
  * a controller with `fromEventSource(informer, handler)`.
  *
- * **Lifecycle.** Nothing happens until `start(signal)`. It lists the kind page by page (`limit` /
- * `continue`, a consistent read), swaps the list into the cache, tells listeners (`create` with
- * `isInInitialList`), marks itself synced, then watches from the list's resourceVersion with
- * bookmarks and a random 5–10 minute server timeout, resuming from the last resourceVersion seen
- * whenever a watch ends. It stops when the signal aborts; the cache keeps its last contents.
+ * **Lifecycle.** Nothing happens until `start(signal)`. It reads the full state of the kind (a
+ * consistent read), swaps it into the cache, tells listeners (`create` with `isInInitialList`),
+ * marks itself synced, then watches with bookmarks and a random 5–10 minute server timeout,
+ * resuming from the last resourceVersion seen whenever a watch ends. By default (`initialList:
+ * 'auto'`) the full state is streamed: one watch with `sendInitialEvents` whose ADDED events are
+ * staged until the BOOKMARK that ends them, swapped in at once, and which then goes on as the watch
+ * (no second request). A backend that rejects that gets paginated lists (`limit` / `continue`, then
+ * a watch from the list's resourceVersion) from then on. A streamed list that ends before its end
+ * bookmark publishes nothing and is retried after a backoff. It stops when the signal aborts; the
+ * cache keeps its last contents.
  *
  * **Errors never stop it and never reach your code.** An expired (410) watch relists from the last
  * seen resourceVersion, then with a consistent read if that list expires too; an expired continue

@@ -27,6 +27,22 @@ export interface BackoffOptions {
   readonly jitter?: number;
 }
 
+/**
+ * How an informer reads the full state (at start and on every relist):
+ * - `watch-list`: one watch with `sendInitialEvents` (Kubernetes' streaming list, KEP-3157). Its
+ *   initial ADDED events are staged until the BOOKMARK marked `initialEventsEnd`, swapped into the
+ *   cache at once, and the same watch then goes on with live events;
+ * - `paginated`: a list page by page (`limit` / `continue`), then a separate watch from its
+ *   resourceVersion;
+ * - `auto`: `watch-list`, falling back to `paginated` for good (logged, counted in
+ *   `watchListFallbacks`) when the backend rejects `sendInitialEvents` (a BadRequest, Invalid or
+ *   Unsupported error before any event) or breaks its contract (an event other than ADDED before the
+ *   end bookmark).
+ */
+export type InitialListMode = 'auto' | 'watch-list' | 'paginated';
+
+const INITIAL_LIST_MODES: readonly InitialListMode[] = ['auto', 'watch-list', 'paginated'];
+
 /** Options of an {@link Informer}. */
 export interface InformerOptions<T extends KubeObject = KubeObject> {
   readonly backend: Backend;
@@ -47,7 +63,12 @@ export interface InformerOptions<T extends KubeObject = KubeObject> {
    * it throws, the object is cached untransformed (logged).
    */
   readonly transform?: (object: T) => T;
-  /** Objects per list page (`limit`). Default 500. */
+  /**
+   * How the full state is read: see {@link InitialListMode}. Default `auto` (a streamed list where
+   * the backend supports it: every Backend passing `runBackendSuite` does).
+   */
+  readonly initialList?: InitialListMode;
+  /** Objects per list page (`limit`) of a paginated list. Default 500. */
   readonly pageSize?: number;
   readonly clock?: Clock;
   readonly logger?: Logger;
@@ -68,6 +89,7 @@ export interface ResolvedInformerOptions<T extends KubeObject> {
   readonly fieldSelector: string;
   readonly resyncPeriodMs: number;
   readonly transform: (object: T) => T;
+  readonly initialList: InitialListMode;
   readonly pageSize: number;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -119,6 +141,7 @@ export function resolveInformerOptions<T extends KubeObject>(
     fieldSelector: normalizeFieldSelector('fieldSelector', options.fieldSelector),
     resyncPeriodMs: durationMs('resyncPeriodMs', options.resyncPeriodMs, 0),
     transform: func('transform', options.transform, stripManagedFields as (object: T) => T),
+    initialList: initialListOption(options.initialList),
     pageSize: integer('pageSize', options.pageSize, 500, 1),
     clock: clockOption(options.clock),
     logger: loggerOption(options.logger),
@@ -157,6 +180,18 @@ function resolveBackoff(backoff: BackoffOptions | undefined): Required<BackoffOp
     factor,
     jitter,
   };
+}
+
+function initialListOption(value: InitialListMode | undefined): InitialListMode {
+  if (value === undefined) return 'auto';
+  if (!INITIAL_LIST_MODES.includes(value)) {
+    throw new OptionsError(
+      'initialList',
+      value,
+      `one of ${INITIAL_LIST_MODES.map((m) => `'${m}'`).join(', ')}`,
+    );
+  }
+  return value;
 }
 
 function clockOption(value: Clock | undefined): Clock {

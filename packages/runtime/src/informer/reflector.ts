@@ -1,14 +1,22 @@
-import { isExpired, type ListOptions, type SelectorOptions, type WatchEvent } from '../backend/index.ts';
+import {
+  BackendErrorCodes,
+  isExpired,
+  type ListOptions,
+  type SelectorOptions,
+  type WatchEvent,
+} from '../backend/index.ts';
 import type { CacheStage } from '../cache/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { KubeObject } from '../object/index.ts';
 import { Backoff } from './backoff.ts';
 import { eventProblem, type ObjectCheck, objectCheck } from './check-object.ts';
 import {
+  InitialEventsIncompleteError,
   MalformedEventError,
   ResourceVersionRegressionError,
   ShortWatchError,
   WatchExpiredAtStartError,
+  WatchListUnsupportedError,
 } from './errors.ts';
 import type { ResolvedInformerOptions } from './options.ts';
 import { isOlderResourceVersion } from './resource-version.ts';
@@ -18,17 +26,20 @@ import { YIELD_EVERY, yieldToEventLoop } from './yield.ts';
 /** Where a list starts: a consistent read of the latest state, or not older than the last seen version. */
 export type ListFrom = 'consistent' | 'lastSeen';
 
+/** How a list is read: page by page, or streamed as a watch's initial events (`sendInitialEvents`). */
+export type ListMethod = 'paginated' | 'watch-list';
+
 /**
  * What an informer is doing, one state at a time:
  * - `new`: not started;
- * - `listing`: reading a full list page by page (`from` as above);
+ * - `listing`: reading a full list (`from` as above), page by page or streamed (`method`);
  * - `watching`: streaming changes from `resourceVersion`;
  * - `backingOff`: waiting `delayMs` after `error` before the `next` list or watch;
  * - `stopped`: its signal aborted; it will not run again.
  */
 export type InformerState =
   | { readonly phase: 'new' }
-  | { readonly phase: 'listing'; readonly from: ListFrom }
+  | { readonly phase: 'listing'; readonly from: ListFrom; readonly method: ListMethod }
   | { readonly phase: 'watching'; readonly resourceVersion: string }
   | {
       readonly phase: 'backingOff';
@@ -57,6 +68,12 @@ type ListOutcome =
   | { readonly kind: 'failed'; readonly error: unknown }
   | { readonly kind: 'aborted' };
 
+/** A streamed list: a list outcome until its initial events are committed, a watch outcome after. */
+type StreamedListOutcome =
+  | Exclude<ListOutcome, { readonly kind: 'listed' }>
+  | { readonly kind: 'unsupported'; readonly error: WatchListUnsupportedError }
+  | { readonly kind: 'streamed'; readonly watch: WatchOutcome };
+
 type WatchOutcome =
   | { readonly kind: 'closed'; readonly events: number; readonly durationMs: number }
   | { readonly kind: 'expired'; readonly events: number; readonly error: unknown }
@@ -66,13 +83,24 @@ type WatchOutcome =
 
 type Verdict = 'applied' | 'skipped' | ResourceVersionRegressionError;
 
+/** What one event of a streamed list's initial phase did. */
+type InitialVerdict = 'staged' | 'end' | WatchListUnsupportedError;
+
+/** Backend errors that mean "this backend does not do sendInitialEvents" when a watch-list opens. */
+const REJECTIONS: ReadonlySet<unknown> = new Set([
+  BackendErrorCodes.BAD_REQUEST,
+  BackendErrorCodes.INVALID,
+  BackendErrorCodes.UNSUPPORTED,
+]);
+
 /** A watch shorter than this with no event is an error (client-go's "very short watch"). */
 const SHORT_WATCH_MS = 1000;
 
 /**
- * The list-then-watch loop of an informer (client-go's Reflector, kube-rs' watcher): list page by
- * page, watch from the list's resourceVersion, resume from the last seen one (bookmarks advance it),
- * relist on expiry, back off on errors. It never throws and never stops before its signal aborts.
+ * The list-then-watch loop of an informer (client-go's Reflector, kube-rs' watcher): list (page by
+ * page, or streamed as one watch's initial events that then goes on as the watch), watch from the
+ * list's resourceVersion, resume from the last seen one (bookmarks advance it), relist on expiry,
+ * back off on errors. It never throws and never stops before its signal aborts.
  */
 export class Reflector<T extends KubeObject> {
   readonly #o: ResolvedInformerOptions<T>;
@@ -84,6 +112,8 @@ export class Reflector<T extends KubeObject> {
   readonly #check: ObjectCheck;
   #state: InformerState = { phase: 'new' };
   #lastSeen = '';
+  /** Lists are streamed (`sendInitialEvents`); false for `paginated` and after an `auto` fallback. */
+  #streamLists: boolean;
 
   constructor(
     options: ResolvedInformerOptions<T>,
@@ -97,6 +127,7 @@ export class Reflector<T extends KubeObject> {
     this.#log = log;
     this.#backoff = new Backoff(options.clock, options.backoff);
     this.#check = objectCheck(options.type, options.namespace);
+    this.#streamLists = options.initialList !== 'paginated';
     const { namespace, labelSelector, fieldSelector } = options;
     this.#selectors = {
       ...(namespace === '' ? {} : { namespace }),
@@ -121,11 +152,21 @@ export class Reflector<T extends KubeObject> {
     while (!signal.aborted) {
       try {
         if (step.kind === 'list') {
-          const outcome = await this.#list(step.from, signal);
+          const outcome = this.#streamLists
+            ? await this.#streamList(step.from, signal)
+            : await this.#list(step.from, signal);
           if (outcome.kind === 'aborted') break;
           if (outcome.kind === 'listed') {
             consistentExpiries = 0;
             step = { kind: 'watch' };
+          } else if (outcome.kind === 'streamed') {
+            consistentExpiries = 0;
+            step = await this.#afterWatch(outcome.watch, signal);
+          } else if (outcome.kind === 'unsupported') {
+            // Only `auto` gets here: list page by page from now on, at once.
+            this.#streamLists = false;
+            this.#counters.watchListFallbacks++;
+            this.#log.info({ err: outcome.error }, 'Streamed lists unsupported; using paginated lists');
           } else if (outcome.kind === 'expired') {
             // From the last seen version: retry at once with a consistent read. A consistent list
             // whose continue token expired restarts at once the first time, after a backoff after that.
@@ -201,7 +242,7 @@ export class Reflector<T extends KubeObject> {
   }
 
   async #list(from: ListFrom, signal: AbortSignal): Promise<ListOutcome> {
-    this.#state = { phase: 'listing', from };
+    this.#state = { phase: 'listing', from, method: 'paginated' };
     const { backend, type, pageSize } = this.#o;
     const stage = this.#sink.stage();
     let continueToken: string | undefined;
@@ -235,16 +276,65 @@ export class Reflector<T extends KubeObject> {
       stage.discard();
       return { kind: 'aborted' };
     }
+    const objects = stage.size;
     await this.#sink.commit(stage, resourceVersion, signal);
-    this.#lastSeen = resourceVersion;
-    if (this.#counters.lists++ > 0) this.#counters.relists++;
-    this.#log.debug({ resourceVersion, objects: stage.size }, 'Listed');
+    this.#listed(resourceVersion, objects, 'paginated');
     return { kind: 'listed' };
   }
 
-  async #watch(signal: AbortSignal): Promise<WatchOutcome> {
-    const from = this.#lastSeen;
-    this.#state = { phase: 'watching', resourceVersion: from };
+  /**
+   * A streamed list: one watch with `sendInitialEvents` whose initial events are staged, committed
+   * at the initial-events-end bookmark, and which then goes on as the watch. Until the commit its
+   * outcomes are a list's (nothing is published from an incomplete stream); after it, a watch's.
+   */
+  async #streamList(from: ListFrom, signal: AbortSignal): Promise<StreamedListOutcome> {
+    this.#state = { phase: 'listing', from, method: 'watch-list' };
+    const stage = this.#sink.stage();
+    const resourceVersion = from === 'lastSeen' ? this.#lastSeen : '';
+    const initial = { stage, resourceVersion, committed: false, received: 0 };
+    const outcome = await this.#watch(signal, initial);
+    if (initial.committed) return { kind: 'streamed', watch: outcome };
+    stage.discard();
+    switch (outcome.kind) {
+      case 'aborted':
+        return outcome;
+      case 'closed': {
+        this.#counters.listErrors++;
+        return { kind: 'failed', error: new InitialEventsIncompleteError(this.#o.name, initial.received) };
+      }
+      case 'expired':
+        this.#counters.expired++;
+        return { kind: 'expired', error: outcome.error };
+      case 'regressed':
+      case 'failed': {
+        const unsupported =
+          outcome.error instanceof WatchListUnsupportedError
+            ? outcome.error
+            : initial.received === 0 && REJECTIONS.has((outcome.error as { code?: unknown } | null)?.code)
+              ? new WatchListUnsupportedError(this.#o.name, 'the backend rejected the watch', {
+                  cause: outcome.error,
+                })
+              : undefined;
+        if (unsupported !== undefined && this.#o.initialList === 'auto') {
+          return { kind: 'unsupported', error: unsupported };
+        }
+        this.#counters.listErrors++;
+        return { kind: 'failed', error: unsupported ?? outcome.error };
+      }
+    }
+  }
+
+  /**
+   * One watch until it ends. With `initial` it is a streamed list: events before the
+   * initial-events-end bookmark go to `initial.stage`, the bookmark commits it (`committed`), and
+   * the rest are watch events as usual.
+   */
+  async #watch(
+    signal: AbortSignal,
+    initial?: { stage: CacheStage<T>; resourceVersion: string; committed: boolean; received: number },
+  ): Promise<WatchOutcome> {
+    const from = initial === undefined ? this.#lastSeen : initial.resourceVersion;
+    if (initial === undefined) this.#state = { phase: 'watching', resourceVersion: from };
     this.#counters.watches++;
     const { backend, type, clock, watchTimeoutMinMs: min, watchTimeoutMaxMs: max } = this.#o;
     const stop = new AbortController();
@@ -252,20 +342,37 @@ export class Reflector<T extends KubeObject> {
     signal.addEventListener('abort', onAbort, { once: true });
     const startedAt = clock.now();
     let events = 0;
+    let staging = initial !== undefined;
     try {
       const timeoutMs = Math.round(min + clock.random() * (max - min));
       const stream = backend.watch<T>(type, {
         ...this.#selectors,
-        resourceVersion: from,
+        ...(initial === undefined || from !== '' ? { resourceVersion: from } : {}),
         allowBookmarks: true,
+        ...(initial === undefined ? {} : { sendInitialEvents: true }),
         timeoutMs,
         signal: stop.signal,
       });
       for await (const event of stream) {
         if (signal.aborted) return { kind: 'aborted' };
-        const verdict = this.#onEvent(event);
-        if (verdict instanceof ResourceVersionRegressionError)
-          return { kind: 'regressed', events, error: verdict };
+        if (staging && initial !== undefined) {
+          const verdict = this.#onInitialEvent(event, initial.stage);
+          if (verdict instanceof WatchListUnsupportedError) return { kind: 'failed', error: verdict };
+          if (verdict === 'end') {
+            const resourceVersion = (event as { resourceVersion: string }).resourceVersion;
+            const objects = initial.stage.size;
+            await this.#sink.commit(initial.stage, resourceVersion, signal);
+            initial.committed = true;
+            staging = false;
+            this.#listed(resourceVersion, objects, 'watch-list');
+            if (signal.aborted) return { kind: 'aborted' };
+            this.#state = { phase: 'watching', resourceVersion };
+          } else initial.received++;
+        } else {
+          const verdict = this.#onEvent(event);
+          if (verdict instanceof ResourceVersionRegressionError)
+            return { kind: 'regressed', events, error: verdict };
+        }
         if (++events % YIELD_EVERY === 0) await yieldToEventLoop();
       }
       if (signal.aborted) return { kind: 'aborted' };
@@ -279,6 +386,43 @@ export class Reflector<T extends KubeObject> {
     }
   }
 
+  /** Records a committed list (paginated or streamed) at `resourceVersion`. */
+  #listed(resourceVersion: string, objects: number, method: ListMethod): void {
+    this.#lastSeen = resourceVersion;
+    if (this.#counters.lists++ > 0) this.#counters.relists++;
+    this.#log.debug({ resourceVersion, objects, method }, 'Listed');
+  }
+
+  /**
+   * An event before the initial-events-end bookmark: an ADDED is staged (checked and transformed
+   * like a list item), a malformed event or another bookmark is skipped, the end bookmark says so,
+   * and a MODIFIED or DELETED means the backend does not honour `sendInitialEvents`.
+   */
+  #onInitialEvent(raw: unknown, stage: CacheStage<T>): InitialVerdict {
+    const problem = eventProblem(raw);
+    if (problem !== undefined) {
+      this.#malformed(raw, problem);
+      return 'staged';
+    }
+    const event = raw as WatchEvent<T>;
+    if (event.type === 'BOOKMARK') return event.initialEventsEnd === true ? 'end' : 'staged';
+    if (event.type !== 'ADDED') {
+      return new WatchListUnsupportedError(
+        this.#o.name,
+        `a ${event.type} event came before the initial-events-end bookmark`,
+      );
+    }
+    this.#sink.stageItem(stage, event.object);
+    return 'staged';
+  }
+
+  #malformed(raw: unknown, problem: string): void {
+    this.#counters.malformed++;
+    const eventType = String((raw as { type?: unknown } | null)?.type);
+    const error = new MalformedEventError(this.#o.name, eventType, problem);
+    this.#log.warn({ eventType, err: error }, 'Skipped a malformed watch event');
+  }
+
   #onEvent(raw: unknown): Verdict {
     const problem =
       eventProblem(raw) ??
@@ -286,10 +430,7 @@ export class Reflector<T extends KubeObject> {
         ? undefined
         : this.#check((raw as { object?: unknown }).object));
     if (problem !== undefined) {
-      this.#counters.malformed++;
-      const eventType = String((raw as { type?: unknown } | null)?.type);
-      const error = new MalformedEventError(this.#o.name, eventType, problem);
-      this.#log.warn({ eventType, err: error }, 'Skipped a malformed watch event');
+      this.#malformed(raw, problem);
       return 'skipped';
     }
     const event = raw as WatchEvent<T>;

@@ -77,7 +77,8 @@ describe('InformerRegistry', () => {
   it('waits for the sync of every informer it holds, but not for one released while waiting', async () => {
     const { backend, registry, controller, clock } = setup();
     const other = new FakeBackend({ clock });
-    other.failNext('list', new Error('down'), 1_000);
+    // Informers stream their lists by default: failing watches keeps this one from syncing.
+    other.failNext('watch', new Error('down'), 1_000);
     const run = registry.start(controller.signal);
     registry.acquire({ backend, type: configMaps });
     const stuck = registry.acquire({ backend: other, type: configMaps });

@@ -1,12 +1,12 @@
 /** Counters of an {@link Informer} since it was created. */
 export interface InformerStats {
-  /** Lists completed (the initial one and relists). */
+  /** Lists completed (the initial one and relists), paginated or streamed. */
   readonly lists: number;
   /** Lists completed after the first one. */
   readonly relists: number;
   /** Lists that failed (and were retried after a backoff or at once after an expiry). */
   readonly listErrors: number;
-  /** Watches opened. */
+  /** Watches opened (a streamed list is one). */
   readonly watches: number;
   /** Watches that failed with an error other than an expiry. */
   readonly watchErrors: number;
@@ -26,6 +26,8 @@ export interface InformerStats {
   readonly listenerErrors: number;
   /** Resync rounds run. */
   readonly resyncs: number;
+  /** Times `initialList: 'auto'` gave up streamed lists for paginated ones (0 or 1). */
+  readonly watchListFallbacks: number;
 }
 
 /** The writable counters behind {@link InformerStats}. */
@@ -46,5 +48,6 @@ export function newCounters(): InformerCounters {
     events: 0,
     listenerErrors: 0,
     resyncs: 0,
+    watchListFallbacks: 0,
   };
 }

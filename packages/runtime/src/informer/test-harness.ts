@@ -101,7 +101,7 @@ export interface Harness {
 /**
  * A started informer over a fake backend holding `initial`, on a virtual clock, with an event
  * replay subscribed before start; `prepare` runs on the backend before the start. Settles once so
- * the first list ran.
+ * the first list ran. Lists are paginated unless `options.initialList` says otherwise.
  */
 export async function startInformer(
   initial: readonly ConfigMap[] = [],
@@ -117,7 +117,14 @@ export async function startInformer(
   for (const object of initial) backend.set(configMaps, object);
   prepare?.(backend, clock);
   const logger = new MemoryLogger();
-  const informer = new Informer<ConfigMap>({ backend, type: configMaps, clock, logger, ...options });
+  const informer = new Informer<ConfigMap>({
+    backend,
+    type: configMaps,
+    clock,
+    logger,
+    initialList: 'paginated',
+    ...options,
+  });
   const replay = new EventReplay<ConfigMap>();
   informer.subscribe(replay.listener);
   const controller = new AbortController();

@@ -36,6 +36,8 @@ interface OpenWatch {
   readonly typeId: string;
   readonly stream: WatchStream<KubeObject>;
   readonly selects: (object: KubeObject) => boolean;
+  /** A `sendInitialEvents` watch whose end bookmark is held back, with the changes queued behind it. */
+  held: { readonly end: WatchEvent; readonly changes: Change[] } | undefined;
 }
 
 type Fault = { readonly kind: 'error'; readonly error: Error } | { readonly kind: 'close' };
@@ -54,14 +56,18 @@ function keyOf(object: KubeObject): ObjectKey {
  * (like a wire backend). Lists paginate from a snapshot (`limit` / `continue`); watches replay the
  * history after their resourceVersion and then stream live changes, honouring namespace and
  * selectors (an object leaving the selection is a DELETED), bookmarks on request and `timeoutMs`
- * on the injected clock. A watch or continue token older than the compacted history throws an
- * {@link ExpiredError}.
+ * on the injected clock. With `sendInitialEvents` a watch starts with an ADDED per current object
+ * and a BOOKMARK marked `initialEventsEnd` at the current revision (its resourceVersion, if any, is
+ * then only a lower bound the current revision always meets). A watch or continue token older
+ * than the compacted history throws an {@link ExpiredError}.
  *
  * Faults: {@link FakeBackend.failNext} (the next list or watch fails), {@link FakeBackend.closeNextWatches}
  * (the next watches end at once), {@link FakeBackend.dropWatches} (open watches end, optionally
  * losing what is in flight), {@link FakeBackend.breakWatches} (open watches fail mid-stream),
  * {@link FakeBackend.inject} (a raw event, malformed or stale, into open watches),
- * {@link FakeBackend.compact}, and the `beforeList` / `beforeWatch` hooks for anything else.
+ * {@link FakeBackend.holdInitialEventsEnd} (a streamed list stops before its end bookmark),
+ * {@link FakeBackend.compact}, and the `beforeList` / `beforeWatch` hooks for anything else (a
+ * `beforeWatch` that throws for `sendInitialEvents` makes a backend that rejects streamed lists).
  * Not modelled: finalizers, generation, status subresources, patch types other than merge.
  *
  * @example
@@ -86,6 +92,7 @@ export class FakeBackend implements Backend {
   readonly #watches = new Set<OpenWatch>();
   readonly #faults = { list: [] as Fault[], watch: [] as Fault[] };
   readonly #pager = new Pager();
+  #holdEnds = 0;
 
   constructor(options: FakeBackendOptions = {}) {
     this.name = options.name ?? 'fake';
@@ -143,6 +150,7 @@ export class FakeBackend implements Backend {
     const open: OpenWatch = {
       typeId: id,
       selects,
+      held: undefined,
       stream: new WatchStream<KubeObject>(options.allowBookmarks === true, () => {
         this.#watches.delete(open);
         timer?.cancel();
@@ -158,7 +166,8 @@ export class FakeBackend implements Backend {
         else stream.end();
         return stream as unknown as AsyncIterable<WatchEvent<T>>;
       }
-      this.#replay(open, options.resourceVersion);
+      if (options.sendInitialEvents === true) this.#initialEvents(open);
+      else this.#replay(open, options.resourceVersion);
     } catch (error) {
       stream.fail(error instanceof Error ? error : new Error(String(error)));
       return stream as unknown as AsyncIterable<WatchEvent<T>>;
@@ -255,11 +264,33 @@ export class FakeBackend implements Backend {
     for (const open of this.#watches) if (open.typeId === typeId(type)) open.stream.push(event);
   }
 
-  /** Sends a BOOKMARK at the current revision to every open watch that asked for bookmarks. */
+  /** Sends a BOOKMARK at the current revision to every open watch that asked for bookmarks (and is past its initial events). */
   bookmark(): void {
     const resourceVersion = String(this.#data.revision);
     for (const open of this.#watches)
-      if (open.stream.allowBookmarks) open.stream.push({ type: 'BOOKMARK', resourceVersion });
+      if (open.stream.allowBookmarks && open.held === undefined)
+        open.stream.push({ type: 'BOOKMARK', resourceVersion });
+  }
+
+  /**
+   * The next `times` watches with `sendInitialEvents` send their initial ADDED events but hold back
+   * the BOOKMARK that ends them, and every later change, until {@link releaseInitialEventsEnd}
+   * (a server still streaming a long list). Faults and {@link inject} still reach them.
+   */
+  holdInitialEventsEnd(times = 1): void {
+    this.#holdEnds += times;
+  }
+
+  /** Sends every held end bookmark and the changes queued behind it; holds no more. */
+  releaseInitialEventsEnd(): void {
+    this.#holdEnds = 0;
+    for (const open of [...this.#watches]) {
+      const held = open.held;
+      if (held === undefined) continue;
+      open.held = undefined;
+      open.stream.push(held.end);
+      for (const change of held.changes) deliver(open, change);
+    }
   }
 
   /** Forgets the history up to `revision` (default all): older watches and continue tokens expire. */
@@ -289,6 +320,21 @@ export class FakeBackend implements Backend {
     return parse(stored);
   }
 
+  #initialEvents(open: OpenWatch): void {
+    for (const stored of this.#data.list(open.typeId)) {
+      if (open.selects(stored.object)) open.stream.push({ type: 'ADDED', object: parse(stored) });
+    }
+    const end: WatchEvent = {
+      type: 'BOOKMARK',
+      resourceVersion: String(this.#data.revision),
+      initialEventsEnd: true,
+    };
+    if (this.#holdEnds > 0) {
+      this.#holdEnds--;
+      open.held = { end, changes: [] };
+    } else open.stream.push(end);
+  }
+
   #replay(open: OpenWatch, resourceVersion: string | undefined): void {
     if (resourceVersion === undefined || resourceVersion === '' || resourceVersion === '0') {
       for (const stored of this.#data.list(open.typeId)) {
@@ -306,6 +352,10 @@ export class FakeBackend implements Backend {
 
 /** Pushes a change into a watch as the event its selection sees (entering: ADDED, leaving: DELETED). */
 function deliver(open: OpenWatch, change: Change): void {
+  if (open.held !== undefined) {
+    open.held.changes.push(change);
+    return;
+  }
   const now = change.type !== 'DELETED' && open.selects(change.stored.object);
   const before = change.previous !== undefined && open.selects(change.previous.object);
   if (change.type === 'DELETED') {

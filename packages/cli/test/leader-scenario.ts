@@ -1,0 +1,269 @@
+/**
+ * Leader election between real processes, repeated: one `converge serve` and two
+ * `converge run --leader-elect` replicas running the leader recorder (`fixtures/leader-recorder.ts`).
+ * Each repetition sends the leader SIGKILL or SIGTERM (chosen by a seeded generator, after a seeded
+ * delay so the signal lands anywhere in the renew cycle), starts a replacement under a new
+ * identity, and waits until the other replica leads and reconciles and the replacement is ready.
+ * A watch records the Lease's holders; at the end the Lease's `leaseTransitions` is read and the
+ * replicas' logs are analysed (`leader-analysis.ts`).
+ *
+ * Shared by `leader-election.test.ts` (a few repetitions in CI) and `bench/leader-soak.ts` (many).
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { KubeBackend, loadKubeconfig } from '@converge/kube';
+import { type Lease, leaseType } from '@converge/runtime';
+import { IDENTITY_ENV, type LeaderEntry, LOG_ENV } from './fixtures/leader-recorder.ts';
+import {
+  analyse,
+  type Handover,
+  type HandoverAction,
+  type HandoverBounds,
+  handoverBounds,
+  type LeaderAnalysis,
+} from './leader-analysis.ts';
+import { type ConvergeProcess, now, sleep, spawnConverge, waitFor, within } from './processes.ts';
+
+const RECORDER = fileURLToPath(new URL('./fixtures/leader-recorder.ts', import.meta.url));
+const NAMESPACE = 'default';
+const LEASE = 'leader-scenario';
+
+export interface LeaderScenarioOptions {
+  /** Hand-overs to cause. */
+  readonly repetitions: number;
+  /** Seeds the choice of signal and the delay before it. */
+  readonly seed: number;
+  /** Default 1000. The Lease stores whole seconds, so keep it a multiple of 1000. */
+  readonly leaseDurationMs?: number;
+  /** Default 700. */
+  readonly renewDeadlineMs?: number;
+  /** Default 100. */
+  readonly retryPeriodMs?: number;
+  /** Added to every upper bound of a hand-over, for process scheduling on a loaded machine. Default 1500. */
+  readonly marginMs?: number;
+  /** Called after each hand-over, for progress reports. */
+  readonly onHandover?: (handover: Handover, index: number) => void;
+}
+
+export interface LeaderScenarioReport extends LeaderAnalysis {
+  readonly seed: number;
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+  readonly bounds: HandoverBounds;
+  readonly handovers: readonly Handover[];
+  /** Identities in the order they started leading, from the logs. */
+  readonly leaders: readonly string[];
+  /** Holders of the Lease in the order a watch saw them, released states left out. */
+  readonly holders: readonly string[];
+  /** `spec.leaseTransitions` of the Lease at the end. */
+  readonly leaseTransitions: number;
+  readonly durationMs: number;
+}
+
+interface Replica extends ConvergeProcess {
+  readonly identity: string;
+  /** Its log file. */
+  readonly log: string;
+}
+
+/** mulberry32: a small seeded generator of numbers in [0, 1). */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/** The complete lines of a replica's log (a line still being written is left for the next read). */
+function readEntries(file: string): LeaderEntry[] {
+  if (!existsSync(file)) return [];
+  const text = readFileSync(file, 'utf8');
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as LeaderEntry);
+}
+
+/** The first entry of `kind` in a replica's log later than `after`. */
+const entry = (r: Replica, kind: LeaderEntry['kind'], after = 0): LeaderEntry | undefined =>
+  readEntries(r.log).find((e) => e.kind === kind && e.at > after);
+
+/** What a replica logged last about releasing the Lease (the message, and the error if any). */
+function releaseMessage(output: string): string | undefined {
+  const line = output
+    .split('\n')
+    .filter((l) => /"msg":"[^"]*[Rr]eleas/.test(l))
+    .at(-1);
+  if (line === undefined) return undefined;
+  const { msg, err } = JSON.parse(line) as { msg: string; err?: { message?: string } };
+  return err?.message === undefined ? msg : `${msg}: ${err.message}`;
+}
+
+/** Distinct holders of the Lease in the order a watch sees them, until `signal` aborts. */
+async function recordHolders(backend: KubeBackend, signal: AbortSignal): Promise<string[]> {
+  const holders: string[] = [];
+  let resourceVersion: string | undefined;
+  while (!signal.aborted) {
+    const from = resourceVersion === undefined ? {} : { resourceVersion };
+    try {
+      for await (const event of backend.watch<Lease>(leaseType, { namespace: NAMESPACE, signal, ...from })) {
+        if (event.type === 'BOOKMARK') {
+          resourceVersion = event.resourceVersion;
+          continue;
+        }
+        resourceVersion = event.object.metadata.resourceVersion;
+        const holder = event.object.metadata.name === LEASE ? (event.object.spec?.holderIdentity ?? '') : '';
+        if (holder !== '' && holder !== holders.at(-1)) holders.push(holder);
+      }
+    } catch (error) {
+      if (!signal.aborted) throw error;
+    }
+  }
+  return holders;
+}
+
+/** Runs the scenario. Throws if a wait times out; otherwise reports what happened, for the caller to judge. */
+export async function runLeaderScenario(options: LeaderScenarioOptions): Promise<LeaderScenarioReport> {
+  const { repetitions, seed, leaseDurationMs = 1000, renewDeadlineMs = 700, retryPeriodMs = 100 } = options;
+  const marginMs = options.marginMs ?? 1500;
+  const bounds = handoverBounds({ leaseDurationMs, renewDeadlineMs, retryPeriodMs, marginMs });
+  const next = random(seed);
+  const began = now();
+  const dir = mkdtempSync(join(tmpdir(), 'converge-leader-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  const processes: ConvergeProcess[] = [];
+  const replicas: Replica[] = [];
+  const killedAt = new Map<string, number>();
+  const handovers: Handover[] = [];
+  const problems: string[] = [];
+  const watching = new AbortController();
+  let backend: KubeBackend | undefined;
+  const context = (): string =>
+    replicas
+      .map((r) => `--- ${r.identity} (exit ${r.child.exitCode ?? r.child.signalCode}):\n${r.output()}`)
+      .join('\n');
+  const replica = (): Replica => {
+    const identity = `replica-${replicas.length}`;
+    const log = join(dir, `${identity}.jsonl`);
+    const proc = spawnConverge(
+      dir,
+      [
+        ...['run', RECORDER, '--kubeconfig', kubeconfig, '--leader-elect', '--lease-name', LEASE],
+        ...['--identity', identity, '--lease-duration-ms', `${leaseDurationMs}`],
+        ...['--renew-deadline-ms', `${renewDeadlineMs}`, '--retry-period-ms', `${retryPeriodMs}`],
+      ],
+      { [LOG_ENV]: log, [IDENTITY_ENV]: identity },
+    );
+    const r = { ...proc, identity, log };
+    processes.push(proc);
+    replicas.push(r);
+    return r;
+  };
+  const stop = async (proc: ConvergeProcess, name: string): Promise<void> => {
+    proc.child.kill('SIGTERM');
+    const exit = await within(`${name} to exit`, proc.exited, context);
+    if (exit.code !== 0) problems.push(`${name} exited with ${exit.code ?? exit.signal} after SIGTERM`);
+  };
+
+  try {
+    const server = spawnConverge(dir, ['serve', '--port', '0', '--kubeconfig', kubeconfig]);
+    processes.push(server);
+    const serving = () => (server.output().includes('serving Kubernetes API') ? true : undefined);
+    await waitFor('the API server', serving, server.output);
+    backend = new KubeBackend({ config: loadKubeconfig({ path: kubeconfig }) });
+    const holders = recordHolders(backend, watching.signal).catch((error: unknown) => {
+      problems.push(`the Lease watch failed: ${String(error)}`);
+      return [];
+    });
+
+    let leader = replica();
+    const first = await waitFor(`${leader.identity} to lead`, () => entry(leader, 'start'), context);
+    let standby = replica();
+    await waitFor(`${standby.identity} to be ready`, () => entry(standby, 'ready'), context);
+    await waitFor(`${leader.identity} to reconcile`, () => entry(leader, 'reconcile', first.at), context);
+
+    for (let i = 0; i < repetitions; i++) {
+      await sleep(next() * 2 * retryPeriodMs);
+      const action: HandoverAction = next() < 0.5 ? 'kill' : 'term';
+      const signalledAt = now();
+      leader.child.kill(action === 'kill' ? 'SIGKILL' : 'SIGTERM');
+      const exit = await within(`${leader.identity} to exit`, leader.exited, context);
+      if (action === 'kill') killedAt.set(leader.identity, exit.at);
+      else if (exit.code !== 0)
+        problems.push(`${leader.identity} exited with ${exit.code ?? exit.signal} after SIGTERM`);
+      const replacement = replica();
+      // Any start counts, even one before the signal: the analysis then shows the overlap.
+      const [successor, start] = await waitFor(
+        `a leader after ${leader.identity} got SIG${action === 'kill' ? 'KILL' : 'TERM'}`,
+        () => {
+          for (const r of [standby, replacement]) {
+            const e = entry(r, 'start');
+            if (e !== undefined) return [r, e] as const;
+          }
+          return undefined;
+        },
+        context,
+      );
+      const release = action === 'term' ? releaseMessage(leader.output()) : undefined;
+      const handover: Handover = {
+        action,
+        from: leader.identity,
+        to: successor.identity,
+        ms: start.at - signalledAt,
+        ...(release === undefined ? {} : { release }),
+      };
+      handovers.push(handover);
+      options.onHandover?.(handover, i);
+      const other = successor === standby ? replacement : standby;
+      await waitFor(
+        `${successor.identity} to reconcile`,
+        () => entry(successor, 'reconcile', start.at),
+        context,
+      );
+      await waitFor(`${other.identity} to be ready`, () => entry(other, 'ready'), context);
+      leader = successor;
+      standby = other;
+    }
+
+    // The standby first: stopped after the leader, it could take over from the leader's release.
+    await stop(standby, standby.identity);
+    await stop(leader, leader.identity);
+    const lease = await backend.get<Lease>(leaseType, { namespace: NAMESPACE, name: LEASE });
+    watching.abort();
+    const seen = await holders;
+    await stop(server, 'converge serve');
+    const analysis = analyse(
+      replicas.flatMap((r) => readEntries(r.log)),
+      killedAt,
+    );
+    return {
+      ...analysis,
+      problems: [...problems, ...analysis.problems],
+      seed,
+      leaseDurationMs,
+      renewDeadlineMs,
+      retryPeriodMs,
+      bounds,
+      handovers,
+      leaders: analysis.intervals.map((i) => i.identity),
+      holders: seen,
+      leaseTransitions: lease.spec?.leaseTransitions ?? 0,
+      durationMs: now() - began,
+    };
+  } finally {
+    watching.abort();
+    for (const p of processes)
+      if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+    await Promise.all(processes.map((p) => p.exited));
+    await backend?.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Child processes for CLI tests: `converge` started with the Node running the test, its output
+ * kept, its exit awaited; and bounded waits for conditions.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const BIN = fileURLToPath(new URL('../bin/converge.js', import.meta.url));
+/** The tail of a process's output that is kept, for error messages. */
+const OUTPUT_KEPT = 16_384;
+/** How long a wait may take by default. */
+export const WAIT_MS = 30_000;
+
+/** Wall-clock milliseconds with sub-millisecond resolution, comparable between processes on one machine. */
+export const now = (): number => performance.timeOrigin + performance.now();
+
+export interface Exit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** When this process saw the exit ({@link now}). */
+  readonly at: number;
+}
+
+export interface ConvergeProcess {
+  readonly child: ChildProcess;
+  readonly exited: Promise<Exit>;
+  /** The last {@link OUTPUT_KEPT} characters of stdout and stderr, interleaved. */
+  output(): string;
+}
+
+/** Starts `converge …args` in `cwd`, with `env` added to this process's environment. */
+export function spawnConverge(
+  cwd: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+): ConvergeProcess {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const collect = (chunk: Buffer): void => {
+    output = (output + chunk.toString()).slice(-OUTPUT_KEPT);
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const exited = new Promise<Exit>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal, at: now() }));
+    child.once('error', (error) => {
+      output += `\nspawn failed: ${error.message}`;
+      resolve({ code: null, signal: null, at: now() });
+    });
+  });
+  return { child, exited, output: () => output };
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function timedOut(what: string, context: () => string): Error {
+  return new Error(`timed out after ${WAIT_MS} ms waiting for ${what}\n${context()}`);
+}
+
+/** Polls `probe` every 20 ms until it returns a value; throws after {@link WAIT_MS} with `context()` in the message. */
+export async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined,
+  context: () => string,
+): Promise<T> {
+  const deadline = now() + WAIT_MS;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (now() > deadline) throw timedOut(what, context);
+    await sleep(20);
+  }
+}
+
+/** Resolves as `promise` does, or throws after {@link WAIT_MS} with `context()` in the message. */
+export async function within<T>(what: string, promise: Promise<T>, context: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(timedOut(what, context)), WAIT_MS);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,209 @@
+import {
+  BackendError,
+  InternalError,
+  type ResourceType,
+  TimeoutError,
+  UnavailableError,
+} from '@converge/runtime';
+import {
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  type StoredMsg,
+} from '@nats-io/jetstream';
+import { headers, errors as natsErrors } from '@nats-io/nats-core';
+import {
+  BUCKET_MARKER_KEY,
+  CONVERGE_OPERATION,
+  type DecodedEntry,
+  decodeEntry,
+  entryHeaders,
+  KV_OPERATION,
+  type RawEntry,
+} from './codec.ts';
+
+/** What a bucket's stream holds right now. */
+export interface StreamState {
+  /** The first retained revision (`last + 1` when the stream is empty). */
+  readonly first: number;
+  /** The last revision ever written (it survives purges). */
+  readonly last: number;
+  /** Messages retained. */
+  readonly messages: number;
+}
+
+/** How a put or marker is published. */
+export interface PublishRequest {
+  readonly operation: 'PUT' | 'DEL' | 'PURGE';
+  /** Marks the put of a create (the watch reports it as ADDED). */
+  readonly create?: boolean;
+  /** The key's current revision, 0 when it never existed: the write fails if it moved on. */
+  readonly expected: number;
+}
+
+/**
+ * Turns a failure of the NATS client into a backend error: a closed or unreachable connection is
+ * an {@link UnavailableError}, a request timeout a {@link TimeoutError}, anything else an
+ * {@link InternalError}; backend errors pass through.
+ */
+export function natsFailure(error: unknown, what: string): BackendError {
+  if (error instanceof BackendError) return error;
+  const message = `nats: ${what} failed: ${(error as Error)?.message ?? String(error)}`;
+  if (error instanceof natsErrors.TimeoutError) return new TimeoutError(message, { cause: error });
+  if (
+    error instanceof natsErrors.ClosedConnectionError ||
+    error instanceof natsErrors.ConnectionError ||
+    error instanceof natsErrors.NoRespondersError ||
+    error instanceof natsErrors.DrainingConnectionError ||
+    error instanceof natsErrors.RequestError
+  ) {
+    return new UnavailableError(message, { cause: error });
+  }
+  return new InternalError(message, { cause: error });
+}
+
+/** Whether a publish failed its `expected last subject sequence` precondition. */
+function isWrongLastSequence(error: unknown): boolean {
+  return (
+    error instanceof JetStreamApiError &&
+    (error.code === JetStreamApiCodes.StreamWrongLastSequence ||
+      error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
+  );
+}
+
+/** The stream and subjects of one type's KV bucket, and the few requests every operation needs. */
+export class TypeBucket {
+  readonly type: ResourceType;
+  /** The bucket name. */
+  readonly name: string;
+  /** The JetStream stream behind it (`KV_<name>`). */
+  readonly stream: string;
+  readonly #prefix: string;
+  readonly #js: JetStreamClient;
+  readonly #jsm: JetStreamManager;
+
+  constructor(js: JetStreamClient, jsm: JetStreamManager, type: ResourceType, name: string) {
+    this.#js = js;
+    this.#jsm = jsm;
+    this.type = type;
+    this.name = name;
+    this.stream = `KV_${name}`;
+    this.#prefix = `$KV.${name}.`;
+  }
+
+  /** The subject of a key. */
+  subject(key: string): string {
+    return this.#prefix + key;
+  }
+
+  /** The subject filter of every key (`namespace` undefined) or of one namespace token. */
+  filter(namespaceToken?: string): string {
+    return namespaceToken === undefined ? `${this.#prefix}>` : `${this.#prefix}${namespaceToken}.*`;
+  }
+
+  /** A consumed message as a raw entry. */
+  fromMessage(message: JsMsg): RawEntry {
+    const h = message.headers;
+    return {
+      key: message.subject.slice(this.#prefix.length),
+      seq: message.seq,
+      data: message.data,
+      ...entryHeaders((name) => h?.get(name) ?? ''),
+    };
+  }
+
+  #fromStored(message: StoredMsg): RawEntry {
+    const h = message.header;
+    return {
+      key: message.subject.slice(this.#prefix.length),
+      seq: message.seq,
+      data: message.data,
+      ...entryHeaders((name) => h?.get(name) ?? ''),
+    };
+  }
+
+  /** Decodes a raw entry of this bucket. */
+  decode(entry: RawEntry): DecodedEntry {
+    return decodeEntry(this.name, this.type, entry);
+  }
+
+  /** The latest entry of `key` (a live object, a delete marker, garbage), or undefined if it has none. */
+  async current(key: string): Promise<DecodedEntry | undefined> {
+    let stored: StoredMsg | null;
+    try {
+      stored = await this.#jsm.streams.getMessage(this.stream, { last_by_subj: this.subject(key) });
+    } catch (error) {
+      throw natsFailure(error, `get of ${this.name}/${key}`);
+    }
+    return stored === null ? undefined : this.decode(this.#fromStored(stored));
+  }
+
+  /** The entry at revision `seq`, if it is still retained and belongs to `key`. */
+  async at(key: string, seq: number): Promise<DecodedEntry | undefined> {
+    let stored: StoredMsg | null;
+    try {
+      stored = await this.#jsm.streams.getMessage(this.stream, { seq });
+    } catch (error) {
+      throw natsFailure(error, `get of ${this.name} revision ${seq}`);
+    }
+    if (stored === null || stored.subject !== this.subject(key)) return undefined;
+    return this.decode(this.#fromStored(stored));
+  }
+
+  /**
+   * Publishes a put or delete marker on `key` if its revision is still `request.expected`. Returns
+   * the new revision, or undefined when the key moved on (the optimistic-concurrency failure).
+   */
+  async publish(key: string, data: Uint8Array, request: PublishRequest): Promise<number | undefined> {
+    const h = headers();
+    if (request.operation !== 'PUT') h.set(KV_OPERATION, request.operation);
+    if (request.operation === 'PURGE') h.set('Nats-Rollup', 'sub');
+    if (request.create === true) h.set(CONVERGE_OPERATION, 'CREATE');
+    try {
+      const ack = await this.#js.publish(this.subject(key), data, {
+        headers: h,
+        expect: { lastSubjectSequence: request.expected },
+      });
+      return ack.seq;
+    } catch (error) {
+      if (isWrongLastSequence(error)) return undefined;
+      throw natsFailure(error, `write of ${this.name}/${key}`);
+    }
+  }
+
+  /**
+   * Writes the {@link BUCKET_MARKER_KEY} entry if the stream has never held a message, so its
+   * revisions start at 1 (a list's resourceVersion is never '0').
+   */
+  async markIfEmpty(): Promise<void> {
+    if ((await this.state()).last > 0) return;
+    const body = new TextEncoder().encode(
+      JSON.stringify({
+        bucketOf: { group: this.type.group, version: this.type.version, kind: this.type.kind },
+      }),
+    );
+    await this.publish(BUCKET_MARKER_KEY, body, { operation: 'PUT', expected: 0 });
+  }
+
+  /** The stream's first and last revision. */
+  async state(): Promise<StreamState> {
+    try {
+      const info = await this.#jsm.streams.info(this.stream);
+      return { first: info.state.first_seq, last: info.state.last_seq, messages: info.state.messages };
+    } catch (error) {
+      throw natsFailure(error, `stream info of ${this.name}`);
+    }
+  }
+
+  /** Removes the revisions of `key` below `seq` (all of them when `seq` is past the last). */
+  async purgeBelow(key: string, seq: number): Promise<number> {
+    try {
+      const response = await this.#jsm.streams.purge(this.stream, { filter: this.subject(key), seq });
+      return response.purged;
+    } catch (error) {
+      throw natsFailure(error, `purge of ${this.name}/${key}`);
+    }
+  }
+}
