@@ -15,6 +15,7 @@ import {
   type Runnable,
   resourceType,
   sleepOn,
+  statusError,
   typeId,
   UnavailableError,
   type WatchEvent,
@@ -29,7 +30,7 @@ import { natsFailure, TypeBucket } from './bucket.ts';
 import type { BackendContext } from './context.ts';
 import { ContinueTokens } from './continue-tokens.ts';
 import { deleteObject } from './delete.ts';
-import { type MalformedValueError, notFound, UNKNOWN_RESOURCE } from './errors.ts';
+import { type MalformedValueError, notFound } from './errors.ts';
 import { collectGarbage, type GarbageCollectionResult } from './gc.ts';
 import { CollectionScheduler } from './gc-scheduler.ts';
 import { BUCKET_NAME, defaultBucketName, encodeKey } from './keys.ts';
@@ -394,7 +395,7 @@ export class NatsBackend implements Backend {
       typeof type === 'object' && type !== null && typeof type.plural === 'string'
         ? this.#buckets.get(typeId(type))
         : undefined;
-    if (bucket === undefined) throw new NotFoundError(UNKNOWN_RESOURCE);
+    if (bucket === undefined) throw statusError.unknownResource();
     return bucket;
   }
 

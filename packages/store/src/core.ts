@@ -2,14 +2,14 @@ import {
   apiVersionOf,
   InternalError,
   type KubeObject,
-  NotFoundError,
   type OwnerReference,
   type ResourceType,
   resourceType,
+  statusError,
   typeId,
   UnavailableError,
 } from '@converge/runtime';
-import { TypeConflictError, UNKNOWN_RESOURCE } from './errors.ts';
+import { TypeConflictError } from './errors.ts';
 import { Timeline } from './event-log.ts';
 import { deepFreeze, type JsonObject, withMutableMeta } from './json.ts';
 import { encodeKey } from './keys.ts';
@@ -99,7 +99,7 @@ export class StoreCore {
       typeof type === 'object' && type !== null && typeof type.plural === 'string'
         ? this.#types.get(typeId(type))
         : undefined;
-    if (td?.type === undefined) throw new NotFoundError(UNKNOWN_RESOURCE);
+    if (td?.type === undefined) throw statusError.unknownResource();
     return td as ServedType;
   }
 

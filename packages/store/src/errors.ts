@@ -1,15 +1,4 @@
-import {
-  AlreadyExistsError,
-  ConflictError,
-  ConvergeError,
-  type ConvergeErrorOptions,
-  ForbiddenError,
-  InvalidError,
-  NotFoundError,
-  qualifiedResource,
-  type ResourceType,
-  type StatusCause,
-} from '@converge/runtime';
+import { ConvergeError, type ConvergeErrorOptions, statusError } from '@converge/runtime';
 
 /**
  * Stable error codes of the store package (never reused).
@@ -73,52 +62,8 @@ export class StorePersistError extends ConvergeError {
   }
 }
 
-/** Kubernetes' message when a resource is not served. */
-export const UNKNOWN_RESOURCE = 'the server could not find the requested resource';
-
-const MODIFIED =
-  'the object has been modified; please apply your changes to the latest version and try again';
-
-/** `configmaps "x" not found`. */
-export function notFound(type: ResourceType, name: string): NotFoundError {
-  return new NotFoundError(`${qualifiedResource(type)} "${name}" not found`, {
-    details: { name, group: type.group, kind: type.plural },
-  });
-}
-
-/** `configmaps "x" already exists`, prefixed `object is being deleted: ` when terminating. */
-export function alreadyExists(type: ResourceType, name: string, terminating: boolean): AlreadyExistsError {
-  const prefix = terminating ? 'object is being deleted: ' : '';
-  return new AlreadyExistsError(`${prefix}${qualifiedResource(type)} "${name}" already exists`, {
-    details: { name, group: type.group, kind: type.plural },
-  });
-}
-
-/** `Operation cannot be fulfilled on configmaps "x": <detail>`. */
-export function conflict(type: ResourceType, name: string, detail: string = MODIFIED): ConflictError {
-  return new ConflictError(
-    `Operation cannot be fulfilled on ${qualifiedResource(type)} "${name}": ${detail}`,
-    {
-      details: { name, group: type.group, kind: type.plural },
-    },
-  );
-}
-
-/** `configmaps "x" is forbidden: <reason>`. */
-export function forbidden(type: ResourceType, name: string, reason: string): ForbiddenError {
-  return new ForbiddenError(`${qualifiedResource(type)} "${name}" is forbidden: ${reason}`, {
-    details: { name, group: type.group, kind: type.plural },
-  });
-}
-
-/** `ConfigMap "x" is invalid: <field errors>`, with one cause per field error. */
-export function invalid(type: ResourceType, name: string, causes: readonly StatusCause[]): InvalidError {
-  const parts = causes.map((c) => `${c.field}: ${c.message}`);
-  const summary = parts.length === 1 ? (parts[0] as string) : `[${parts.join(', ')}]`;
-  return new InvalidError(`${type.kind} "${name}" is invalid: ${summary}`, {
-    details: { name, group: type.group, kind: type.kind, causes },
-  });
-}
+/** The errors of one object, worded as kube-apiserver words them: the runtime's `statusError`. */
+export const { notFound, alreadyExists, conflict, forbidden, invalid } = statusError;
 
 /** Field error constructors: the runtime's (apimachinery's `field.Required`, `field.Invalid`, …). */
 export { fieldError } from '@converge/runtime';

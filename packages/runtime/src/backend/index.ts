@@ -48,3 +48,4 @@ export {
 } from './errors.ts';
 export { fieldError } from './field-errors.ts';
 export { apiVersionOf, qualifiedResource, type ResourceType, resourceType, typeId } from './resource-type.ts';
+export { statusError } from './status-errors.ts';
