@@ -1,90 +1,107 @@
-import { Manager } from '@converge/runtime';
-import { VirtualClock } from '@converge/runtime/testing';
-import { Store } from '@converge/store';
-import { describe, expect, it } from 'vitest';
-import secretReplicator, {
-  namespaceType,
-  REPLICA_OF,
-  REPLICATE,
-  type Secret,
-  secretType,
-} from './operator.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Cluster, eventually, type KubeJson, type KubeListJson, startCluster } from '../test-support.ts';
+import secretReplicator, { REPLICA_OF, REPLICATE } from './operator.ts';
 
-async function until(clock: VirtualClock, check: () => Promise<boolean>): Promise<boolean> {
-  for (let i = 0; i < 400; i++) {
-    if (await check()) return true;
-    await clock.advance(25);
-  }
-  return false;
+type SecretJson = KubeJson & { readonly data?: Readonly<Record<string, string>> };
+
+const base64 = (text: string) => Buffer.from(text).toString('base64');
+
+let cluster: Cluster;
+const kubectl = (...args: string[]) => cluster.kubectl(args);
+
+beforeAll(async () => {
+  cluster = await startCluster({ operator: secretReplicator, crds: [] });
+  await kubectl('create', 'namespace', 'team-a');
+  await kubectl('create', 'namespace', 'team-b');
+});
+afterAll(async () => {
+  await cluster?.close();
+});
+
+/** Waits (with kubectl wait) until the replica of `registry` in `namespace` holds `token`. */
+async function replicaHolds(namespace: string, token: string): Promise<void> {
+  await kubectl('wait', '--for=create', '--timeout=15s', '-n', namespace, 'secret/registry');
+  await kubectl(
+    'wait',
+    `--for=jsonpath={.data.token}=${base64(token)}`,
+    '--timeout=15s',
+    '-n',
+    namespace,
+    'secret/registry',
+  );
 }
 
-describe('Secret replicator on the store', () => {
-  it('copies annotated Secrets into every namespace, follows changes, undoes edits to replicas, and removes replicas of deleted sources', async () => {
-    const clock = new VirtualClock({ startMs: Date.UTC(2026, 0, 1) });
-    const store = new Store({ clock, types: [namespaceType, secretType] });
-    for (const name of ['default', 'team-a', 'team-b'])
-      await store.create(namespaceType, { metadata: { name } });
-    await store.create<Secret>(secretType, {
-      metadata: { name: 'registry', namespace: 'default', annotations: { [REPLICATE]: 'true' } },
-      type: 'Opaque',
-      data: { token: 'djE=' },
-    });
-    await store.create<Secret>(secretType, {
-      metadata: { name: 'private', namespace: 'default' },
-      data: { x: 'eA==' },
-    });
-    const manager = new Manager({ clock, backend: store });
-    secretReplicator(manager);
-    const abort = new AbortController();
-    const running = manager.start(abort.signal);
-    const replica = async (ns: string) => {
-      try {
-        return await store.get<Secret>(secretType, { namespace: ns, name: 'registry' });
-      } catch {
-        return undefined;
-      }
-    };
-    expect(
-      await until(
-        clock,
-        async () =>
-          (await replica('team-a'))?.data?.token === 'djE=' &&
-          (await replica('team-b'))?.data?.token === 'djE=',
-      ),
-    ).toBe(true);
-    expect((await replica('team-a'))?.metadata.labels?.[REPLICA_OF]).toBe('registry');
-    expect((await store.list(secretType, { namespace: 'team-a' })).items.map((s) => s.metadata.name)).toEqual(
-      ['registry'],
+/** The names of the Secrets in `namespace`. */
+async function secretNames(namespace: string): Promise<string[]> {
+  const list = await cluster.getJson<KubeListJson<SecretJson>>(['secrets', '-n', namespace]);
+  return list.items.map((s) => s.metadata.name);
+}
+
+describe('Secret replicator over HTTP, driven by kubectl', () => {
+  it('an annotated Secret created with kubectl is copied into every other namespace; an unannotated one is not', async () => {
+    await kubectl('create', 'secret', 'generic', 'private', '-n', 'default', '--from-literal=x=1');
+    await kubectl('create', 'secret', 'generic', 'registry', '-n', 'default', '--from-literal=token=one');
+    await kubectl('annotate', 'secret', 'registry', '-n', 'default', `${REPLICATE}=true`);
+    await replicaHolds('team-a', 'one');
+    await replicaHolds('team-b', 'one');
+
+    const replica = await cluster.getJson<SecretJson>(['secret', 'registry', '-n', 'team-a']);
+    expect(replica.metadata.labels?.[REPLICA_OF]).toBe('registry');
+    expect(await secretNames('team-a')).toEqual(['registry']);
+    expect(await secretNames('team-b')).toEqual(['registry']);
+  });
+
+  it('a namespace created later gets the copy, and a change to the source reaches every replica', async () => {
+    await kubectl('create', 'namespace', 'team-c');
+    await replicaHolds('team-c', 'one');
+    await kubectl(
+      'patch',
+      'secret',
+      'registry',
+      '-n',
+      'default',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ data: { token: base64('two') } }),
     );
+    for (const namespace of ['team-a', 'team-b', 'team-c']) await replicaHolds(namespace, 'two');
+  });
 
-    // A namespace created later gets the copy; a source change reaches every replica.
-    await store.create(namespaceType, { metadata: { name: 'team-c' } });
-    const source = await store.get<Secret>(secretType, { namespace: 'default', name: 'registry' });
-    await store.update<Secret>(secretType, { ...source, data: { token: 'djI=' } });
-    expect(
-      await until(
-        clock,
-        async () =>
-          (await replica('team-c'))?.data?.token === 'djI=' &&
-          (await replica('team-a'))?.data?.token === 'djI=',
-      ),
-    ).toBe(true);
+  it('an edit to a replica with kubectl is undone', async () => {
+    const written = await kubectl(
+      'patch',
+      'secret',
+      'registry',
+      '-n',
+      'team-b',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ data: { token: base64('bad') } }),
+      '-o',
+      'jsonpath={.data.token}',
+    );
+    expect(written).toBe(base64('bad'));
+    await eventually('the replica in team-b to hold the source token again', async () => {
+      const replica = await cluster.getJson<SecretJson>(['secret', 'registry', '-n', 'team-b']);
+      return replica.data?.token === base64('two');
+    });
+  });
 
-    // An edit to a replica is undone.
-    const edited = (await replica('team-b')) as Secret;
-    await store.update<Secret>(secretType, { ...edited, data: { token: 'aGFja2Vk' } });
-    expect(await until(clock, async () => (await replica('team-b'))?.data?.token === 'djI=')).toBe(true);
+  it('removing the annotation with kubectl removes every replica and leaves the source', async () => {
+    await kubectl('annotate', 'secret', 'registry', '-n', 'default', `${REPLICATE}-`);
+    for (const namespace of ['team-a', 'team-b', 'team-c']) {
+      await kubectl('wait', '--for=delete', '--timeout=15s', '-n', namespace, 'secret/registry');
+      expect(await secretNames(namespace)).toEqual([]);
+    }
+    expect((await secretNames('default')).sort()).toEqual(['private', 'registry']);
+  });
 
-    // Deleting the source removes every replica.
-    await store.delete(secretType, { namespace: 'default', name: 'registry' });
-    expect(
-      await until(
-        clock,
-        async () => (await replica('team-a')) === undefined && (await replica('team-c')) === undefined,
-      ),
-    ).toBe(true);
-    abort.abort();
-    await running;
-    await store.close();
+  it('annotated again and then deleted with kubectl, the source takes its replicas with it', async () => {
+    await kubectl('annotate', 'secret', 'registry', '-n', 'default', `${REPLICATE}=true`);
+    await replicaHolds('team-a', 'two');
+    await kubectl('delete', 'secret', 'registry', '-n', 'default');
+    for (const namespace of ['team-a', 'team-b', 'team-c']) {
+      await kubectl('wait', '--for=delete', '--timeout=15s', '-n', namespace, 'secret/registry');
+    }
   });
 });

@@ -1,121 +1,150 @@
-import { type Backend, Manager, type ResourceType } from '@converge/runtime';
-import { VirtualClock } from '@converge/runtime/testing';
-import { Store } from '@converge/store';
-import { describe, expect, it } from 'vitest';
-import website, {
-  configMapType,
-  deploymentType,
-  FINALIZER,
-  serviceType,
-  type Website,
-  websiteType,
-} from './operator.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type Cluster,
+  eventually,
+  type KubeJson,
+  type KubeListJson,
+  manifest,
+  startCluster,
+} from '../test-support.ts';
+import website, { FINALIZER } from './operator.ts';
 
-const ns = 'default';
-const eventsType: ResourceType = {
-  group: 'events.k8s.io',
-  version: 'v1',
-  kind: 'Event',
-  plural: 'events',
-  namespaced: true,
-  generation: false,
+type WebsiteJson = KubeJson & {
+  readonly spec: { readonly replicas: number };
+  readonly status?: {
+    readonly url?: string;
+    readonly observedGeneration?: number;
+    readonly conditions?: readonly { readonly type: string; readonly status: string }[];
+  };
 };
-const key = { namespace: ns, name: 'hello' };
+type DeploymentJson = KubeJson & { readonly spec: { readonly replicas: number } };
+type ConfigMapJson = KubeJson & { readonly data: Readonly<Record<string, string>> };
+type EventJson = KubeJson & {
+  readonly reason: string;
+  readonly regarding?: { readonly kind?: string; readonly name?: string };
+};
 
-async function until(clock: VirtualClock, check: () => Promise<boolean>): Promise<boolean> {
-  for (let i = 0; i < 400; i++) {
-    if (await check()) return true;
-    await clock.advance(25);
-  }
-  return false;
+const children = [
+  ['configmap', 'hello-content'],
+  ['deployment', 'hello'],
+  ['service', 'hello'],
+] as const;
+
+let cluster: Cluster;
+const kubectl = (...args: string[]) => cluster.kubectl(args);
+
+beforeAll(async () => {
+  cluster = await startCluster({
+    operator: website,
+    crds: [manifest(import.meta.url, 'manifests/crd.yaml')],
+  });
+});
+afterAll(async () => {
+  await cluster?.close();
+});
+
+/** The reasons of the events.k8s.io Events about Website `name`. */
+async function eventReasons(name: string): Promise<string[]> {
+  const events = await cluster.getJson<KubeListJson<EventJson>>(['events.v1.events.k8s.io', '-n', 'default']);
+  return events.items
+    .filter((e) => e.regarding?.kind === 'Website' && e.regarding.name === name)
+    .map((e) => e.reason);
 }
 
-describe('Website operator on the store', () => {
-  it('creates an owned ConfigMap, Deployment and Service, reports Ready, follows spec edits, and cleans up through its finalizer', async () => {
-    const clock = new VirtualClock({ startMs: Date.UTC(2026, 0, 1) });
-    const store = new Store({
-      clock,
-      types: [websiteType, configMapType, deploymentType, serviceType, eventsType],
-    });
-    const backend: Backend = store;
-    const manager = new Manager({ clock, backend });
-    website(manager);
-    const abort = new AbortController();
-    const running = manager.start(abort.signal);
-    await store.create(websiteType, {
-      apiVersion: 'examples.converge.dev/v1alpha1',
-      kind: 'Website',
-      metadata: { name: 'hello', namespace: ns },
-      spec: { domain: 'hello.example.com', replicas: 2, content: '<h1>hi</h1>' },
-    } as Website);
+describe('Website operator over HTTP, driven by kubectl', () => {
+  it('applied with kubectl, a Website gets an owned ConfigMap, Deployment and Service and reports Ready', async () => {
+    await kubectl('apply', '-f', manifest(import.meta.url, 'manifests/sample.yaml'));
+    await kubectl('wait', '--for=condition=Ready', '--timeout=15s', 'website/hello');
 
-    const ready = () =>
-      until(clock, async () => {
-        const site = await store.get<Website>(websiteType, key);
-        const ok =
-          site.status?.conditions?.[0]?.status === 'True' &&
-          site.status.observedGeneration === site.metadata.generation;
-        return ok;
-      });
-    expect(await ready()).toBe(true);
-    const site = await store.get<Website>(websiteType, key);
+    const site = await cluster.getJson<WebsiteJson>(['website', 'hello']);
     expect(site.metadata.finalizers).toEqual([FINALIZER]);
     expect(site.status?.url).toBe('http://hello.example.com');
-    for (const [t, name] of [
-      [configMapType, 'hello-content'],
-      [deploymentType, 'hello'],
-      [serviceType, 'hello'],
-    ] as const) {
-      const child = await store.get(t, { namespace: ns, name });
-      expect(child.metadata.ownerReferences?.[0]).toMatchObject({
-        kind: 'Website',
-        name: 'hello',
-        controller: true,
-      });
+    expect(site.status?.observedGeneration).toBe(site.metadata.generation);
+    for (const [kind, name] of children) {
+      const child = await cluster.getJson([kind, name]);
+      expect(child.metadata.ownerReferences, `${kind}/${name}`).toEqual([
+        expect.objectContaining({
+          apiVersion: 'examples.converge.dev/v1alpha1',
+          kind: 'Website',
+          name: 'hello',
+          uid: site.metadata.uid,
+          controller: true,
+        }),
+      ]);
     }
-    const deployment = await store.get<{ spec: { replicas: number } } & Website>(deploymentType, key);
-    expect(deployment.spec.replicas).toBe(2);
-
-    await store.update(websiteType, { ...site, spec: { ...site.spec, replicas: 5, content: '<h1>v2</h1>' } });
-    expect(await ready()).toBe(true);
-    expect((await store.get<Website>(websiteType, key)).status?.observedGeneration).toBe(2);
-    expect(
-      (await store.get<{ spec: { replicas: number } } & Website>(deploymentType, key)).spec.replicas,
-    ).toBe(5);
-    expect(
-      (
-        await store.get<{ data: Record<string, string> } & Website>(configMapType, {
-          namespace: ns,
-          name: 'hello-content',
-        })
-      ).data['index.html'],
-    ).toBe('<h1>v2</h1>');
-
-    await store.delete(websiteType, key);
-    const gone = await until(clock, async () => {
-      const lists = await Promise.all(
-        [websiteType, configMapType, deploymentType, serviceType].map((t) =>
-          store.list(t, { namespace: ns }),
-        ),
+    expect((await cluster.getJson<DeploymentJson>(['deployment', 'hello'])).spec.replicas).toBe(2);
+    await eventually('the Created and Ready Events', async () => {
+      const reasons = await eventReasons('hello');
+      return ['ConfigMapCreated', 'DeploymentCreated', 'ServiceCreated', 'Ready'].every((r) =>
+        reasons.includes(r),
       );
-      return lists.every((l) => l.items.length === 0);
     });
-    expect(gone).toBe(true);
-    const events = (await store.list<{ reason: string } & Website>(eventsType, { namespace: ns })).items.map(
-      (e) => e.reason,
+  });
+
+  it('kubectl get websites prints the URL, replicas and readiness columns', async () => {
+    const table = await kubectl('get', 'websites');
+    const [header, row, ...rest] = table.trim().split('\n');
+    expect(header?.split(/\s+/)).toEqual(['NAME', 'URL', 'REPLICAS', 'READY', 'AGE']);
+    expect(row?.split(/\s+/).slice(0, 4)).toEqual(['hello', 'http://hello.example.com', '2', 'True']);
+    expect(rest).toEqual([]);
+  });
+
+  it('a spec edit with kubectl patch reaches the children and observedGeneration catches up', async () => {
+    const before = await cluster.getJson<WebsiteJson>(['website', 'hello']);
+    await kubectl(
+      'patch',
+      'website',
+      'hello',
+      '--type=merge',
+      '-p',
+      '{"spec":{"replicas":3,"content":"<h1>v2</h1>","domain":"v2.example.com"}}',
     );
-    expect(events).toEqual(
-      expect.arrayContaining([
-        'ConfigMapCreated',
-        'DeploymentCreated',
-        'ServiceCreated',
-        'Ready',
-        'DeploymentUpdated',
-        'CleanedUp',
-      ]),
+    const generation = String((before.metadata.generation ?? 0) + 1);
+    await kubectl(
+      'wait',
+      `--for=jsonpath={.status.observedGeneration}=${generation}`,
+      '--timeout=15s',
+      'website/hello',
     );
-    abort.abort();
-    await running;
-    await store.close();
+    const site = await cluster.getJson<WebsiteJson>(['website', 'hello']);
+    expect(site.metadata.generation).toBe(Number(generation));
+    expect(site.status?.url).toBe('http://v2.example.com');
+    expect(site.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    expect((await cluster.getJson<DeploymentJson>(['deployment', 'hello'])).spec.replicas).toBe(3);
+    const content = await cluster.getJson<ConfigMapJson>(['configmap', 'hello-content']);
+    expect(content.data['index.html']).toBe('<h1>v2</h1>');
+    const row = (await kubectl('get', 'website', 'hello', '--no-headers')).trim().split(/\s+/);
+    expect(row.slice(0, 4)).toEqual(['hello', 'http://v2.example.com', '3', 'True']);
+  });
+
+  it('a child deleted with kubectl is recreated, owned by the same Website', async () => {
+    const site = await cluster.getJson<WebsiteJson>(['website', 'hello']);
+    const old = await cluster.getJson(['service', 'hello']);
+    await kubectl('delete', 'service', 'hello', '--wait');
+    await eventually('the Service to be recreated', async () => {
+      const list = await cluster.getJson<KubeListJson>([
+        'services',
+        '--field-selector',
+        'metadata.name=hello',
+      ]);
+      return list.items.length === 1 && list.items[0]?.metadata.uid !== old.metadata.uid;
+    });
+    const service = await cluster.getJson(['service', 'hello']);
+    expect(service.metadata.ownerReferences?.[0]?.uid).toBe(site.metadata.uid);
+  });
+
+  it('kubectl delete runs the finalizer cleanup, then the Website and its children are gone', async () => {
+    await kubectl('delete', 'website', 'hello', '--wait', '--timeout=15s');
+    await eventually('the CleanedUp Event', async () => (await eventReasons('hello')).includes('CleanedUp'));
+    const left = await kubectl(
+      'get',
+      'websites,deployments,services,configmaps',
+      '-l',
+      'app.kubernetes.io/instance=hello',
+      '-o',
+      'name',
+    );
+    expect(left.trim()).toBe('');
+    expect(await kubectl('get', 'websites', '-o', 'name')).toBe('');
   });
 });
