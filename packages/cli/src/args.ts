@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { OptionsError } from '@converge/runtime';
+import { KV_HELP, type KvArgs, parseKv } from './kv-args.ts';
 
 export interface ServeArgs {
   readonly host: string;
@@ -29,7 +30,8 @@ export type Command =
   | ({ readonly command: 'run' } & RunArgs)
   | { readonly command: 'version' }
   | ({ readonly command: 'serve' } & ServeArgs)
-  | ({ readonly command: 'dev'; readonly modules: readonly string[] } & ServeArgs);
+  | ({ readonly command: 'dev'; readonly modules: readonly string[] } & ServeArgs)
+  | ({ readonly command: 'kv' } & KvArgs);
 
 export const USAGE = `Usage: converge <command> [options]
 
@@ -37,6 +39,7 @@ Commands:
   serve            Run the embedded Kubernetes API server (kubectl and @kubernetes/client-node work against it)
   dev [module…]    Run the API server and operator modules in one process (default: the bundled examples)
   run module…      Run operator modules against any cluster (a kubeconfig or in-cluster config)
+  kv <verb> …      Apply, get or delete objects in NATS JetStream KV (primaries of NATS-backed operators)
   help [command]   Show help
 
 Run 'converge <command> --help' for a command's options.`;
@@ -51,6 +54,7 @@ const SERVE_OPTIONS = `Options:
   -h, --help          Show this help`;
 
 export const HELP: Record<string, string> = {
+  kv: KV_HELP,
   run: `Usage: converge run module… [options]
 
 Runs operator modules against a Kubernetes API (a real cluster or converge serve) until SIGINT or
@@ -78,7 +82,10 @@ ${SERVE_OPTIONS}`,
 
 Serves the Kubernetes API and runs operator modules against it in the same process. A module's
 default export is (manager) => void | Promise<void>. With no module, the bundled examples run.
-State is kept in .converge/data unless --data-dir says otherwise.
+State is kept in .converge/data unless --data-dir says otherwise. The kumori example keeps its
+Applications in NATS JetStream KV ($NATS_URL, default nats://127.0.0.1:4222; buckets prefixed with
+$CONVERGE_NATS_BUCKET_PREFIX, default converge_); without a NATS server it is left out, said so,
+and the other examples run.
 
 ${SERVE_OPTIONS}`,
 };
@@ -99,8 +106,16 @@ export function parseCommand(argv: readonly string[]): Command {
   }
   if (command === 'version' || command === '--version') return { command: 'version' };
   if (command === 'run') return parseRun(rest);
+  if (command === 'kv') {
+    const kv = parseKv(rest);
+    return 'help' in kv ? { command: 'help', topic: 'kv' } : { command: 'kv', ...kv };
+  }
   if (command !== 'serve' && command !== 'dev') {
-    throw new OptionsError('command', command, "one of 'serve', 'dev', 'run', 'help' (see converge --help)");
+    throw new OptionsError(
+      'command',
+      command,
+      "one of 'serve', 'dev', 'run', 'kv', 'help' (see converge --help)",
+    );
   }
   let parsed: ReturnType<typeof parseServe>;
   try {

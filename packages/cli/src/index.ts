@@ -1,8 +1,12 @@
 /**
  * The `converge` command line: `serve` runs the embedded Kubernetes API server; `dev` runs it
- * with operator modules in one process.
+ * with operator modules in one process; `run` runs operator modules against any cluster; `kv`
+ * applies, gets and deletes objects in NATS JetStream KV (the primaries of NATS-backed operators).
  *
  * @module
  */
 export { type Command, parseCommand, type ServeArgs } from './args.ts';
+export { CliErrorCodes, KvFileError, NatsUnreachableError, UnknownKindError } from './errors.ts';
+export type { KvArgs, KvOutput, KvVerb } from './kv-args.ts';
+export { guessKind, guessPlural, typeFromArgument } from './kv-types.ts';
 export { EXAMPLES_DIR, main, type OperatorModule, type RunIo } from './main.ts';

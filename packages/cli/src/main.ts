@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { basename, dirname, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type ApiServer, createApiServer } from '@converge/apiserver';
 import { KubeBackend, loadConfig, loadKubeconfig } from '@converge/kube';
@@ -10,11 +10,13 @@ import {
   LeaderElector,
   LeaseLock,
   Manager,
+  ownedByKindSelector,
   type ResourceType,
 } from '@converge/runtime';
 import { parseAllDocuments } from 'yaml';
 import { type Command, HELP, parseCommand, type RunArgs, type ServeArgs, USAGE } from './args.ts';
 import { consoleLogger } from './console-logger.ts';
+import { runKv } from './kv.ts';
 
 /** Where the bundled example operators live (used by `converge dev` without modules). */
 export const EXAMPLES_DIR = fileURLToPath(new URL('../../../examples/', import.meta.url));
@@ -76,6 +78,8 @@ export async function main(argv: readonly string[], io: RunIo = processIo()): Pr
           : await serve(command, io, await bundledExamples(), { bundled: true });
       case 'run':
         return await runOperators(command, io);
+      case 'kv':
+        return await runKv(command, io);
     }
   } catch (error) {
     io.err(`converge: ${describe(error)}`);
@@ -124,6 +128,9 @@ async function serve(
         continue;
       }
       io.out(`converge: running operator ${file}`);
+      if (options.bundled === true && exampleName(file) === 'kumori') {
+        for (const hint of kumoriHints(file, resolve(args.kubeconfig))) io.out(hint);
+      }
     }
     manager = m.start(stop.signal).catch((error: unknown) => {
       failed = true;
@@ -200,6 +207,18 @@ async function bundledExamples(): Promise<string[]> {
     .filter((e) => e.isDirectory())
     .map((e) => resolve(EXAMPLES_DIR, e.name, 'operator.ts'))
     .sort();
+}
+
+/** What to try with the Kumori example: put an Application into NATS, watch its secondaries appear. */
+function kumoriHints(moduleFile: string, kubeconfig: string): string[] {
+  const sample = resolve(moduleFile, '..', 'manifests', 'application.yaml');
+  const shown = relative(process.cwd(), sample);
+  const path = shown.startsWith('..') || isAbsolute(shown) ? sample : shown;
+  const owned = ownedByKindSelector({ group: 'kumori.examples.converge.dev', kind: 'Application' });
+  return [
+    `converge: try  converge kv apply -f ${path}`,
+    `converge: then kubectl --kubeconfig ${kubeconfig} get configmaps,deployments -A -l ${owned}`,
+  ];
 }
 
 /** `website` for `…/examples/website/operator.ts`. */
