@@ -60,6 +60,7 @@ export interface KubeJson {
     readonly name: string;
     readonly namespace?: string;
     readonly uid: string;
+    readonly resourceVersion?: string;
     readonly generation?: number;
     readonly finalizers?: readonly string[];
     readonly labels?: Readonly<Record<string, string>>;

@@ -21,6 +21,7 @@ import {
   controllerFor,
   createEventRecorder,
   createOrUpdate,
+  deepDerivative,
   deepEqual,
   done,
   type EventRecorder,
@@ -119,20 +120,6 @@ function secondaries(app: Application): [ResourceType, string, Record<string, un
   ];
 }
 
-/** Whether `actual` has every field `desired` has, with the same value (and arrays of the same length). */
-function covers(actual: unknown, desired: unknown): boolean {
-  if (Array.isArray(desired)) {
-    return (
-      Array.isArray(actual) &&
-      actual.length === desired.length &&
-      desired.every((d, i) => covers(actual[i], d))
-    );
-  }
-  if (typeof desired !== 'object' || desired === null) return actual === desired;
-  if (typeof actual !== 'object' || actual === null) return false;
-  return Object.entries(desired).every(([k, v]) => covers((actual as Record<string, unknown>)[k], v));
-}
-
 /** Creates or updates each secondary, labelled as the Application's; returns the Deployment. */
 async function apply({ kube, events }: KumoriParts, app: Application, key: ObjectKey): Promise<Deployment> {
   let deployment: Deployment | undefined;
@@ -147,7 +134,7 @@ async function apply({ kube, events }: KumoriParts, app: Application, key: Objec
       if (exists && !isOwnedBy(current, applicationType, key)) throw new ResourceExistsError(current);
       const wanted = setOwnerLabels({ ...current, ...fields }, applicationType, app);
       // Compared whole, a defaulted object would be rewritten (and reported) on every reconcile.
-      return defaulted && covers(current, wanted) ? current : wanted;
+      return defaulted && deepDerivative(wanted, current) ? current : wanted;
     });
     if (result !== 'unchanged') synced(events, object, result, app);
     if (t === deploymentType) deployment = object;

@@ -117,9 +117,16 @@ describe('Website operator over HTTP, driven by kubectl', () => {
     expect(row.slice(0, 4)).toEqual(['hello', 'http://v2.example.com', '3', 'True']);
   });
 
-  it('a child deleted with kubectl is recreated, owned by the same Website', async () => {
+  it('a child deleted with kubectl is recreated, owned by the same Website, and the children the server defaulted are not rewritten', async () => {
     const site = await cluster.getJson<WebsiteJson>(['website', 'hello']);
     const old = await cluster.getJson(['service', 'hello']);
+    const deployment = await cluster.getJson(['deployment', 'hello']);
+    // A 0 ms delay rule is a counter of the writes it matches.
+    const writes = cluster.server.faults.delay({
+      pathPattern: '/apis/apps/v1/namespaces/default/deployments/hello',
+      methods: ['PUT', 'PATCH'],
+      ms: 0,
+    });
     await kubectl('delete', 'service', 'hello', '--wait');
     await eventually('the Service to be recreated', async () => {
       const list = await cluster.getJson<KubeListJson>([
@@ -131,6 +138,13 @@ describe('Website operator over HTTP, driven by kubectl', () => {
     });
     const service = await cluster.getJson(['service', 'hello']);
     expect(service.metadata.ownerReferences?.[0]?.uid).toBe(site.metadata.uid);
+    // The reconcile that recreated the Service applied the Deployment first: with the server's
+    // defaults in it (strategy, imagePullPolicy, …), it already had every field the operator sets.
+    const after = await cluster.getJson(['deployment', 'hello']);
+    expect(after.metadata.resourceVersion).toBe(deployment.metadata.resourceVersion);
+    // …and so sent no write for it at all.
+    expect(cluster.server.faults.list().find((rule) => rule.id === writes.id)?.injected).toBe(0);
+    writes.remove();
   });
 
   it('kubectl delete runs the finalizer cleanup, then the Website and its children are gone', async () => {

@@ -12,6 +12,7 @@ import {
   type Condition,
   createEventRecorder,
   createOrUpdate,
+  deepDerivative,
   deepEqual,
   done,
   type EventRecorder,
@@ -99,8 +100,9 @@ async function apply(client: Client, events: EventRecorder, site: Website): Prom
   for (const [childType, name, fields] of children(site)) {
     const metadata = { name, namespace, labels: labels(owner) };
     const skeleton = { apiVersion: apiVersionOf(childType), kind: childType.kind, metadata };
+    // The server fills in defaults (a Service's clusterIP): write only when our fields differ.
     const { result, object } = await createOrUpdate(client, childType, skeleton, (current) =>
-      setControllerReference(site, { ...current, ...fields }),
+      setControllerReference(site, deepDerivative(fields, current) ? current : { ...current, ...fields }),
     );
     if (result !== 'unchanged') {
       const reason = `${childType.kind}${result === 'created' ? 'Created' : 'Updated'}`;

@@ -3,6 +3,8 @@
  *
  * @module
  */
+
+export { deepDerivative } from './deep-derivative.ts';
 export {
   groupOf,
   type KubeObject,
