@@ -3,25 +3,32 @@ import { groupVersion, type JsonObject } from './api-resource.ts';
 import type { RequestContext } from './context.ts';
 import { type StallHook, stallHook } from './fault-stall.ts';
 import { includeObject } from './handle-read.ts';
-import { drained } from './list-stream.ts';
 import { negotiateObject } from './media.ts';
 import { fromStorage } from './object-io.ts';
 import type { ListQuery } from './query.ts';
 import { listSelection } from './selection.ts';
 import { statusOf } from './status.ts';
 import { WatchFieldFilter } from './watch-filter.ts';
+import { WatchWriter } from './watch-writer.ts';
 
 /** Without `timeoutSeconds`, kube-apiserver ends a watch after minRequestTimeout × (1 + rand): 30–60 min. */
 const MIN_REQUEST_TIMEOUT_MS = 1_800_000;
 const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 
-/** Writes one event line, waiting for the socket to drain when its buffer is full. */
-async function send(ctx: RequestContext, line: string, stall?: StallHook): Promise<void> {
-  // Fault injection: a stalled watch waits here, connection open, until released (fault-stall.ts).
+/**
+ * Queues one event line, first asking the fault injector whether the watch may send it: a stalled
+ * watch writes out what it already queued, then waits here, connection open, until released
+ * (fault-stall.ts). Resolves `false` when the watch ended while held.
+ */
+async function send(writer: WatchWriter, line: string, stall: StallHook | undefined): Promise<boolean> {
   const held = stall?.();
-  if (held !== undefined && !(await held)) return;
-  if (ctx.res.destroyed) return;
-  if (!ctx.res.write(line)) await drained(ctx.res);
+  if (held !== undefined) {
+    writer.flush();
+    if (!(await held)) return false;
+  }
+  const wait = writer.push(line);
+  if (wait !== undefined) await wait;
+  return true;
 }
 
 /**
@@ -32,7 +39,9 @@ async function send(ctx: RequestContext, line: string, stall?: StallHook): Promi
  * `k8s.io/initial-events-end` (sent when bookmarks are allowed); `allowWatchBookmarks` adds the
  * store's periodic bookmarks. Errors once streaming — a resourceVersion older than the history
  * (410 Expired), a watcher too far behind — are one ERROR event carrying a Status, then the end.
- * An event's JSON is computed once for all watchers of the same change.
+ * An event's JSON is computed once for all watchers of the same change. Lines go out through a
+ * {@link WatchWriter}: events available at once share HTTP chunks of about 64 KiB, a lone live event
+ * leaves within its event-loop turn, and bookmarks, errors and the end are written at once.
  */
 export async function handleWatch(ctx: RequestContext, query: ListQuery, name?: string): Promise<void> {
   const { resource, server, res, req } = ctx;
@@ -70,6 +79,7 @@ export async function handleWatch(ctx: RequestContext, query: ListQuery, name?: 
     'Transfer-Encoding': 'chunked',
   });
   res.flushHeaders();
+  const writer = new WatchWriter(res);
   const bookmarkHead = { kind: resource.kind, apiVersion: groupVersion(resource) };
   let first = true;
   const objectJson = (object: KubeObject): string => {
@@ -93,23 +103,21 @@ export async function handleWatch(ctx: RequestContext, query: ListQuery, name?: 
         if (!query.allowWatchBookmarks) continue;
         const metadata: JsonObject = { resourceVersion: event.resourceVersion };
         if (event.initialEventsEnd === true) metadata.annotations = { [INITIAL_EVENTS_END]: 'true' };
-        await send(
-          ctx,
-          server.encoder.line('BOOKMARK', JSON.stringify({ ...bookmarkHead, metadata })),
-          stall,
-        );
+        const line = server.encoder.line('BOOKMARK', JSON.stringify({ ...bookmarkHead, metadata }));
+        // A bookmark is what a client waits for (the end of the initial events): never held back.
+        if (await send(writer, line, stall)) writer.flush();
         continue;
       }
       const out = filter === undefined ? event : filter.convert(event);
-      if (out !== undefined) await send(ctx, server.encoder.line(out.type, objectJson(out.object)), stall);
+      if (out !== undefined) await send(writer, server.encoder.line(out.type, objectJson(out.object)), stall);
     }
   } catch (error) {
     if (!controller.signal.aborted) {
-      await send(ctx, server.encoder.line('ERROR', JSON.stringify(statusOf(error))));
+      void writer.push(server.encoder.line('ERROR', JSON.stringify(statusOf(error))));
     }
   } finally {
     res.off('close', onClose);
     server.watches.closed(controller);
-    if (!res.destroyed) res.end();
+    writer.end();
   }
 }

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { VirtualClock } from '@converge/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './test-support.ts';
@@ -15,6 +16,54 @@ afterAll(async () => {
 
 async function currentRv(): Promise<string> {
   return ((await t.request(CM)).json as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+}
+
+/** A watch read with node:http that also counts the response's body pieces ('data' events). */
+function rawWatch(path: string): Promise<{
+  readonly lines: string[];
+  readonly pieces: () => number;
+  waitForLines(count: number): Promise<void>;
+  close(): void;
+}> {
+  return new Promise((resolve, reject) => {
+    const lines: string[] = [];
+    let pieces = 0;
+    let rest = '';
+    let wake = (): void => {};
+    const req = request(
+      new URL(path, t.url),
+      { headers: { authorization: `Bearer ${t.server.token ?? ''}` } },
+      (res) => {
+        res.setEncoding('utf8');
+        res.on('data', (text: string) => {
+          pieces++;
+          const parts = (rest + text).split('\n');
+          rest = parts.pop() ?? '';
+          lines.push(...parts);
+          wake();
+        });
+        res.on('error', () => {});
+        resolve({
+          lines,
+          pieces: () => pieces,
+          // Bounded: a line that never comes fails the test instead of hanging it.
+          waitForLines: (count) =>
+            new Promise<void>((ok, fail) => {
+              const timer = setTimeout(() => fail(new Error(`${lines.length} of ${count} lines`)), 5_000);
+              wake = () => {
+                if (lines.length < count) return;
+                clearTimeout(timer);
+                ok();
+              };
+              wake();
+            }),
+          close: () => req.destroy(),
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 describe('watch', () => {
@@ -121,6 +170,51 @@ describe('watch', () => {
     await w.waitFor(4);
     expect(w.events[3]).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'c' } } });
     w.abort();
+  });
+
+  it('sends a burst of events in a few large chunks, then a lone live event without waiting for more', async () => {
+    const namespace = 'burst';
+    await t.request('/api/v1/namespaces', { method: 'POST', body: { metadata: { name: namespace } } });
+    const type = t.server.store.resolveType('v1', 'ConfigMap');
+    if (type === undefined) throw new Error('ConfigMap is not served');
+    const count = 600;
+    await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        t.server.store.create(type, {
+          metadata: { name: `cm-${String(i).padStart(3, '0')}`, namespace },
+          data: { value: 'x'.repeat(300) },
+        }),
+      ),
+    );
+    const path = `/api/v1/namespaces/${namespace}/configmaps`;
+    const w = await rawWatch(
+      `${path}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`,
+    );
+    try {
+      await w.waitForLines(count + 1);
+      const events = w.lines.map(
+        (line) => JSON.parse(line) as { type: string; object: Record<string, unknown> },
+      );
+      expect(events.slice(0, count).every((e) => e.type === 'ADDED')).toBe(true);
+      expect(
+        new Set(events.slice(0, count).map((e) => (e.object.metadata as { name: string }).name)).size,
+      ).toBe(count);
+      expect(events[count]).toMatchObject({
+        type: 'BOOKMARK',
+        object: { metadata: { annotations: { 'k8s.io/initial-events-end': 'true' } } },
+      });
+      // ~250 KB of events: a handful of 64 KiB chunks, not one chunk (one 'data' event) per event.
+      expect(w.pieces()).toBeLessThan(count / 10);
+      // Nothing else happens on this watch: the single live event must go out on its own.
+      await t.request(path, { method: 'POST', body: { metadata: { name: 'live' } } });
+      await w.waitForLines(count + 2);
+      expect(JSON.parse(w.lines[count + 1] ?? '')).toMatchObject({
+        type: 'ADDED',
+        object: { metadata: { name: 'live' } },
+      });
+    } finally {
+      w.close();
+    }
   });
 
   it('rejects sendInitialEvents without resourceVersionMatch=NotOlderThan with a 422 before streaming', async () => {
