@@ -12,6 +12,7 @@ import {
   type JetStreamManager,
   type JsMsg,
   type StoredMsg,
+  type StreamInfo,
 } from '@nats-io/jetstream';
 import { headers, errors as natsErrors } from '@nats-io/nats-core';
 import {
@@ -32,6 +33,13 @@ export interface StreamState {
   readonly last: number;
   /** Messages retained. */
   readonly messages: number;
+  /** When the stream was created (ISO time): a deleted and recreated bucket has a new one. */
+  readonly created: string;
+}
+
+function toState(info: StreamInfo): StreamState {
+  const { first_seq: first, last_seq: last, messages } = info.state;
+  return { first, last, messages, created: info.created };
 }
 
 /** How a put or marker is published. */
@@ -190,9 +198,19 @@ export class TypeBucket {
   /** The stream's first and last revision. */
   async state(): Promise<StreamState> {
     try {
-      const info = await this.#jsm.streams.info(this.stream);
-      return { first: info.state.first_seq, last: info.state.last_seq, messages: info.state.messages };
+      return toState(await this.#jsm.streams.info(this.stream));
     } catch (error) {
+      throw natsFailure(error, `stream info of ${this.name}`);
+    }
+  }
+
+  /** The stream's state, or undefined when the stream does not exist (the bucket was deleted). */
+  async stateIfExists(): Promise<StreamState | undefined> {
+    try {
+      return toState(await this.#jsm.streams.info(this.stream));
+    } catch (error) {
+      if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound)
+        return undefined;
       throw natsFailure(error, `stream info of ${this.name}`);
     }
   }

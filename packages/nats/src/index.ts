@@ -29,10 +29,11 @@
  *   in memory for `continueTtlMs` (at most `maxContinueSnapshots`); a token is valid only in the
  *   process that issued it, and an unknown or expired one is an ExpiredError (410).
  * - watch: from a revision, one ordered consumer from the next revision; the client recreates it
- *   after reconnects without gaps or duplicates. ADDED for puts of a create (this backend marks
- *   them `Converge-Operation: CREATE`; a put asserting the key was new counts too), MODIFIED for
- *   other puts, DELETED for markers; label-selector watches report an object leaving the selector
- *   as DELETED and entering it as ADDED. Without a revision (or '0'): synthetic ADDED for every
+ *   after reconnects, two missed idle heartbeats (`heartbeatMs`, default 5 s: a hung server) or a
+ *   deleted consumer, from the last delivered revision, without gaps or duplicates. ADDED for puts
+ *   of a create (this backend marks them `Converge-Operation: CREATE`; a put asserting the key was
+ *   new counts too), MODIFIED for other puts, DELETED for markers; label-selector watches report an
+ *   object leaving the selector as DELETED and entering it as ADDED. Without a revision (or '0'): synthetic ADDED for every
  *   object, then live events; `sendInitialEvents` ends them with a BOOKMARK marked
  *   `initialEventsEnd`. `allowBookmarks`: a BOOKMARK every `bookmarkIntervalMs` and before a
  *   `timeoutMs` end.
@@ -40,7 +41,11 @@
  *   start is no longer in the stream — a key changed more than `history` times, a purge, a
  *   {@link NatsBackend.compact} — detected from the stream's first revision at the start and from
  *   any gap in the revisions it receives; a revision newer than the bucket's last (a recreated
- *   bucket) expires too. Informers then relist.
+ *   bucket) expires too. A running watch also checks its bucket's stream every
+ *   `streamCheckIntervalMs` (default 30 s) and at once when its consumer was lost or recreated: a
+ *   deleted, recreated (new creation time) or purged bucket (its marker entry, the first revision,
+ *   gone) expires it, and messages wait for a running check, so nothing of a recreated bucket is
+ *   reported as the old one's. Informers then relist.
  * - Garbage collection: after its own deletes the backend runs a pass over its buckets (Background
  *   deletes dependents after their owner, Orphan removes owner references, Foreground waits for
  *   dependents with blockOwnerDeletion). Owners deleted by other processes are caught by

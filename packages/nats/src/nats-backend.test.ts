@@ -65,6 +65,9 @@ describe('NatsBackend options', () => {
       [{ servers: url, replicas: 2.5 }, 'replicas'],
       [{ servers: url, deleteMode: 'erase' }, 'deleteMode'],
       [{ servers: url, continueTtlMs: -1 }, 'continueTtlMs'],
+      [{ servers: url, heartbeatMs: 100 }, 'heartbeatMs'],
+      [{ servers: url, heartbeatMs: 20_000 }, 'heartbeatMs'],
+      [{ servers: url, streamCheckIntervalMs: 0 }, 'streamCheckIntervalMs'],
       [{ servers: url, bucketFor: 'x' }, 'bucketFor'],
       [{ servers: url, types: [{ kind: 'x' }] }, 'type.group'],
     ];

@@ -50,6 +50,21 @@ export interface NatsBackendOptions {
   readonly maxContinueSnapshots?: number;
   /** Watches that allow bookmarks get one after this much time without one. Default 60 000. */
   readonly bookmarkIntervalMs?: number;
+  /**
+   * The idle heartbeat of a watch's ordered consumer (500–15 000): the server sends one whenever it
+   * has had nothing to deliver for this long. After two missed heartbeats (the consumer was deleted,
+   * the server hangs) the client checks the consumer and recreates it from the last delivered
+   * revision, so such a watch resumes within about three heartbeats of the fault ending, without
+   * gaps or duplicates. Default 5000.
+   */
+  readonly heartbeatMs?: number;
+  /**
+   * How often a running watch checks its bucket's stream (one stream-info request) for a purge, a
+   * deletion or a recreation, which the revisions it receives do not show. Such a watch ends with
+   * an ExpiredError (410), so informers relist. A lost, missing or recreated consumer triggers a
+   * check at once. Default 30 000.
+   */
+  readonly streamCheckIntervalMs?: number;
   /** Run a garbage-collection pass after this backend's own deletes. Default true. */
   readonly garbageCollection?: boolean;
   readonly clock?: Clock;
@@ -69,6 +84,8 @@ export interface ResolvedOptions {
   readonly continueTtlMs: number;
   readonly maxContinueSnapshots: number;
   readonly bookmarkIntervalMs: number;
+  readonly heartbeatMs: number;
+  readonly streamCheckIntervalMs: number;
   readonly garbageCollection: boolean;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -142,6 +159,14 @@ export function resolveOptions(options: NatsBackendOptions): ResolvedOptions {
     continueTtlMs: integer('continueTtlMs', options.continueTtlMs, 300_000, 1, 2 ** 31 - 1),
     maxContinueSnapshots: integer('maxContinueSnapshots', options.maxContinueSnapshots, 32, 1, 100_000),
     bookmarkIntervalMs: integer('bookmarkIntervalMs', options.bookmarkIntervalMs, 60_000, 1, 2 ** 31 - 1),
+    heartbeatMs: integer('heartbeatMs', options.heartbeatMs, 5000, 500, 15_000),
+    streamCheckIntervalMs: integer(
+      'streamCheckIntervalMs',
+      options.streamCheckIntervalMs,
+      30_000,
+      1,
+      2 ** 31 - 1,
+    ),
     garbageCollection,
     clock,
     logger,

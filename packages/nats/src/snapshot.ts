@@ -63,7 +63,14 @@ export async function readSnapshot(
   if (signal?.aborted === true) throw new AbortedError('list aborted', { cause: signal.reason });
   const state = await bucket.state();
   if (state.messages === 0) return { revision: state.last, entries: new Map() };
-  const stream = await OrderedStream.open(js, bucket, { lastPerKey: true }, bucket.filter(namespaceToken));
+  const stream = await OrderedStream.open(
+    js,
+    bucket,
+    { lastPerKey: true },
+    {
+      filter: bucket.filter(namespaceToken),
+    },
+  );
   const onAbort = (): void => {
     void stream.close();
   };

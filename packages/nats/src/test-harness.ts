@@ -5,8 +5,8 @@
  *   answers there; otherwise a private server started once per test file (if `nats-server` is on
  *   PATH). Tests on the shared server use unique bucket names and remove them after.
  * - {@link startPrivateNats}: a `nats-server -js` of its own on a free port with a temporary store
- *   directory, which a fault test may stop, restart (same port, same data) or kill. Fault tests
- *   always use one of these, never the shared server.
+ *   directory, which a fault test may stop, restart (same port, same data), kill, or pause and
+ *   resume (SIGSTOP / SIGCONT). Fault tests always use one of these, never the shared server.
  *
  * @module
  */
@@ -29,6 +29,13 @@ export interface PrivateNats {
   kill(): Promise<void>;
   /** Starts it again on the same port with the same JetStream store. */
   restart(): Promise<void>;
+  /**
+   * Freezes the server with SIGSTOP: its connections stay open but nothing is read, answered or
+   * sent (no heartbeats, no pings) until {@link PrivateNats.resume}.
+   */
+  pause(): void;
+  /** Lets a paused server run again (SIGCONT). */
+  resume(): void;
   /** Stops it and removes its store directory. */
   dispose(): Promise<void>;
 }
@@ -107,6 +114,8 @@ export async function startPrivateNats(): Promise<PrivateNats> {
     if (proc.exitCode !== null || proc.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
     proc.kill(signal);
+    // A paused (SIGSTOP) server acts on SIGTERM only once it runs again.
+    proc.kill('SIGCONT');
     const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
     await exited;
     clearTimeout(timer);
@@ -125,6 +134,12 @@ export async function startPrivateNats(): Promise<PrivateNats> {
     restart: async () => {
       if (child !== undefined) await waitExit(child, 'SIGTERM');
       await start();
+    },
+    pause: () => {
+      child?.kill('SIGSTOP');
+    },
+    resume: () => {
+      child?.kill('SIGCONT');
     },
     dispose: async () => {
       if (child !== undefined) await waitExit(child, 'SIGTERM');

@@ -1,9 +1,10 @@
 /** Why a waiting watch was woken. */
-export type WakeReason = 'abort' | 'timeout' | 'bookmark';
+export type WakeReason = 'abort' | 'timeout' | 'bookmark' | 'expired';
 
 /**
  * Wakes a loop that waits for a message when something else happens (the signal aborted, the
- * watch timed out, a bookmark is due). Reasons accumulate until {@link Waker.take} collects them.
+ * watch timed out, a bookmark is due, a stream check expired the watch). Reasons accumulate until
+ * {@link Waker.take} collects them.
  */
 export class Waker {
   #reasons = new Set<WakeReason>();

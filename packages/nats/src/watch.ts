@@ -15,6 +15,7 @@ import type { BackendContext } from './context.ts';
 import { compareObjects, parseRevision } from './list.ts';
 import { OrderedStream } from './ordered-stream.ts';
 import { collectInitial } from './snapshot.ts';
+import { StreamGuard } from './stream-guard.ts';
 import { Waker } from './waker.ts';
 
 type Event = WatchEvent<KubeObject>;
@@ -69,6 +70,18 @@ async function* run(
   const clock = ctx.options.clock;
   const waker = new Waker();
   let stream: OrderedStream | undefined;
+  let guard: StreamGuard | undefined;
+  // A lost or recreated consumer may mean a deleted or recreated stream: check it at once.
+  const consuming = {
+    heartbeatMs: ctx.options.heartbeatMs,
+    onTrouble: (reason: string): void => {
+      ctx.options.logger.debug(
+        { bucket: bucket.name, reason },
+        'Watch consumer in trouble; checking its stream',
+      );
+      guard?.check();
+    },
+  };
   const onAbort = (): void => {
     waker.fire('abort');
     void stream?.close();
@@ -80,11 +93,12 @@ async function* run(
     ? clock.setTimer(() => waker.fire('bookmark'), ctx.options.bookmarkIntervalMs)
     : undefined;
   try {
-    const state = await bucket.state();
+    const baseline = await StreamGuard.baseline(bucket);
+    const state = baseline.state;
     const scope: Scope = { ctx, bucket, keys, labels, matched: new Map(), complete: initial };
     let cursor: number;
     if (initial) {
-      stream = await OrderedStream.open(ctx.js, bucket, { lastPerKey: true });
+      stream = await OrderedStream.open(ctx.js, bucket, { lastPerKey: true }, consuming);
       const opened = stream;
       if (signal.aborted) return;
       let snapshot: Awaited<ReturnType<typeof collectInitial>>;
@@ -105,13 +119,22 @@ async function* run(
       const from = requested as number;
       if (from > state.last) throw newerThanBucket(bucket, from, state.last);
       if (state.last > from && state.first > from + 1) throw expiredAt(bucket, from, state.first);
-      stream = await OrderedStream.open(ctx.js, bucket, { fromRevision: from + 1 });
+      stream = await OrderedStream.open(ctx.js, bucket, { fromRevision: from + 1 }, consuming);
       cursor = from;
     }
+    guard = StreamGuard.start(bucket, baseline, {
+      clock,
+      intervalMs: ctx.options.streamCheckIntervalMs,
+      cursor: () => cursor,
+      onExpired: () => waker.fire('expired'),
+      logger: ctx.options.logger,
+    });
+    const checked = guard;
     let pending: Promise<{ message: JsMsg | undefined } | { error: unknown }> | undefined;
     for (;;) {
       const reasons = waker.take();
       if (reasons.has('abort')) return;
+      checked.throwIfExpired();
       if (reasons.has('timeout')) {
         if (allowBookmarks) yield { type: 'BOOKMARK', resourceVersion: String(cursor) };
         return;
@@ -122,8 +145,12 @@ async function* run(
         continue;
       }
       const reading = stream;
+      // Each message waits for a running stream check (see StreamGuard.settled).
       pending ??= reading.next().then(
-        (message) => ({ message }),
+        async (message) => {
+          await checked.settled();
+          return { message };
+        },
         (error: unknown) => ({ error }),
       );
       const result = await Promise.race([pending, waker.wait()]);
@@ -135,6 +162,8 @@ async function* run(
         if (signal.aborted) return;
         throw new UnavailableError(`nats: the watch of bucket ${bucket.name} lost its consumer`);
       }
+      // A message that waited for a check that expired the watch may be from another stream.
+      checked.throwIfExpired();
       const entry = bucket.fromMessage(message);
       if (entry.seq <= cursor) continue;
       if (entry.seq !== cursor + 1) throw expiredAt(bucket, cursor, entry.seq);
@@ -147,6 +176,7 @@ async function* run(
     throw error;
   } finally {
     signal.removeEventListener('abort', onAbort);
+    guard?.close();
     timeout?.cancel();
     bookmarkTimer?.cancel();
     await stream?.close();
