@@ -8,13 +8,19 @@
  *
  *   LEADER_SOAK_REPETITIONS  hand-overs (default 100)
  *   LEADER_SOAK_SEED         seed of the signal choices and delays (default: from the clock, printed)
+ *   LEADER_SOAK_LOCK         `lease` (a Kubernetes Lease, default) or `nats` (KvLeaseLock on NATS_URL)
  */
 import { type Handover, RELEASED, withinBounds } from '../packages/cli/test/leader-analysis.ts';
-import { runLeaderScenario } from '../packages/cli/test/leader-scenario.ts';
+import { type LeaderLockKind, runLeaderScenario } from '../packages/cli/test/leader-scenario.ts';
 import { fmt, positiveInt } from './harness.ts';
 
 const repetitions = positiveInt('LEADER_SOAK_REPETITIONS', 100);
 const seed = positiveInt('LEADER_SOAK_SEED', 1 + (Date.now() % 1_000_000));
+const lockSetting = process.env.LEADER_SOAK_LOCK ?? 'lease';
+if (lockSetting !== 'lease' && lockSetting !== 'nats') {
+  throw new Error(`LEADER_SOAK_LOCK must be lease or nats, not ${JSON.stringify(lockSetting)}`);
+}
+const lock: LeaderLockKind = lockSetting;
 
 /** The value at quantile `q` (nearest rank) of a sorted non-empty list. */
 function quantile(sorted: readonly number[], q: number): number {
@@ -29,10 +35,11 @@ function distribution(values: readonly number[]): string {
   return `n=${sorted.length}  min ${at(0)}  p50 ${at(0.5)}  p90 ${at(0.9)}  p99 ${at(0.99)}  max ${at(1)} ms`;
 }
 
-console.log(`leader soak: ${repetitions} hand-overs, seed ${seed}`);
+console.log(`leader soak: ${repetitions} hand-overs, seed ${seed}, lock ${lock}`);
 const report = await runLeaderScenario({
   repetitions,
   seed,
+  lock,
   onHandover: (h, i) => {
     if ((i + 1) % 10 === 0 || i + 1 === repetitions)
       console.log(`  ${i + 1}/${repetitions}  last: ${h.action} ${h.from} → ${h.to} in ${fmt(h.ms, 0)} ms`);

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { isValidLeaseKey } from '@converge/nats';
 import { OptionsError } from '@converge/runtime';
 import { KV_HELP, type KvArgs, parseKv } from './kv-args.ts';
 
@@ -11,14 +12,23 @@ export interface ServeArgs {
   readonly insecure: boolean;
 }
 
+/** Where `converge run --leader-elect` keeps its lease: `kubernetes` (a Lease) or `nats` (a KV entry). */
+export type LeaseBackend = 'kubernetes' | 'nats';
+
 export interface RunArgs {
   readonly modules: readonly string[];
   readonly kubeconfig: string | undefined;
   readonly context: string | undefined;
   readonly namespace: string | undefined;
   readonly leaderElect: boolean;
+  readonly leaseBackend: LeaseBackend;
+  /** The Lease's name, or with the NATS backend the KV key (after `<lease namespace>.` if one is given). */
   readonly leaseName: string;
   readonly leaseNamespace: string | undefined;
+  /** With the NATS backend: the server (undefined: `NATS_URL`, else the default). */
+  readonly nats: string | undefined;
+  /** With the NATS backend: the KV bucket (undefined: the lock's default, `converge-leases`). */
+  readonly leaseBucket: string | undefined;
   readonly identity: string | undefined;
   readonly leaseDurationMs: number | undefined;
   readonly renewDeadlineMs: number | undefined;
@@ -64,9 +74,15 @@ Options:
   --kubeconfig PATH        Kubeconfig file (default: $KUBECONFIG, ~/.kube/config, else in-cluster)
   --context NAME           Context to use (default: the current context)
   --namespace NS           Namespace for requests without one (default: the context's)
-  --leader-elect           Run controllers only while holding a coordination.k8s.io/v1 Lease
-  --lease-name NAME        The Lease's name (default converge-operator)
-  --lease-namespace NS     The Lease's namespace (default: --namespace, else default)
+  --leader-elect           Run controllers only while holding a lease (a coordination.k8s.io/v1
+                           Lease, or an entry in NATS JetStream KV with --lease-backend nats)
+  --lease-backend KIND     kubernetes (a Lease, the default) or nats (a KV entry; needs no
+                           Kubernetes API for the election, nats-server 2.9 or later)
+  --lease-name NAME        The Lease's name, or the KV key (default converge-operator)
+  --lease-namespace NS     The Lease's namespace (default: --namespace, else default); with nats,
+                           if given, the key is NS.NAME
+  --nats URL               nats: the server (default: $NATS_URL, else nats://127.0.0.1:4222)
+  --lease-bucket BUCKET    nats: the KV bucket, created if missing (default converge-leases)
   --identity ID            This replica's identity (default: hostname and pid)
   --lease-duration-ms MS   Lease duration (default 15000)
   --renew-deadline-ms MS   Renew deadline (default 10000)
@@ -183,6 +199,9 @@ function runOptions(args: string[]) {
       'leader-elect': { type: 'boolean' },
       'lease-name': { type: 'string' },
       'lease-namespace': { type: 'string' },
+      'lease-backend': { type: 'string' },
+      nats: { type: 'string' },
+      'lease-bucket': { type: 'string' },
       identity: { type: 'string' },
       'lease-duration-ms': { type: 'string' },
       'renew-deadline-ms': { type: 'string' },
@@ -207,18 +226,61 @@ function parseRun(args: string[]): Command {
   if (values.help === true) return { command: 'help', topic: 'run' };
   if (positionals.length === 0)
     throw new OptionsError('module', undefined, 'at least one operator module to run');
+  const leaderElect = values['leader-elect'] ?? false;
+  const leaseName = values['lease-name'] ?? 'converge-operator';
+  const leaseNamespace = values['lease-namespace'];
+  const leaseBackend = values['lease-backend'] ?? 'kubernetes';
+  if (leaseBackend !== 'kubernetes' && leaseBackend !== 'nats')
+    throw new OptionsError('--lease-backend', leaseBackend, "'kubernetes' or 'nats'");
+  for (const flag of ['lease-backend', 'nats', 'lease-bucket'] as const) {
+    if (values[flag] !== undefined && !leaderElect)
+      throw new OptionsError(`--${flag}`, values[flag], 'only with --leader-elect');
+  }
+  if (leaseBackend === 'nats') checkNatsLease(leaseName, leaseNamespace, values['lease-bucket']);
+  else {
+    for (const flag of ['nats', 'lease-bucket'] as const) {
+      if (values[flag] !== undefined)
+        throw new OptionsError(`--${flag}`, values[flag], 'only with --lease-backend nats');
+    }
+  }
   return {
     command: 'run',
     modules: positionals,
     kubeconfig: values.kubeconfig,
     context: values.context,
     namespace: values.namespace,
-    leaderElect: values['leader-elect'] ?? false,
-    leaseName: values['lease-name'] ?? 'converge-operator',
-    leaseNamespace: values['lease-namespace'],
+    leaderElect,
+    leaseBackend,
+    leaseName,
+    leaseNamespace,
+    nats: values.nats,
+    leaseBucket: values['lease-bucket'],
     identity: values.identity,
     leaseDurationMs: ms('--lease-duration-ms', values['lease-duration-ms']),
     renewDeadlineMs: ms('--renew-deadline-ms', values['renew-deadline-ms']),
     retryPeriodMs: ms('--retry-period-ms', values['retry-period-ms']),
   };
+}
+
+/** A Kubernetes namespace: a DNS label. */
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** A JetStream KV bucket name. */
+const BUCKET = /^[-\w]+$/;
+
+/** Checks, before anything connects, that the NATS lease's key and bucket are ones the lock accepts. */
+function checkNatsLease(name: string, namespace: string | undefined, bucket: string | undefined): void {
+  if (namespace !== undefined && (namespace.length > 63 || !DNS_LABEL.test(namespace)))
+    throw new OptionsError(
+      '--lease-namespace',
+      namespace,
+      'a DNS label (lower-case letters, digits and -, at most 63)',
+    );
+  if (!isValidLeaseKey(name))
+    throw new OptionsError(
+      '--lease-name',
+      name,
+      'a NATS KV key: letters, digits and -/_=., no leading, trailing or double dot, not starting with _kv',
+    );
+  if (bucket !== undefined && !BUCKET.test(bucket))
+    throw new OptionsError('--lease-bucket', bucket, 'a KV bucket name: letters, digits, - and _');
 }

@@ -1,4 +1,4 @@
-import { ConvergeError } from '@converge/runtime';
+import { ConvergeError, isConvergeError } from '@converge/runtime';
 
 /**
  * Stable error codes of the command line (never reused).
@@ -11,7 +11,7 @@ export const CliErrorCodes = {
   KV_FILE_INVALID: 'CONVERGE_ERR_CLI_KV_FILE_INVALID',
   /** `converge kv get`/`delete`: no bucket holds the named type (nothing of it was ever applied). */
   KV_UNKNOWN_KIND: 'CONVERGE_ERR_CLI_KV_UNKNOWN_KIND',
-  /** `converge kv`: nothing answered at the NATS URL. */
+  /** `converge kv`, or `converge run --lease-backend nats`: nothing answered at the NATS URL. */
   NATS_UNREACHABLE: 'CONVERGE_ERR_CLI_NATS_UNREACHABLE',
 } as const;
 
@@ -60,4 +60,10 @@ export class NatsUnreachableError extends ConvergeError {
     );
     this.url = url;
   }
+}
+
+/** One line for an error the command stops on: its message, and its code if it has one. */
+export function describeError(error: unknown): string {
+  if (isConvergeError(error)) return `${error.message} (${error.code})`;
+  return error instanceof Error ? error.message : String(error);
 }

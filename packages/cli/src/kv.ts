@@ -16,15 +16,15 @@ import {
   typeId,
 } from '@converge/runtime';
 import { JetStreamApiCodes, JetStreamApiError, jetstreamManager } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { parseAllDocuments, stringify } from 'yaml';
-import { KvFileError, NatsUnreachableError, UnknownKindError } from './errors.ts';
+import { KvFileError, UnknownKindError } from './errors.ts';
 import type { KvArgs } from './kv-args.ts';
 import { qualifiedKind, typeFromArgument, typeFromDocument } from './kv-types.ts';
+import { connectNats, natsUrl } from './nats-connection.ts';
 
-export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
+export { DEFAULT_NATS_URL } from './nats-connection.ts';
 export const DEFAULT_BUCKET_PREFIX = 'converge_';
-const CONNECT_TIMEOUT_MS = 2000;
 
 /** Where output goes. */
 export interface KvIo {
@@ -44,16 +44,11 @@ export async function runKv(
   io: KvIo,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<number> {
-  const url = args.nats ?? env.NATS_URL ?? DEFAULT_NATS_URL;
+  const url = natsUrl(args.nats, env);
   const prefix = args.bucketPrefix ?? env.CONVERGE_NATS_BUCKET_PREFIX ?? DEFAULT_BUCKET_PREFIX;
   // Files are read and checked before connecting: a bad file writes nothing.
   const fromFiles = args.files.length > 0 ? await readTargets(args) : undefined;
-  let connection: NatsConnection;
-  try {
-    connection = await connect({ servers: url, timeout: CONNECT_TIMEOUT_MS, name: 'converge-kv' });
-  } catch (error) {
-    throw new NatsUnreachableError(url, { cause: error });
-  }
+  const connection: NatsConnection = await connectNats(url, { name: 'converge-kv' });
   let backend: NatsBackend;
   try {
     backend = await NatsBackend.connect({ connection, bucketPrefix: prefix, garbageCollection: false });

@@ -1,22 +1,17 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { type ApiServer, createApiServer } from '@converge/apiserver';
-import { KubeBackend, loadConfig, loadKubeconfig } from '@converge/kube';
-import {
-  isAlreadyExists,
-  isConvergeError,
-  LeaderElector,
-  LeaseLock,
-  Manager,
-  ownedByKindSelector,
-  type ResourceType,
-} from '@converge/runtime';
+import { isAlreadyExists, Manager, ownedByKindSelector, type ResourceType } from '@converge/runtime';
 import { parseAllDocuments } from 'yaml';
-import { type Command, HELP, parseCommand, type RunArgs, type ServeArgs, USAGE } from './args.ts';
+import { type Command, HELP, parseCommand, type ServeArgs, USAGE } from './args.ts';
 import { consoleLogger } from './console-logger.ts';
+import { describeError as describe } from './errors.ts';
 import { runKv } from './kv.ts';
+import { loadModule } from './operator-module.ts';
+import { runOperators } from './run.ts';
+
+export type { OperatorModule } from './operator-module.ts';
 
 /** Where the bundled example operators live (used by `converge dev` without modules). */
 export const EXAMPLES_DIR = fileURLToPath(new URL('../../../examples/', import.meta.url));
@@ -28,9 +23,6 @@ const crdType: ResourceType = {
   plural: 'customresourcedefinitions',
   namespaced: false,
 };
-
-/** An operator module: its default export wires controllers into the manager. */
-export type OperatorModule = (manager: Manager) => void | Promise<void>;
 
 export interface RunIo {
   readonly out: (line: string) => void;
@@ -148,59 +140,6 @@ async function serve(
   return failed ? 1 : 0;
 }
 
-async function runOperators(args: RunArgs, io: RunIo): Promise<number> {
-  const logger = consoleLogger(io.err);
-  const config =
-    args.kubeconfig === undefined && args.context === undefined
-      ? loadConfig(args.namespace === undefined ? {} : { namespace: args.namespace })
-      : loadKubeconfig({
-          ...(args.kubeconfig === undefined ? {} : { path: resolve(args.kubeconfig) }),
-          ...(args.context === undefined ? {} : { context: args.context }),
-          ...(args.namespace === undefined ? {} : { namespace: args.namespace }),
-        });
-  const backend = new KubeBackend({ config, logger });
-  const identity = args.identity ?? `${hostname()}-${process.pid}`;
-  const elector = args.leaderElect
-    ? new LeaderElector({
-        lock: new LeaseLock({
-          backend,
-          namespace: args.leaseNamespace ?? config.namespace ?? 'default',
-          name: args.leaseName,
-          identity,
-        }),
-        logger,
-        ...(args.leaseDurationMs === undefined ? {} : { leaseDurationMs: args.leaseDurationMs }),
-        ...(args.renewDeadlineMs === undefined ? {} : { renewDeadlineMs: args.renewDeadlineMs }),
-        ...(args.retryPeriodMs === undefined ? {} : { retryPeriodMs: args.retryPeriodMs }),
-      })
-    : undefined;
-  const manager = new Manager({
-    backend,
-    logger,
-    ...(elector === undefined ? {} : { leaderElection: elector }),
-  });
-  for (const file of args.modules) {
-    const operator = await loadModule(file);
-    await operator(manager);
-    io.out(`converge: running operator ${file}`);
-  }
-  io.out(
-    `converge: ${args.leaderElect ? `identity ${identity}, leader election on lease ${args.leaseName}` : 'no leader election'}`,
-  );
-  const stop = new AbortController();
-  let failed = false;
-  const running = manager.start(stop.signal).catch((error: unknown) => {
-    failed = true;
-    io.err(`converge: operators stopped: ${describe(error)}`);
-  });
-  await Promise.race([io.stopped, running]);
-  stop.abort();
-  await running;
-  await backend.close();
-  io.out('converge: stopped');
-  return failed ? 1 : 0;
-}
-
 async function bundledExamples(): Promise<string[]> {
   const entries = await readdir(EXAMPLES_DIR, { withFileTypes: true });
   return entries
@@ -224,14 +163,6 @@ function kumoriHints(moduleFile: string, kubeconfig: string): string[] {
 /** `website` for `…/examples/website/operator.ts`. */
 function exampleName(file: string): string {
   return basename(dirname(file));
-}
-
-async function loadModule(file: string): Promise<OperatorModule> {
-  const imported = (await import(pathToFileURL(resolve(file)).href)) as { default?: unknown };
-  if (typeof imported.default !== 'function') {
-    throw new Error(`${file}: an operator module must export default (manager) => void | Promise<void>`);
-  }
-  return imported.default as OperatorModule;
 }
 
 /** Creates the CRDs in `manifests/*.yaml` next to a module (bundled examples ship theirs), and waits until they are served. */
@@ -266,9 +197,4 @@ async function applyManifests(server: ApiServer, moduleFile: string): Promise<vo
       }
     }
   }
-}
-
-function describe(error: unknown): string {
-  if (isConvergeError(error)) return `${error.message} (${error.code})`;
-  return error instanceof Error ? error.message : String(error);
 }

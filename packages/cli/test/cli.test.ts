@@ -95,6 +95,46 @@ describe('converge command line', () => {
     expect(() => parseCommand(['launch'])).toThrow(/command/);
   });
 
+  it('parses run leader-election options: a Kubernetes Lease by default, a NATS KV lease with --lease-backend nats', () => {
+    const module = ['run', 'op.ts', '--leader-elect'];
+    expect(parseCommand(module)).toMatchObject({
+      leaseBackend: 'kubernetes',
+      leaseName: 'converge-operator',
+      nats: undefined,
+      leaseBucket: undefined,
+    });
+    expect(
+      parseCommand([
+        ...module,
+        ...['--lease-backend', 'nats', '--nats', 'nats://n:4222', '--lease-bucket', 'leases'],
+        ...['--lease-name', 'billing', '--lease-namespace', 'prod'],
+      ]),
+    ).toMatchObject({
+      leaseBackend: 'nats',
+      nats: 'nats://n:4222',
+      leaseBucket: 'leases',
+      leaseName: 'billing',
+      leaseNamespace: 'prod',
+    });
+    const nats = [...module, '--lease-backend', 'nats'];
+    expect(() => parseCommand([...module, '--lease-backend', 'etcd'])).toThrow(
+      /--lease-backend: expected 'kubernetes' or 'nats'/,
+    );
+    expect(() => parseCommand(['run', 'op.ts', '--lease-backend', 'nats'])).toThrow(
+      /--lease-backend: expected only with --leader-elect/,
+    );
+    expect(() => parseCommand([...module, '--nats', 'nats://n:4222'])).toThrow(
+      /--nats: expected only with --lease-backend nats/,
+    );
+    expect(() => parseCommand([...module, '--lease-bucket', 'b'])).toThrow(/--lease-bucket/);
+    expect(() => parseCommand([...nats, '--lease-name', 'a..b'])).toThrow(
+      /--lease-name: expected a NATS KV key/,
+    );
+    expect(() => parseCommand([...nats, '--lease-name', '_kv.x'])).toThrow(/--lease-name/);
+    expect(() => parseCommand([...nats, '--lease-namespace', 'Prod'])).toThrow(/--lease-namespace/);
+    expect(() => parseCommand([...nats, '--lease-bucket', 'a.b'])).toThrow(/--lease-bucket/);
+  });
+
   it('prints help for every command and exits 2 on a bad command line', async () => {
     const out: string[] = [];
     const io = {
@@ -107,6 +147,10 @@ describe('converge command line', () => {
     expect(await main(['serve', '--help'], io)).toBe(0);
     expect(out.join('\n')).toContain('--data-dir');
     expect(await main(['dev', '-h'], io)).toBe(0);
+    expect(await main(['run', '--help'], io)).toBe(0);
+    expect(out.join('\n')).toContain('--lease-backend KIND');
+    expect(await main(['run', 'op.ts', '--leader-elect', '--lease-backend', 'zookeeper'], io)).toBe(2);
+    expect(out.join('\n')).toMatch(/converge: invalid option --lease-backend/);
     expect(await main(['nope'], io)).toBe(2);
   });
 

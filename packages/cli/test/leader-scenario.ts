@@ -4,8 +4,12 @@
  * Each repetition sends the leader SIGKILL or SIGTERM (chosen by a seeded generator, after a seeded
  * delay so the signal lands anywhere in the renew cycle), starts a replacement under a new
  * identity, and waits until the other replica leads and reconciles and the replacement is ready.
- * A watch records the Lease's holders; at the end the Lease's `leaseTransitions` is read and the
+ * A watch records the lease's holders; at the end the lease's transitions count is read and the
  * replicas' logs are analysed (`leader-analysis.ts`).
+ *
+ * The replicas elect on a Kubernetes Lease on the served API (`lock: 'lease'`, the default) or on
+ * a KV lease on the shared NATS server (`lock: 'nats'`, `--lease-backend nats`, a bucket of the
+ * run's own, deleted after); either way `converge serve` runs, for the operators' work.
  *
  * Shared by `leader-election.test.ts` (a few repetitions in CI) and `bench/leader-soak.ts` (many).
  */
@@ -13,8 +17,6 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { KubeBackend, loadKubeconfig } from '@converge/kube';
-import { type Lease, leaseType } from '@converge/runtime';
 import { IDENTITY_ENV, type LeaderEntry, LOG_ENV } from './fixtures/leader-recorder.ts';
 import {
   analyse,
@@ -24,15 +26,19 @@ import {
   handoverBounds,
   type LeaderAnalysis,
 } from './leader-analysis.ts';
+import { kubernetesLease, type LeaderLockKind, natsLease, type ScenarioLease } from './leader-leases.ts';
 import { type ConvergeProcess, now, sleep, spawnConverge, waitFor, within } from './processes.ts';
 
 const RECORDER = fileURLToPath(new URL('./fixtures/leader-recorder.ts', import.meta.url));
-const NAMESPACE = 'default';
 const LEASE = 'leader-scenario';
+
+export type { LeaderLockKind } from './leader-leases.ts';
 
 export interface LeaderScenarioOptions {
   /** Hand-overs to cause. */
   readonly repetitions: number;
+  /** What the replicas elect on: a Kubernetes Lease (`lease`) or a NATS KV lease (`nats`). Default `lease`. */
+  readonly lock?: LeaderLockKind;
   /** Seeds the choice of signal and the delay before it. */
   readonly seed: number;
   /** Default 1000. The Lease stores whole seconds, so keep it a multiple of 1000. */
@@ -48,6 +54,7 @@ export interface LeaderScenarioOptions {
 }
 
 export interface LeaderScenarioReport extends LeaderAnalysis {
+  readonly lock: LeaderLockKind;
   readonly seed: number;
   readonly leaseDurationMs: number;
   readonly renewDeadlineMs: number;
@@ -56,9 +63,9 @@ export interface LeaderScenarioReport extends LeaderAnalysis {
   readonly handovers: readonly Handover[];
   /** Identities in the order they started leading, from the logs. */
   readonly leaders: readonly string[];
-  /** Holders of the Lease in the order a watch saw them, released states left out. */
+  /** Holders of the lease in the order a watch saw them, released states left out. */
   readonly holders: readonly string[];
-  /** `spec.leaseTransitions` of the Lease at the end. */
+  /** `spec.leaseTransitions` of the Lease, or of the KV lease document, at the end. */
   readonly leaseTransitions: number;
   readonly durationMs: number;
 }
@@ -107,32 +114,10 @@ function releaseMessage(output: string): string | undefined {
   return err?.message === undefined ? msg : `${msg}: ${err.message}`;
 }
 
-/** Distinct holders of the Lease in the order a watch sees them, until `signal` aborts. */
-async function recordHolders(backend: KubeBackend, signal: AbortSignal): Promise<string[]> {
-  const holders: string[] = [];
-  let resourceVersion: string | undefined;
-  while (!signal.aborted) {
-    const from = resourceVersion === undefined ? {} : { resourceVersion };
-    try {
-      for await (const event of backend.watch<Lease>(leaseType, { namespace: NAMESPACE, signal, ...from })) {
-        if (event.type === 'BOOKMARK') {
-          resourceVersion = event.resourceVersion;
-          continue;
-        }
-        resourceVersion = event.object.metadata.resourceVersion;
-        const holder = event.object.metadata.name === LEASE ? (event.object.spec?.holderIdentity ?? '') : '';
-        if (holder !== '' && holder !== holders.at(-1)) holders.push(holder);
-      }
-    } catch (error) {
-      if (!signal.aborted) throw error;
-    }
-  }
-  return holders;
-}
-
 /** Runs the scenario. Throws if a wait times out; otherwise reports what happened, for the caller to judge. */
 export async function runLeaderScenario(options: LeaderScenarioOptions): Promise<LeaderScenarioReport> {
   const { repetitions, seed, leaseDurationMs = 1000, renewDeadlineMs = 700, retryPeriodMs = 100 } = options;
+  const lock = options.lock ?? 'lease';
   const marginMs = options.marginMs ?? 1500;
   const bounds = handoverBounds({ leaseDurationMs, renewDeadlineMs, retryPeriodMs, marginMs });
   const next = random(seed);
@@ -145,7 +130,7 @@ export async function runLeaderScenario(options: LeaderScenarioOptions): Promise
   const handovers: Handover[] = [];
   const problems: string[] = [];
   const watching = new AbortController();
-  let backend: KubeBackend | undefined;
+  let lease: ScenarioLease | undefined;
   const context = (): string =>
     replicas
       .map((r) => `--- ${r.identity} (exit ${r.child.exitCode ?? r.child.signalCode}):\n${r.output()}`)
@@ -156,7 +141,7 @@ export async function runLeaderScenario(options: LeaderScenarioOptions): Promise
     const proc = spawnConverge(
       dir,
       [
-        ...['run', RECORDER, '--kubeconfig', kubeconfig, '--leader-elect', '--lease-name', LEASE],
+        ...['run', RECORDER, '--kubeconfig', kubeconfig, '--leader-elect', ...(lease?.args ?? [])],
         ...['--identity', identity, '--lease-duration-ms', `${leaseDurationMs}`],
         ...['--renew-deadline-ms', `${renewDeadlineMs}`, '--retry-period-ms', `${retryPeriodMs}`],
       ],
@@ -178,9 +163,9 @@ export async function runLeaderScenario(options: LeaderScenarioOptions): Promise
     processes.push(server);
     const serving = () => (server.output().includes('serving Kubernetes API') ? true : undefined);
     await waitFor('the API server', serving, server.output);
-    backend = new KubeBackend({ config: loadKubeconfig({ path: kubeconfig }) });
-    const holders = recordHolders(backend, watching.signal).catch((error: unknown) => {
-      problems.push(`the Lease watch failed: ${String(error)}`);
+    lease = lock === 'nats' ? await natsLease(LEASE) : kubernetesLease(kubeconfig, LEASE);
+    const holders = lease.recordHolders(watching.signal).catch((error: unknown) => {
+      problems.push(`the lease watch failed: ${String(error)}`);
       return [];
     });
 
@@ -236,7 +221,7 @@ export async function runLeaderScenario(options: LeaderScenarioOptions): Promise
     // The standby first: stopped after the leader, it could take over from the leader's release.
     await stop(standby, standby.identity);
     await stop(leader, leader.identity);
-    const lease = await backend.get<Lease>(leaseType, { namespace: NAMESPACE, name: LEASE });
+    const leaseTransitions = await lease.transitions();
     watching.abort();
     const seen = await holders;
     await stop(server, 'converge serve');
@@ -247,6 +232,7 @@ export async function runLeaderScenario(options: LeaderScenarioOptions): Promise
     return {
       ...analysis,
       problems: [...problems, ...analysis.problems],
+      lock,
       seed,
       leaseDurationMs,
       renewDeadlineMs,
@@ -255,7 +241,7 @@ export async function runLeaderScenario(options: LeaderScenarioOptions): Promise
       handovers,
       leaders: analysis.intervals.map((i) => i.identity),
       holders: seen,
-      leaseTransitions: lease.spec?.leaseTransitions ?? 0,
+      leaseTransitions,
       durationMs: now() - began,
     };
   } finally {
@@ -263,7 +249,7 @@ export async function runLeaderScenario(options: LeaderScenarioOptions): Promise
     for (const p of processes)
       if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
     await Promise.all(processes.map((p) => p.exited));
-    await backend?.close();
+    await lease?.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

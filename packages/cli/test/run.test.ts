@@ -1,10 +1,14 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { decodeKvLease } from '@converge/nats';
+import { type KV, Kvm } from '@nats-io/kv';
+import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sharedNatsUrl, uniqueSuffix } from '../../nats/src/test-harness.ts';
 
 const exec = promisify(execFile);
 const bin = fileURLToPath(new URL('../bin/converge.js', import.meta.url));
@@ -164,5 +168,146 @@ describe('converge run against a served API, two processes with leader election'
     const r = spawnConverge(['run', '--kubeconfig', kubeconfig]);
     expect(await exited(r.child)).toBe(2);
     expect(r.output()).toMatch(/at least one operator module/);
+  });
+});
+
+describe('converge run with --lease-backend nats, two processes electing on a NATS KV lease', () => {
+  const timing = ['--lease-duration-ms', '3000', '--renew-deadline-ms', '2000', '--retry-period-ms', '500'];
+  const KEY = 'cmg-operator';
+  let url: string;
+  let bucket: string;
+
+  beforeAll(async () => {
+    url = await sharedNatsUrl();
+    bucket = `run-test-${uniqueSuffix()}`;
+  });
+
+  const replica = (id: string) =>
+    spawnConverge([
+      'run',
+      example('operator.ts'),
+      '--kubeconfig',
+      kubeconfig,
+      '--leader-elect',
+      ...['--lease-backend', 'nats', '--nats', url, '--lease-bucket', bucket, '--lease-name', KEY],
+      '--identity',
+      id,
+      ...timing,
+    ]);
+
+  /** Runs `use` on the lease bucket (which the first replica creates), then deletes the bucket. */
+  async function withBucket(use: (kv: () => Promise<KV>) => Promise<void>): Promise<void> {
+    const connection = await connect({ servers: url });
+    let opened: KV | undefined;
+    try {
+      await use(async () => {
+        opened ??= await new Kvm(connection).open(bucket);
+        return opened;
+      });
+    } finally {
+      try {
+        await (opened ?? (await new Kvm(connection).open(bucket))).destroy();
+      } catch {
+        // never created
+      }
+      await connection.close();
+    }
+  }
+
+  const generator = (name: string, copies: number): string => {
+    const file = join(dir, `${name}.json`);
+    const object = {
+      apiVersion: 'examples.converge.dev/v1alpha1',
+      kind: 'ConfigMapGenerator',
+      metadata: { name, namespace: 'default' },
+      spec: { copies, data: { hello: 'nats' } },
+    };
+    writeFileSync(file, JSON.stringify(object));
+    return file;
+  };
+  const configMaps = async () => await kubectl('get', 'cm', '-n', 'default', '-o', 'name');
+
+  it('exactly one replica leads and reconciles; kill -9 of the leader hands over within lease duration plus retry period; SIGTERM releases at once; the KV lease counts the transitions', async () => {
+    await withBucket(async (kv) => {
+      const lease = async () => {
+        const entry = await (await kv()).get(KEY);
+        if (entry === null || entry.operation !== 'PUT') return undefined;
+        return decodeKvLease(entry.value, { bucket, key: KEY, revision: entry.revision }).record;
+      };
+      const holder = async () => {
+        const h = (await lease())?.holderIdentity;
+        return h === '' ? undefined : h;
+      };
+      const a = replica('nats-a');
+      await waitFor('nats-a to lead', async () => ((await holder()) === 'nats-a' ? true : undefined));
+      expect(a.output()).toContain(`leader election on nats:${bucket}/${KEY} at ${url}`);
+      const b = replica('nats-b');
+      await waitFor('nats-b to start', async () =>
+        b.output().includes('running operator') ? true : undefined,
+      );
+
+      await kubectl('apply', '-f', generator('relay', 2));
+      await waitFor('the ConfigMaps', async () =>
+        (await configMaps()).includes('relay-1') ? true : undefined,
+      );
+      expect(await holder()).toBe('nats-a');
+
+      // kill -9: no release; the standby waits for the KV lease to expire on its own clock.
+      const killedAt = Date.now();
+      a.child.kill('SIGKILL');
+      await waitFor('nats-b to lead', async () => ((await holder()) === 'nats-b' ? true : undefined), 15_000);
+      const takeover = Date.now() - killedAt;
+      expect(takeover).toBeGreaterThanOrEqual(2_000);
+      expect(takeover).toBeLessThan(3_000 + 2 * 1_200 + 2_000);
+
+      await kubectl('apply', '-f', generator('relay', 3));
+      await waitFor('a third ConfigMap', async () =>
+        (await configMaps()).includes('relay-2') ? true : undefined,
+      );
+
+      // SIGTERM releases the KV lease: a new standby takes over within about one retry period.
+      const c = replica('nats-c');
+      await waitFor('nats-c to start', async () =>
+        c.output().includes('running operator') ? true : undefined,
+      );
+      const stoppedAt = Date.now();
+      b.child.kill('SIGTERM');
+      expect(await exited(b.child)).toBe(0);
+      await waitFor('nats-c to lead', async () => ((await holder()) === 'nats-c' ? true : undefined), 10_000);
+      expect(Date.now() - stoppedAt).toBeLessThan(2_500);
+      expect((await lease())?.leaderTransitions).toBe(2);
+
+      // The last leader releases too, before it closes its NATS connection and exits.
+      c.child.kill('SIGTERM');
+      expect(await exited(c.child)).toBe(0);
+      expect(await holder()).toBeUndefined();
+      expect(c.output()).toContain('converge: stopped');
+    });
+  }, 90_000);
+
+  it('fails with a typed error naming the URL when NATS is unreachable, and exit code 2 for an unknown --lease-backend', async () => {
+    const unreachable = spawnConverge([
+      'run',
+      example('operator.ts'),
+      '--kubeconfig',
+      kubeconfig,
+      '--leader-elect',
+      ...['--lease-backend', 'nats', '--nats', 'nats://127.0.0.1:1'],
+    ]);
+    expect(await exited(unreachable.child)).toBe(1);
+    expect(unreachable.output()).toMatch(
+      /NATS is not reachable at nats:\/\/127\.0\.0\.1:1.*\(CONVERGE_ERR_CLI_NATS_UNREACHABLE\)/,
+    );
+
+    const unknown = spawnConverge([
+      'run',
+      example('operator.ts'),
+      '--kubeconfig',
+      kubeconfig,
+      '--leader-elect',
+      ...['--lease-backend', 'etcd'],
+    ]);
+    expect(await exited(unknown.child)).toBe(2);
+    expect(unknown.output()).toMatch(/invalid option --lease-backend: expected 'kubernetes' or 'nats'/);
   });
 });
