@@ -5,12 +5,8 @@
  * @internal
  */
 import { type Clock, sleepOn, type Timer } from '../clock/index.ts';
-import { AbortedError } from '../errors.ts';
 import { flushMicrotasks } from '../testing/index.ts';
 import type { LeaderElector } from './elector.ts';
-import type { LeaderLock } from './lock.ts';
-import type { MemoryLock } from './memory-lock.ts';
-import type { LeaderRecord, VersionedRecord } from './record.ts';
 
 /** One period during which an elector considered itself leader (end: when its signal aborted). */
 export interface Interval {
@@ -197,74 +193,5 @@ export class RateClock implements Clock {
 
   sleep(delayMs: number, signal?: AbortSignal): Promise<void> {
     return sleepOn(this, delayMs, signal);
-  }
-}
-
-/** An update the server received but whose answer has not reached the caller. */
-export interface InFlightWrite {
-  readonly record: LeaderRecord;
-  readonly version: string;
-  /**
-   * Applies the write to the record as the server would, once: the new version, or undefined if
-   * the record's version is no longer `version` (a conflict the caller never hears of).
-   */
-  land(): string | undefined;
-}
-
-/**
- * A locker over a {@link MemoryLock} whose next update after {@link InFlightLocker.hold} goes on the
- * wire and stays there: the caller gets no answer, and when its signal aborts it gets an
- * AbortedError at once, as from an aborted HTTP request. The write itself reaches the record only
- * when the test calls `land()` — before or after the caller gave up, as a request already sent does.
- */
-export class InFlightLocker implements LeaderLock {
-  readonly identity: string;
-  /** The held updates, oldest first. */
-  readonly held: InFlightWrite[] = [];
-  readonly #shared: MemoryLock;
-  readonly #inner: LeaderLock;
-  #holdNext = false;
-
-  constructor(shared: MemoryLock, identity: string) {
-    this.#shared = shared;
-    this.#inner = shared.locker(identity);
-    this.identity = identity;
-  }
-
-  /** Holds the next update in flight. */
-  hold(): void {
-    this.#holdNext = true;
-  }
-
-  describe(): string {
-    return this.#inner.describe();
-  }
-
-  get(signal: AbortSignal): Promise<VersionedRecord | undefined> {
-    return this.#inner.get(signal);
-  }
-
-  create(record: LeaderRecord, signal: AbortSignal): Promise<string> {
-    return this.#inner.create(record, signal);
-  }
-
-  update(record: LeaderRecord, version: string, signal: AbortSignal): Promise<string> {
-    if (!this.#holdNext) return this.#inner.update(record, version, signal);
-    this.#holdNext = false;
-    let landed = false;
-    this.held.push({
-      record,
-      version,
-      land: () => {
-        if (landed || this.#shared.current?.version !== version) return undefined;
-        landed = true;
-        return this.#shared.set(record);
-      },
-    });
-    return new Promise<string>((_, reject) => {
-      const onAbort = (): void => reject(new AbortedError('update aborted', { cause: signal.reason }));
-      if (signal.aborted) onAbort();
-      else signal.addEventListener('abort', onAbort, { once: true });
-    });
   }
 }
