@@ -239,7 +239,13 @@ export class LeaderElector implements LeaderElection {
         // The watchdog: a tick that finds the deadline passed steps down before touching the lock.
         if (!term.check()) break;
         const outcome = await this.#attempt(signal, term, fastPath);
-        if (!term.active) break;
+        if (!term.active) {
+          // Stopped (or lost) while this renewal was on the wire. It was not aborted: a request
+          // already sent may land anyway, and then only its answer names the version a release
+          // must name. Keep what it wrote, so the release does not conflict with our own write.
+          if (outcome.type === 'holding' && term.ended?.type === 'stopped') this.#observed = outcome.observation;
+          break;
+        }
         this.#observe(outcome, callbacks);
         if (outcome.type === 'holding') {
           fastPath = true;
@@ -265,7 +271,8 @@ export class LeaderElector implements LeaderElection {
     fastPath: boolean,
   ): Promise<AttemptOutcome> {
     const { clock, renewDeadlineMs } = this.#o;
-    const sources = term === undefined ? [signal] : [signal, term.signal];
+    // A renewal is not cut short by a stop (see #renew): it ends by its answer or its timeout.
+    const sources = term === undefined ? [signal] : [];
     const scoped = scopedSignal(
       clock,
       sources,
