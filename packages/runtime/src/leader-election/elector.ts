@@ -243,7 +243,8 @@ export class LeaderElector implements LeaderElection {
           // Stopped (or lost) while this renewal was on the wire. It was not aborted: a request
           // already sent may land anyway, and then only its answer names the version a release
           // must name. Keep what it wrote, so the release does not conflict with our own write.
-          if (outcome.type === 'holding' && term.ended?.type === 'stopped') this.#observed = outcome.observation;
+          if (outcome.type === 'holding' && term.ended?.type === 'stopped')
+            this.#observed = outcome.observation;
           break;
         }
         this.#observe(outcome, callbacks);
