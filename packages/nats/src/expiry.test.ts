@@ -1,20 +1,11 @@
-import { ExpiredError, isExpired, type KubeObject, type ResourceType, resourceType } from '@converge/runtime';
+import { ExpiredError, isExpired, type KubeObject, type ResourceType } from '@converge/runtime';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { type Bucket, Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NatsBackend } from './nats-backend.ts';
-import { type TestBackend, testBackend } from './test-support.ts';
+import { CM, NS, type TestBackend, testBackend } from './test-support.ts';
 
-const CM = resourceType({
-  group: '',
-  version: 'v1',
-  kind: 'ConfigMap',
-  plural: 'configmaps',
-  namespaced: true,
-  generation: false,
-});
-const NS = 'default';
 const configMap = (name: string, v: string): KubeObject =>
   ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NS }, data: { v } }) as KubeObject;
 

@@ -4,16 +4,8 @@ import { connect } from '@nats-io/transport-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeKey } from './keys.ts';
 import { NatsBackend } from './nats-backend.ts';
-import { type TestBackend, testBackend } from './test-support.ts';
+import { CM, NS, type TestBackend, testBackend } from './test-support.ts';
 
-const CM = resourceType({
-  group: '',
-  version: 'v1',
-  kind: 'ConfigMap',
-  plural: 'configmaps',
-  namespaced: true,
-  generation: false,
-});
 const APP = resourceType({
   group: 'example.com',
   version: 'v1',
@@ -21,7 +13,6 @@ const APP = resourceType({
   plural: 'apps',
   namespaced: true,
 });
-const NS = 'default';
 
 const app = (name: string): KubeObject =>
   ({ apiVersion: 'example.com/v1', kind: 'App', metadata: { name, namespace: NS } }) as KubeObject;

@@ -1,21 +1,12 @@
-import { InternalError, type KubeObject, MemoryLogger, resourceType } from '@converge/runtime';
+import { InternalError, type KubeObject, MemoryLogger } from '@converge/runtime';
 import { type KV, Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MalformedValueError } from './errors.ts';
 import { decodeKey, encodeKey } from './keys.ts';
-import { type TestBackend, testBackend } from './test-support.ts';
+import { CM, NS, type TestBackend, testBackend } from './test-support.ts';
 
-const CM = resourceType({
-  group: '',
-  version: 'v1',
-  kind: 'ConfigMap',
-  plural: 'configmaps',
-  namespaced: true,
-  generation: false,
-});
-const NS = 'default';
 const configMap = (name: string): KubeObject =>
   ({
     apiVersion: 'v1',

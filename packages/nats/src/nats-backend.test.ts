@@ -15,16 +15,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { encodeKey } from './keys.ts';
 import { NatsBackend } from './nats-backend.ts';
 import { sharedNatsUrl, uniqueSuffix } from './test-harness.ts';
-import { deleteBuckets, type TestBackend, testBackend } from './test-support.ts';
+import { CM, deleteBuckets, NS, type TestBackend, testBackend } from './test-support.ts';
 
-const CM = resourceType({
-  group: '',
-  version: 'v1',
-  kind: 'ConfigMap',
-  plural: 'configmaps',
-  namespaced: true,
-  generation: false,
-});
 const APP = resourceType({
   group: 'example.com',
   version: 'v1',
@@ -32,7 +24,6 @@ const APP = resourceType({
   plural: 'apps',
   namespaced: true,
 });
-const NS = 'default';
 const configMap = (name: string, labels: Record<string, string> = {}): KubeObject =>
   ({
     apiVersion: 'v1',

@@ -1,17 +1,8 @@
-import { Informer, type KubeObject, resourceType, type WatchEvent } from '@converge/runtime';
+import { Informer, type KubeObject, type WatchEvent } from '@converge/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NatsBackend } from './nats-backend.ts';
 import { type PrivateNats, startPrivateNats, uniqueSuffix } from './test-harness.ts';
-
-const CM = resourceType({
-  group: '',
-  version: 'v1',
-  kind: 'ConfigMap',
-  plural: 'configmaps',
-  namespaced: true,
-  generation: false,
-});
-const NS = 'default';
+import { CM, eventually, NS, retrying } from './test-support.ts';
 
 function configMap(name: string, v: string): KubeObject {
   return {
@@ -20,39 +11,6 @@ function configMap(name: string, v: string): KubeObject {
     metadata: { name, namespace: NS },
     data: { v },
   } as KubeObject;
-}
-
-/** Polls `condition` every 50 ms until it holds; fails after `ms`. */
-async function eventually(
-  ms: number,
-  what: string,
-  condition: () => Promise<boolean> | boolean,
-): Promise<void> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      if (await condition()) return;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(
-    `timed out after ${ms} ms waiting until ${what}${last === undefined ? '' : ` (${String(last)})`}`,
-  );
-}
-
-/** Retries a write while the server is coming back. */
-async function retrying<T>(write: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await write();
-    } catch (error) {
-      if (attempt >= 100) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 }
 
 describe('a NATS server restart', () => {

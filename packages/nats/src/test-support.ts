@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ResourceType } from '@converge/runtime';
+import { type ResourceType, resourceType } from '@converge/runtime';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { NatsBackend } from './nats-backend.ts';
@@ -51,4 +51,50 @@ export async function testBackend(
       await deleteBuckets(url, prefix);
     },
   };
+}
+
+/** The ConfigMap type most tests of this package use. */
+export const CM: ResourceType = resourceType({
+  group: '',
+  version: 'v1',
+  kind: 'ConfigMap',
+  plural: 'configmaps',
+  namespaced: true,
+  generation: false,
+});
+
+/** The namespace tests write in. */
+export const NS = 'default';
+
+/** Polls `condition` every 50 ms until it holds; fails after `ms`, naming `what` and the last error. */
+export async function eventually(
+  ms: number,
+  what: string,
+  condition: () => Promise<boolean> | boolean,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      if (await condition()) return;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(
+    `timed out after ${ms} ms waiting until ${what}${last === undefined ? '' : ` (${String(last)})`}`,
+  );
+}
+
+/** Retries a write every 100 ms (100 tries) while the server comes back or a bucket is recreated. */
+export async function retrying<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (attempt >= 100) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 }

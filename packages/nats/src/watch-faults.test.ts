@@ -10,7 +10,7 @@
  * round trip. A watch therefore resumes within ~3 s of a deleted consumer, and a 6 s pause is well
  * past the detection.
  */
-import { ExpiredError, Informer, type KubeObject, resourceType, type WatchEvent } from '@converge/runtime';
+import { ExpiredError, Informer, type KubeObject, type WatchEvent } from '@converge/runtime';
 import { MemoryLogger } from '@converge/runtime/testing';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
@@ -19,42 +19,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { NatsBackend } from './nats-backend.ts';
 import type { NatsBackendOptions } from './options.ts';
 import { type PrivateNats, startPrivateNats, uniqueSuffix } from './test-harness.ts';
+import { CM, eventually, NS, retrying } from './test-support.ts';
 
-const CM = resourceType({
-  group: '',
-  version: 'v1',
-  kind: 'ConfigMap',
-  plural: 'configmaps',
-  namespaced: true,
-  generation: false,
-});
-const NS = 'default';
 /** How long the server stays paused: more than the three heartbeats after which it counts as lost. */
 const PAUSE_MS = 6000;
 
 const configMap = (name: string, v: string): KubeObject =>
   ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NS }, data: { v } }) as KubeObject;
-
-/** Polls `condition` every 50 ms until it holds; fails after `ms`. */
-async function eventually(
-  ms: number,
-  what: string,
-  condition: () => Promise<boolean> | boolean,
-): Promise<void> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      if (await condition()) return;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(
-    `timed out after ${ms} ms waiting until ${what}${last === undefined ? '' : ` (${String(last)})`}`,
-  );
-}
 
 /** `promise`, or a rejection naming `what` after `ms`. */
 async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
@@ -66,18 +37,6 @@ async function within<T>(ms: number, what: string, promise: Promise<T>): Promise
     return await Promise.race([promise, late]);
   } finally {
     clearTimeout(timer);
-  }
-}
-
-/** Retries a write while the server is coming back or the bucket is being recreated. */
-async function retrying<T>(write: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await write();
-    } catch (error) {
-      if (attempt >= 100) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
   }
 }
 
