@@ -33,6 +33,7 @@ export default defineConfig({
       'examples/**/*.test.ts',
       'bench/**/*.test.ts',
       'docs/**/*.test.ts',
+      'test/**/*.test.ts',
     ],
     testTimeout: 20_000,
     hookTimeout: 20_000,

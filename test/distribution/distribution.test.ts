@@ -1,0 +1,285 @@
+/**
+ * What users install is what CI checks: every workspace package is packed (its `prepack` builds
+ * dist/), the tarballs are installed into a fresh project outside the repository, and there an
+ * operator written against the published surface is type-checked (`moduleResolution: nodenext`),
+ * run with plain `node` against an in-process embedded API server, run by `npx converge dev`,
+ * and run by `npx converge run` against `npx converge serve` — driven by the real kubectl — on the
+ * Node the repository pins and on the oldest Node the packages' `engines` allow.
+ */
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMAND_MS, envFor, installNode, oldestNode, type Running, run, start } from './project.ts';
+
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+const fixture = fileURLToPath(new URL('./fixture/', import.meta.url));
+const PACKAGES = ['runtime', 'store', 'apiserver', 'kube', 'nats', 'cli'] as const;
+const pinned = process.execPath;
+
+let work: string;
+let project: string;
+let packs: string;
+let oldest: string;
+const tarballs = new Map<string, string>();
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'converge-distribution-'));
+  packs = join(work, 'packs');
+  project = join(work, 'project');
+  const env = envFor(pinned);
+  await run('npm', ['pack', '--workspaces', '--pack-destination', packs, '--silent'], { cwd: repo, env });
+  for (const file of readdirSync(packs)) {
+    const pkg = /^converge-([a-z]+)-\d+\.\d+\.\d+\.tgz$/.exec(file)?.[1];
+    if (pkg !== undefined) tarballs.set(pkg, join(packs, file));
+  }
+  const [, oldestBinary] = await Promise.all([
+    install(env),
+    installNode(
+      oldestNode(join(repo, 'packages', 'runtime', 'package.json')),
+      join(repo, 'node_modules', '.cache'),
+      env,
+    ),
+  ]);
+  oldest = oldestBinary;
+}, COMMAND_MS * 3);
+
+afterAll(() => {
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+/** A fresh project that depends on the tarballs (as a user depends on the published packages). */
+async function install(env: NodeJS.ProcessEnv): Promise<void> {
+  const versionOf = (name: string): string =>
+    (
+      JSON.parse(readFileSync(join(repo, 'node_modules', name, 'package.json'), 'utf8')) as {
+        version: string;
+      }
+    ).version;
+  const dependencies = Object.fromEntries(
+    PACKAGES.map((pkg) => [`@converge/${pkg}`, `file:${tarballs.get(pkg) ?? `missing-${pkg}`}`]),
+  );
+  rmSync(project, { recursive: true, force: true });
+  await run('mkdir', ['-p', project], { cwd: work, env });
+  const manifest = {
+    name: 'my-operator',
+    private: true,
+    type: 'module',
+    dependencies,
+    devDependencies: { typescript: versionOf('typescript'), '@types/node': versionOf('@types/node') },
+  };
+  writeFileSync(join(project, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  for (const file of readdirSync(fixture)) copyFileSync(join(fixture, file), join(project, file));
+  for (const [name, code] of readmeExamples()) writeFileSync(join(project, name), code);
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: project, env });
+}
+
+/**
+ * The TypeScript examples of the README and the packages' READMEs, as files of the project
+ * (`readme-<package>-<n>.ts`), so the type check covers what users copy first.
+ */
+function readmeExamples(): [string, string][] {
+  const sources = [
+    ['root', join(repo, 'README.md')],
+    ...PACKAGES.map((p) => [p, join(repo, 'packages', p, 'README.md')]),
+  ];
+  return sources.flatMap(([name, file]) =>
+    [...readFileSync(file as string, 'utf8').matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map(
+      (match, i): [string, string] => [`readme-${name}-${i + 1}.ts`, match[1] as string],
+    ),
+  );
+}
+
+/** `tar tzf`: the paths in a tarball, without npm's leading `package/`. */
+async function contents(tarball: string): Promise<string[]> {
+  const { stdout } = await run('tar', ['tzf', tarball], { cwd: work, env: envFor(pinned) });
+  return stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => line.replace(/^package\//, ''));
+}
+
+describe('the packed tarballs', () => {
+  it('hold dist/ for every export, a README and the LICENSE, and no tests or build state', async () => {
+    expect([...tarballs.keys()].sort()).toEqual([...PACKAGES].sort());
+    for (const pkg of PACKAGES) {
+      const files = await contents(tarballs.get(pkg) as string);
+      const manifest = JSON.parse(readFileSync(join(repo, 'packages', pkg, 'package.json'), 'utf8')) as {
+        exports: Record<string, string | null | Record<string, string>>;
+        bin?: Record<string, string>;
+      };
+      expect(files, pkg).toContain('README.md');
+      expect(files, pkg).toContain('LICENSE');
+      for (const [subpath, target] of Object.entries(manifest.exports)) {
+        if (target === null || typeof target === 'string') continue;
+        for (const condition of ['types', 'default'])
+          expect(files, `${pkg} ${subpath} ${condition}`).toContain(
+            (target[condition] as string).replace(/^\.\//, ''),
+          );
+      }
+      for (const bin of Object.values(manifest.bin ?? {}))
+        expect(files, pkg).toContain(bin.replace(/^\.\//, ''));
+      const unwanted = files.filter((f) =>
+        /\.test\.|test-support|test-harness|testdata\/|tsbuildinfo/.test(f),
+      );
+      expect(unwanted, pkg).toEqual([]);
+    }
+    const cli = await contents(tarballs.get('cli') as string);
+    expect(cli).toContain('dist/examples/configmap-generator/operator.js');
+    expect(cli).toContain('dist/examples/configmap-generator/manifests/crd.yaml');
+  });
+
+  it('type-check a user operator and the README examples with moduleResolution nodenext', async () => {
+    expect(readmeExamples().length).toBeGreaterThanOrEqual(PACKAGES.length);
+    const { stdout } = await run('npx', ['tsc', '-p', 'tsconfig.json'], {
+      cwd: project,
+      env: envFor(pinned),
+    });
+    expect(stdout).toBe('');
+  });
+});
+
+for (const [label, node] of [
+  ['the pinned Node', () => pinned],
+  ['the oldest Node engines allow', () => oldest],
+] as const) {
+  describe(`in a project outside the repository, on ${label}`, () => {
+    it('runs on the expected Node', async () => {
+      const { stdout } = await run('node', ['--version'], { cwd: project, env: envFor(node()) });
+      const expected =
+        node() === pinned
+          ? process.version
+          : `v${oldestNode(join(repo, 'packages', 'runtime', 'package.json'))}`;
+      expect(stdout.trim()).toBe(expected);
+    });
+
+    it('imports every package entry point', async () => {
+      const entries = [
+        ...PACKAGES.filter((p) => p !== 'cli').map((p) => `@converge/${p}`),
+        '@converge/cli',
+        '@converge/runtime/testing',
+      ];
+      const script = `for (const e of ${JSON.stringify(entries)}) { const m = await import(e); if (Object.keys(m).length === 0) throw new Error(e + ' exports nothing'); } console.log('ok');`;
+      const { stdout } = await run('node', ['--input-type=module', '-e', script], {
+        cwd: project,
+        env: envFor(node()),
+      });
+      expect(stdout.trim()).toBe('ok');
+    });
+
+    it('runs the operator with plain node against an in-process embedded API server', async () => {
+      const { stdout } = await run('node', ['embedded.ts'], { cwd: project, env: envFor(node()) });
+      expect(stdout).toContain('copied {"hello":"world"} owned by greeting');
+    });
+
+    it('runs it under npx converge dev, driven by kubectl', async () => {
+      const data = mkdtempSync(join(work, 'dev-'));
+      const kubeconfig = join(data, 'kubeconfig');
+      const dev = start(
+        'npx',
+        [
+          'converge',
+          'dev',
+          './operator.ts',
+          '--port',
+          '0',
+          '--data-dir',
+          join(data, 'store'),
+          '--kubeconfig',
+          kubeconfig,
+        ],
+        { cwd: project, env: envFor(node()) },
+      );
+      try {
+        await dev.line(/converge: running operator .*operator\.ts/);
+        await copiedByKubectl(kubeconfig, 'dev');
+        expect(dev.output()).toMatch(/"msg":"Copied".*"result":"created"|Copied/);
+      } finally {
+        const exit = await dev.stop();
+        expect(exit.code, dev.output()).toBe(0);
+      }
+    });
+
+    it('runs it under npx converge run against npx converge serve, driven by kubectl', async () => {
+      const data = mkdtempSync(join(work, 'serve-'));
+      const kubeconfig = join(data, 'kubeconfig');
+      const env = envFor(node());
+      const serve = start(
+        'npx',
+        ['converge', 'serve', '--port', '0', '--data-dir', join(data, 'store'), '--kubeconfig', kubeconfig],
+        { cwd: project, env },
+      );
+      let operator: Running | undefined;
+      try {
+        await serve.line(/converge: serving Kubernetes API at/);
+        operator = start('npx', ['converge', 'run', './operator.ts', '--kubeconfig', kubeconfig], {
+          cwd: project,
+          env,
+        });
+        await copiedByKubectl(kubeconfig, 'run');
+      } finally {
+        const ran = await operator?.stop();
+        const served = await serve.stop();
+        expect(ran?.code, operator?.output()).toBe(0);
+        expect(served.code, serve.output()).toBe(0);
+      }
+    });
+  });
+}
+
+describe('bare converge dev outside the repository', () => {
+  it('runs the example operators shipped in the CLI package', async () => {
+    const data = mkdtempSync(join(work, 'examples-'));
+    const kubeconfig = join(data, 'kubeconfig');
+    const dev = start(
+      'npx',
+      ['converge', 'dev', '--port', '0', '--data-dir', join(data, 'store'), '--kubeconfig', kubeconfig],
+      { cwd: project, env: envFor(pinned, { NATS_URL: 'nats://127.0.0.1:1' }) },
+    );
+    try {
+      await dev.line(/converge: running operator .*configmap-generator\/operator\.js/);
+      const sample = join(
+        project,
+        'node_modules/@converge/cli/dist/examples/configmap-generator/manifests/sample.yaml',
+      );
+      const env = envFor(pinned, { KUBECONFIG: kubeconfig });
+      await dev.line(/Manager started/);
+      await run('kubectl', ['apply', '-f', sample], { cwd: project, env });
+      await run('kubectl', ['wait', '--for=create', 'configmap/greetings-0', '--timeout=60s'], {
+        cwd: project,
+        env,
+      });
+      expect(dev.output()).toMatch(/example kumori not started: NATS is not reachable/);
+    } finally {
+      const exit = await dev.stop();
+      expect(exit.code, dev.output()).toBe(0);
+    }
+  });
+});
+
+/** kubectl creates a labelled ConfigMap; the operator's copy appears with the same data. */
+async function copiedByKubectl(kubeconfig: string, name: string): Promise<void> {
+  const env = envFor(pinned, { KUBECONFIG: kubeconfig });
+  const cwd = project;
+  await run('kubectl', ['create', 'configmap', name, '--from-literal=hello=world'], { cwd, env });
+  await run('kubectl', ['label', 'configmap', name, 'copy=yes'], { cwd, env });
+  await run('kubectl', ['wait', '--for=create', `configmap/${name}-copy`, '--timeout=60s'], { cwd, env });
+  await run(
+    'kubectl',
+    ['wait', '--for=jsonpath={.data.hello}=world', `configmap/${name}-copy`, '--timeout=60s'],
+    {
+      cwd,
+      env,
+    },
+  );
+  const { stdout } = await run(
+    'kubectl',
+    ['get', 'configmap', `${name}-copy`, '-o', 'jsonpath={.metadata.ownerReferences[0].name}'],
+    {
+      cwd,
+      env,
+    },
+  );
+  expect(stdout).toBe(name);
+}
