@@ -6,7 +6,15 @@
  * and run by `npx converge run` against `npx converge serve` — driven by the real kubectl — on the
  * Node the repository pins and on the oldest Node the packages' `engines` allow.
  */
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +25,8 @@ const repo = fileURLToPath(new URL('../..', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixture/', import.meta.url));
 const PACKAGES = ['runtime', 'store', 'apiserver', 'kube', 'nats', 'cli'] as const;
 const pinned = process.execPath;
+/** One step: a type check, or a server and an operator started, driven and stopped. */
+const TEST_MS = 180_000;
 
 let work: string;
 let project: string;
@@ -29,7 +39,7 @@ beforeAll(async () => {
   packs = join(work, 'packs');
   project = join(work, 'project');
   const env = envFor(pinned);
-  await run('npm', ['pack', '--workspaces', '--pack-destination', packs, '--silent'], { cwd: repo, env });
+  await run('npm', ['run', '--silent', 'pack', '--', '--out', packs], { cwd: repo, env });
   for (const file of readdirSync(packs)) {
     const pkg = /^converge-([a-z]+)-\d+\.\d+\.\d+\.tgz$/.exec(file)?.[1];
     if (pkg !== undefined) tarballs.set(pkg, join(packs, file));
@@ -61,7 +71,7 @@ async function install(env: NodeJS.ProcessEnv): Promise<void> {
     PACKAGES.map((pkg) => [`@converge/${pkg}`, `file:${tarballs.get(pkg) ?? `missing-${pkg}`}`]),
   );
   rmSync(project, { recursive: true, force: true });
-  await run('mkdir', ['-p', project], { cwd: work, env });
+  mkdirSync(project);
   const manifest = {
     name: 'my-operator',
     private: true,
@@ -100,7 +110,7 @@ async function contents(tarball: string): Promise<string[]> {
     .map((line) => line.replace(/^package\//, ''));
 }
 
-describe('the packed tarballs', () => {
+describe('the packed tarballs', { timeout: TEST_MS }, () => {
   it('hold dist/ for every export, a README and the LICENSE, and no tests or build state', async () => {
     expect([...tarballs.keys()].sort()).toEqual([...PACKAGES].sort());
     for (const pkg of PACKAGES) {
@@ -144,7 +154,7 @@ for (const [label, node] of [
   ['the pinned Node', () => pinned],
   ['the oldest Node engines allow', () => oldest],
 ] as const) {
-  describe(`in a project outside the repository, on ${label}`, () => {
+  describe(`in a project outside the repository, on ${label}`, { timeout: TEST_MS }, () => {
     it('runs on the expected Node', async () => {
       const { stdout } = await run('node', ['--version'], { cwd: project, env: envFor(node()) });
       const expected =
@@ -228,7 +238,7 @@ for (const [label, node] of [
   });
 }
 
-describe('bare converge dev outside the repository', () => {
+describe('bare converge dev outside the repository', { timeout: TEST_MS }, () => {
   it('runs the example operators shipped in the CLI package', async () => {
     const data = mkdtempSync(join(work, 'examples-'));
     const kubeconfig = join(data, 'kubeconfig');
