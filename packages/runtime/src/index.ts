@@ -8,6 +8,11 @@
  * - `source`, `handler`, `predicate`, `event` — events in, requests out
  * - `controller` — sources → queue → workers → reconciler, with graceful shutdown
  * - `backend` — the Backend contract and its typed errors
+ * - `client` — the cached client with read-your-writes, createOrUpdate, owners, finalizers, conditions,
+ *   `ignoreNotFound`
+ * - `kinds` — built-in Kubernetes kinds, typed: `Deployment` and `deploymentType`, `ConfigMap` and
+ *   `configMapType`, …, and the types they use (`PodSpec`, `Container`, …), generated from the
+ *   Kubernetes 1.32 OpenAPI document
  * - `ownership` — owners in another backend: owner labels, `enqueueForLabelOwner`, `OrphanCollector`
  *
  * @module
@@ -32,6 +37,7 @@ export * from './event/index.ts';
 export * from './events/index.ts';
 export * from './handler/index.ts';
 export * from './informer/index.ts';
+export * from './kinds/index.ts';
 export * from './leader-election/index.ts';
 export * from './log/index.ts';
 export * from './manager/index.ts';

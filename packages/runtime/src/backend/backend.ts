@@ -1,5 +1,5 @@
 import type { KubeObject, ObjectKey } from '../object/index.ts';
-import type { ResourceType } from './resource-type.ts';
+import type { KubeObjectLike, ResourceType } from './resource-type.ts';
 
 /** Selects objects by labels and fields, in Kubernetes' string syntax (`app=web,tier!=db`). */
 export interface SelectorOptions {
@@ -97,7 +97,7 @@ export interface DeleteOptions {
 }
 
 /** A delete either removed the object or started its deletion (finalizers pending). */
-export type DeleteResult<T extends KubeObject = KubeObject> =
+export type DeleteResult<T extends KubeObjectLike = KubeObject> =
   | { readonly status: 'deleted' }
   | { readonly status: 'pending'; readonly object: T };
 

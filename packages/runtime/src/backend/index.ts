@@ -47,5 +47,12 @@ export {
   UnsupportedError,
 } from './errors.ts';
 export { fieldError } from './field-errors.ts';
-export { apiVersionOf, qualifiedResource, type ResourceType, resourceType, typeId } from './resource-type.ts';
+export {
+  apiVersionOf,
+  type KubeObjectLike,
+  qualifiedResource,
+  type ResourceType,
+  resourceType,
+  typeId,
+} from './resource-type.ts';
 export { statusError } from './status-errors.ts';

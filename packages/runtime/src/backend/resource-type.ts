@@ -1,7 +1,47 @@
 import { OptionsError } from '../errors.ts';
+import type { KubeObject } from '../object/index.ts';
 
-/** A kind of object a backend serves (Kubernetes' GroupVersionKind + resource). */
-export interface ResourceType {
+/**
+ * The least an object shape must have for a client to read and write it: optional `apiVersion`,
+ * `kind` and `metadata` with optional name, namespace, uid and resourceVersion. Converge's own kinds
+ * ({@link KubeObject} and everything extending it), `@kubernetes/client-node`'s models (whose
+ * timestamps are `Date`s) and `kubernetes-types`' interfaces (whose `metadata` is optional) all fit.
+ *
+ * @example
+ * function describe<T extends KubeObjectLike>(object: T): string {
+ *   return `${object.kind ?? '?'} ${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
+ * }
+ */
+export interface KubeObjectLike {
+  readonly apiVersion?: string | undefined;
+  readonly kind?: string | undefined;
+  readonly metadata?:
+    | {
+        readonly name?: string | undefined;
+        readonly namespace?: string | undefined;
+        readonly uid?: string | undefined;
+        readonly resourceVersion?: string | undefined;
+      }
+    | undefined;
+}
+
+/** Names the type-only member of {@link ResourceType}; no value ever carries it. */
+declare const objectShape: unique symbol;
+
+/**
+ * A kind of object a backend serves (Kubernetes' GroupVersionKind + resource).
+ *
+ * `T` is the shape of its objects, for the type checker only: a client given a
+ * `ResourceType<Deployment>` returns `Deployment`s without an explicit type argument. A
+ * `ResourceType` written without one stands for {@link KubeObject}s, as before.
+ *
+ * @example
+ * const websiteType: ResourceType<Website> = resourceType({
+ *   group: 'example.com', version: 'v1', kind: 'Website', plural: 'websites', namespaced: true,
+ * });
+ * const site = await client.get(websiteType, { namespace: 'default', name: 'home' }); // a Website
+ */
+export interface ResourceType<T extends KubeObjectLike = KubeObject> {
   /** API group; '' for the core group. */
   readonly group: string;
   readonly version: string;
@@ -21,6 +61,8 @@ export interface ResourceType {
   readonly generation?: boolean;
   /** Whether an update must carry a resourceVersion (custom resources: true). Default false. */
   readonly requireResourceVersionOnUpdate?: boolean;
+  /** Type-level only, never present at runtime: the shape of this type's objects. */
+  readonly [objectShape]?: T;
 }
 
 /** `group/version`, or `version` for the core group. */
@@ -42,8 +84,15 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /**
  * Validates and normalises a resource type; throws {@link OptionsError} naming the bad field.
+ * The result is frozen, with `singular` filled in; its object shape is the one asked for.
+ *
+ * @example
+ * export const websiteType = resourceType<Website>({
+ *   group: 'example.com', version: 'v1', kind: 'Website', plural: 'websites', namespaced: true,
+ *   statusSubresource: true,
+ * });
  */
-export function resourceType(type: ResourceType): ResourceType {
+export function resourceType<T extends KubeObjectLike = KubeObject>(type: ResourceType<T>): ResourceType<T> {
   if (typeof type !== 'object' || type === null)
     throw new OptionsError('type', type, 'a ResourceType object');
   if (typeof type.group !== 'string')

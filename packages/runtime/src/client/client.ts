@@ -2,6 +2,7 @@ import {
   type Backend,
   type DeleteOptions,
   type DeleteResult,
+  type KubeObjectLike,
   NotFoundError,
   type Patch,
   type PatchOptions,
@@ -16,6 +17,7 @@ import { type KubeObject, keyToString, type ObjectKey } from '../object/index.ts
 import { durationMs, integer } from '../options.ts';
 import { objectSelector } from '../selector/index.ts';
 import { type ObjectReader, PendingWrites } from './pending-writes.ts';
+import { type AnyResourceType, type UntypedResourceType, untyped } from './typed.ts';
 
 /** Gives the client a synced cache of a type (a shared informer's), creating it on first use. */
 export type CacheProvider = (type: ResourceType, signal?: AbortSignal) => Promise<ObjectReader>;
@@ -34,6 +36,11 @@ export interface ClientOptions {
   readonly maxPendingWrites?: number;
 }
 
+/** Options of a read. */
+export interface ReadOptions {
+  readonly signal?: AbortSignal;
+}
+
 export interface ClientListOptions {
   readonly namespace?: string;
   readonly labelSelector?: string;
@@ -46,7 +53,14 @@ export interface ClientListOptions {
  * read-your-writes: after a write returns resourceVersion X, reading that object never returns
  * an older version, even while the cache lags (see {@link PendingWrites}).
  *
+ * Every method takes the shape of its objects from the resource type: `get(deploymentType, key)`
+ * returns a `Deployment`, `create(configMapType, { … })` checks the object against `ConfigMap`. An
+ * explicit type argument overrides it, for other models of the same kind
+ * (`get<V1ConfigMap>(configMapType, key)` with `@kubernetes/client-node`) and for types declared
+ * as a plain `ResourceType`.
+ *
  * @example
+ * const deployment = await client.get(deploymentType, { namespace, name }); // a Deployment
  * const site = await client.get<Website>(websiteType, { namespace, name });
  * await client.updateStatus(websiteType, { ...site, status: { ready: true } });
  */
@@ -72,108 +86,220 @@ export class Client {
     );
   }
 
-  /** The object, from the cache when there is one. Throws NotFoundError when it does not exist. */
-  async get<T extends KubeObject = KubeObject>(
-    type: ResourceType,
+  /**
+   * The object, from the cache when there is one. Throws NotFoundError when it does not exist.
+   * Its shape comes from the type (`get(deploymentType, key)` is a `Deployment`) or from an
+   * explicit type argument (`get<V1ConfigMap>(configMapType, key)`).
+   */
+  get<T extends KubeObjectLike = KubeObject>(
+    type: ResourceType<T>,
     key: ObjectKey,
-    options?: { signal?: AbortSignal },
+    options?: ReadOptions,
+  ): Promise<T>;
+  get<T extends KubeObjectLike>(type: AnyResourceType, key: ObjectKey, options?: ReadOptions): Promise<T>;
+  async get<T extends KubeObjectLike>(
+    type: AnyResourceType,
+    key: ObjectKey,
+    options?: ReadOptions,
   ): Promise<T> {
-    if (this.#cache === undefined) return this.backend.get<T>(type, key, options);
-    const reader = await this.#cache(type, options?.signal);
-    const found = this.#pending.resolve(this.#id(type, key), reader.get(key) as T | undefined, reader);
+    if (this.#cache === undefined) return (await this.backend.get(untyped(type), key, options)) as T;
+    const reader = await this.#cache(untyped(type), options?.signal);
+    const found = this.#pending.resolve(this.#id(type, key), reader.get(key), reader);
     if (found === undefined) {
       throw new NotFoundError(`${qualifiedResource(type)} "${key.name}" not found`, {
         details: { name: key.name, group: type.group, kind: type.plural },
       });
     }
-    return found;
+    return found as T;
   }
 
   /** Objects of a type, from the cache when there is one, in key order. */
-  async list<T extends KubeObject = KubeObject>(
-    type: ResourceType,
-    options: ClientListOptions = {},
-  ): Promise<T[]> {
+  list<T extends KubeObjectLike = KubeObject>(
+    type: ResourceType<T>,
+    options?: ClientListOptions,
+  ): Promise<T[]>;
+  list<T extends KubeObjectLike>(type: AnyResourceType, options?: ClientListOptions): Promise<T[]>;
+  async list<T extends KubeObjectLike>(type: AnyResourceType, options: ClientListOptions = {}): Promise<T[]> {
     if (this.#cache === undefined) {
       const items: T[] = [];
       let token: string | undefined;
       do {
-        const page = await this.backend.list<T>(type, {
+        const page = await this.backend.list(untyped(type), {
           ...options,
           limit: 500,
           ...(token ? { continue: token } : {}),
         });
-        items.push(...page.items);
+        items.push(...(page.items as readonly KubeObjectLike[] as readonly T[]));
         token = page.continue;
       } while (token);
       return items;
     }
-    const reader = await this.#cache(type, options.signal);
+    const reader = await this.#cache(untyped(type), options.signal);
     const matches = objectSelector(options);
-    const byKey = new Map<string, T>();
+    const byKey = new Map<string, KubeObject>();
     for (const o of reader.list(options)) {
       if (matches(o))
-        byKey.set(
-          keyToString({ namespace: o.metadata.namespace ?? '', name: o.metadata.name ?? '' }),
-          o as T,
-        );
+        byKey.set(keyToString({ namespace: o.metadata.namespace ?? '', name: o.metadata.name ?? '' }), o);
     }
     const prefix = `${typeId(type)}|`;
     for (const id of [...this.#pending.idsWithPrefix(prefix)]) {
       const keyText = id.slice(prefix.length);
       const slash = keyText.indexOf('/');
       const key = { namespace: keyText.slice(0, slash), name: keyText.slice(slash + 1) };
-      const resolved = this.#pending.resolve(id, reader.get(key) as T | undefined, reader);
+      const resolved = this.#pending.resolve(id, reader.get(key), reader);
       const k = keyToString(key);
       if (resolved !== undefined && matches(resolved)) byKey.set(k, resolved);
       else byKey.delete(k);
     }
-    return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, o]) => o);
+    return [...byKey.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, o]) => o as KubeObjectLike as T);
   }
 
-  async create<T extends KubeObject>(type: ResourceType, object: T, options?: WriteOptions): Promise<T> {
-    return this.#remember(type, await this.backend.create(type, object, this.#write(options)), options);
-  }
-
-  async update<T extends KubeObject>(type: ResourceType, object: T, options?: WriteOptions): Promise<T> {
-    return this.#remember(type, await this.backend.update(type, object, this.#write(options)), options);
-  }
-
-  async updateStatus<T extends KubeObject>(
-    type: ResourceType,
+  /**
+   * Creates the object and returns it as stored. With a typed resource type the object is checked
+   * against its shape (`create(deploymentType, { metadata, spec })`); with a plain `ResourceType`
+   * the result has the object's own type.
+   */
+  create<T extends KubeObjectLike = never>(
+    type: AnyResourceType,
+    object: NoInfer<T>,
+    options?: WriteOptions,
+  ): Promise<T>;
+  create<T extends KubeObjectLike, S extends KubeObjectLike = KubeObject>(
+    type: UntypedResourceType<S>,
+    object: T,
+    options?: WriteOptions,
+  ): Promise<T>;
+  create<T extends KubeObjectLike>(
+    type: ResourceType<T>,
+    object: NoInfer<T>,
+    options?: WriteOptions,
+  ): Promise<T>;
+  async create<T extends KubeObjectLike>(
+    type: AnyResourceType,
     object: T,
     options?: WriteOptions,
   ): Promise<T> {
-    return this.#remember(type, await this.backend.updateStatus(type, object, this.#write(options)), options);
+    const created = await this.backend.create(
+      untyped(type),
+      object as KubeObjectLike as KubeObject,
+      this.#write(options),
+    );
+    return this.#remember(type, created, options) as KubeObjectLike as T;
   }
 
-  async patch<T extends KubeObject>(
-    type: ResourceType,
+  /** Replaces the object; a stale `metadata.resourceVersion` is a ConflictError. Typed like {@link Client.create}. */
+  update<T extends KubeObjectLike = never>(
+    type: AnyResourceType,
+    object: NoInfer<T>,
+    options?: WriteOptions,
+  ): Promise<T>;
+  update<T extends KubeObjectLike, S extends KubeObjectLike = KubeObject>(
+    type: UntypedResourceType<S>,
+    object: T,
+    options?: WriteOptions,
+  ): Promise<T>;
+  update<T extends KubeObjectLike>(
+    type: ResourceType<T>,
+    object: NoInfer<T>,
+    options?: WriteOptions,
+  ): Promise<T>;
+  async update<T extends KubeObjectLike>(
+    type: AnyResourceType,
+    object: T,
+    options?: WriteOptions,
+  ): Promise<T> {
+    const updated = await this.backend.update(
+      untyped(type),
+      object as KubeObjectLike as KubeObject,
+      this.#write(options),
+    );
+    return this.#remember(type, updated, options) as KubeObjectLike as T;
+  }
+
+  /** Replaces only `.status` (when status is a subresource). Typed like {@link Client.create}. */
+  updateStatus<T extends KubeObjectLike = never>(
+    type: AnyResourceType,
+    object: NoInfer<T>,
+    options?: WriteOptions,
+  ): Promise<T>;
+  updateStatus<T extends KubeObjectLike, S extends KubeObjectLike = KubeObject>(
+    type: UntypedResourceType<S>,
+    object: T,
+    options?: WriteOptions,
+  ): Promise<T>;
+  updateStatus<T extends KubeObjectLike>(
+    type: ResourceType<T>,
+    object: NoInfer<T>,
+    options?: WriteOptions,
+  ): Promise<T>;
+  async updateStatus<T extends KubeObjectLike>(
+    type: AnyResourceType,
+    object: T,
+    options?: WriteOptions,
+  ): Promise<T> {
+    const updated = await this.backend.updateStatus(
+      untyped(type),
+      object as KubeObjectLike as KubeObject,
+      this.#write(options),
+    );
+    return this.#remember(type, updated, options) as KubeObjectLike as T;
+  }
+
+  /** Patches the object (or its status) and returns it as stored; typed like {@link Client.get}. */
+  patch<T extends KubeObjectLike = KubeObject>(
+    type: ResourceType<T>,
+    key: ObjectKey,
+    patch: Patch,
+    options?: PatchOptions,
+  ): Promise<T>;
+  patch<T extends KubeObjectLike>(
+    type: AnyResourceType,
+    key: ObjectKey,
+    patch: Patch,
+    options?: PatchOptions,
+  ): Promise<T>;
+  async patch<T extends KubeObjectLike>(
+    type: AnyResourceType,
     key: ObjectKey,
     patch: Patch,
     options?: PatchOptions,
   ): Promise<T> {
-    return this.#remember(type, await this.backend.patch<T>(type, key, patch, this.#write(options)), options);
+    const patched = await this.backend.patch(untyped(type), key, patch, this.#write(options));
+    return this.#remember(type, patched, options) as KubeObjectLike as T;
   }
 
-  async delete<T extends KubeObject = KubeObject>(
-    type: ResourceType,
+  /** Deletes the object, or starts its deletion while finalizers remain; typed like {@link Client.get}. */
+  delete<T extends KubeObjectLike = KubeObject>(
+    type: ResourceType<T>,
+    key: ObjectKey,
+    options?: DeleteOptions,
+  ): Promise<DeleteResult<T>>;
+  delete<T extends KubeObjectLike>(
+    type: AnyResourceType,
+    key: ObjectKey,
+    options?: DeleteOptions,
+  ): Promise<DeleteResult<T>>;
+  async delete<T extends KubeObjectLike>(
+    type: AnyResourceType,
     key: ObjectKey,
     options?: DeleteOptions,
   ): Promise<DeleteResult<T>> {
     let uid: string | undefined;
     if (this.#cache !== undefined) {
       try {
-        uid = (await this.get(type, key)).metadata.uid;
+        uid = (await this.get(type, key)).metadata?.uid;
       } catch {
         uid = undefined;
       }
     }
-    const result = await this.backend.delete<T>(type, key, options);
-    if (options?.dryRun) return result;
-    if (result.status === 'pending') this.#pending.recordWrite(this.#id(type, key), result.object);
-    else this.#pending.recordDelete(this.#id(type, key), uid);
-    return result;
+    const result = await this.backend.delete(untyped(type), key, options);
+    if (!options?.dryRun) {
+      if (result.status === 'pending') this.#pending.recordWrite(this.#id(type, key), result.object);
+      else this.#pending.recordDelete(this.#id(type, key), uid);
+    }
+    return result as DeleteResult<KubeObjectLike> as DeleteResult<T>;
   }
 
   #write<O extends WriteOptions>(options: O | undefined): O | undefined {
@@ -181,7 +307,7 @@ export class Client {
     return { ...(options ?? {}), fieldManager: this.#fieldManager } as O;
   }
 
-  #remember<T extends KubeObject>(type: ResourceType, object: T, options: WriteOptions | undefined): T {
+  #remember(type: AnyResourceType, object: KubeObject, options: WriteOptions | undefined): KubeObject {
     if (!options?.dryRun && this.#cache !== undefined) {
       const key = { namespace: object.metadata.namespace ?? '', name: object.metadata.name ?? '' };
       this.#pending.recordWrite(this.#id(type, key), object);
@@ -189,7 +315,7 @@ export class Client {
     return object;
   }
 
-  #id(type: ResourceType, key: ObjectKey): string {
+  #id(type: AnyResourceType, key: ObjectKey): string {
     return `${typeId(type)}|${key.namespace}/${key.name}`;
   }
 }

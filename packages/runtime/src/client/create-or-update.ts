@@ -3,6 +3,7 @@ import { OptionsError } from '../errors.ts';
 import type { KubeObject } from '../object/index.ts';
 import { createMergePatch, deepEqual } from '../patch/index.ts';
 import type { Client } from './client.ts';
+import type { AnyResourceType, UntypedResourceType } from './typed.ts';
 
 /** What createOrUpdate / createOrPatch did. */
 export type OperationResult = 'created' | 'updated' | 'unchanged';
@@ -12,7 +13,7 @@ export type Mutate<T> = (current: T) => T | Promise<T>;
 
 async function current<T extends KubeObject>(
   client: Client,
-  type: ResourceType,
+  type: AnyResourceType,
   skeleton: T,
 ): Promise<T | undefined> {
   const key = { namespace: skeleton.metadata.namespace ?? '', name: skeleton.metadata.name ?? '' };
@@ -45,13 +46,28 @@ async function desired<T extends KubeObject>(mutate: Mutate<T>, base: T): Promis
  * read resourceVersion, so a concurrent writer makes it fail with a ConflictError (retry the
  * reconcile). Nothing is written when `mutate` changes nothing.
  *
+ * With a typed resource type (`configMapType`) the skeleton, `mutate` and the result have its
+ * shape; with a plain `ResourceType` they have the skeleton's type.
+ *
  * @example
  * const { result } = await createOrUpdate(client, configMapType, { metadata: { name, namespace } }, (cm) =>
  *   setControllerReference(owner, { ...cm, data: { greeting } }));
  */
+export function createOrUpdate<T extends KubeObject, S extends KubeObject = KubeObject>(
+  client: Client,
+  type: UntypedResourceType<S>,
+  skeleton: T,
+  mutate: Mutate<T>,
+): Promise<{ readonly result: OperationResult; readonly object: T }>;
+export function createOrUpdate<T extends KubeObject>(
+  client: Client,
+  type: ResourceType<T>,
+  skeleton: NoInfer<T>,
+  mutate: Mutate<NoInfer<T>>,
+): Promise<{ readonly result: OperationResult; readonly object: T }>;
 export async function createOrUpdate<T extends KubeObject>(
   client: Client,
-  type: ResourceType,
+  type: AnyResourceType,
   skeleton: T,
   mutate: Mutate<T>,
 ): Promise<{ readonly result: OperationResult; readonly object: T }> {
@@ -68,11 +84,27 @@ export async function createOrUpdate<T extends KubeObject>(
 /**
  * Like {@link createOrUpdate}, but sends merge patches of the difference (controller-runtime's
  * `CreateOrPatch`): one for the main resource and, when `.status` changed, one for the status
- * subresource. Fields other writers own are left alone.
+ * subresource. Fields other writers own are left alone. Typed like {@link createOrUpdate}.
+ *
+ * @example
+ * const { object } = await createOrPatch(client, deploymentType, { metadata: { name, namespace } }, (d) =>
+ *   setControllerReference(owner, { ...d, spec: { ...d.spec, replicas } }));
  */
+export function createOrPatch<T extends KubeObject, S extends KubeObject = KubeObject>(
+  client: Client,
+  type: UntypedResourceType<S>,
+  skeleton: T,
+  mutate: Mutate<T>,
+): Promise<{ readonly result: OperationResult; readonly object: T }>;
+export function createOrPatch<T extends KubeObject>(
+  client: Client,
+  type: ResourceType<T>,
+  skeleton: NoInfer<T>,
+  mutate: Mutate<NoInfer<T>>,
+): Promise<{ readonly result: OperationResult; readonly object: T }>;
 export async function createOrPatch<T extends KubeObject>(
   client: Client,
-  type: ResourceType,
+  type: AnyResourceType,
   skeleton: T,
   mutate: Mutate<T>,
 ): Promise<{ readonly result: OperationResult; readonly object: T }> {

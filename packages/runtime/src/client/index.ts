@@ -1,11 +1,18 @@
 /**
  * The client: reads from the cache, writes to the backend, with read-your-writes; and the helpers
  * controllers need around it — createOrUpdate / createOrPatch, owner references, finalizers (and
- * the kube-rs style {@link finalizer} wrapper), status conditions.
+ * the kube-rs style {@link finalizer} wrapper), status conditions, and {@link ignoreNotFound} for
+ * reads and deletes of objects that may be gone.
  *
  * @module
  */
-export { type CacheProvider, Client, type ClientListOptions, type ClientOptions } from './client.ts';
+export {
+  type CacheProvider,
+  Client,
+  type ClientListOptions,
+  type ClientOptions,
+  type ReadOptions,
+} from './client.ts';
 export {
   type Condition,
   type ConditionInput,
@@ -18,6 +25,7 @@ export { createOrPatch, createOrUpdate, type Mutate, type OperationResult } from
 export { AlreadyOwnedError, ClientErrorCodes, InvalidOwnerError } from './errors.ts';
 export { type FinalizerEvent, finalizer } from './finalizer.ts';
 export { addFinalizer, hasFinalizer, isBeingDeleted, removeFinalizer } from './finalizers.ts';
+export { ignoreNotFound } from './ignore-not-found.ts';
 export {
   controllerOf,
   type OwnerOptions,
