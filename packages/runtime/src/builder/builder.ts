@@ -1,18 +1,31 @@
 import type { Backend, ResourceType } from '../backend/index.ts';
+import type { Clock } from '../clock/index.ts';
 import { Controller, type ControllerOptions } from '../controller/index.ts';
 import { OptionsError } from '../errors.ts';
 import { type EventHandler, enqueueForObject, enqueueForOwner } from '../handler/index.ts';
 import type { InformerRegistry } from '../informer/index.ts';
+import type { Logger } from '../log/index.ts';
 import type { KubeObject, ObjectKey } from '../object/index.ts';
 import { enqueueForLabelOwner, ownedByKindSelector } from '../ownership/index.ts';
 import type { Predicate } from '../predicate/index.ts';
 import type { ReconcileFunction, Reconciler } from '../reconcile/index.ts';
 import { fromEventSource, type Source } from '../source/index.ts';
 
-/** What the builder needs from a manager: where informers come from and where to add the controller. */
+/**
+ * What the builder needs from a manager: where informers come from, where to add the controller,
+ * and the clock and logger its controllers use (a Manager passes its own).
+ */
 export interface BuilderHost {
   readonly informers: InformerRegistry;
   readonly backend: Backend;
+  /** The controllers' clock unless `withOptions` gives one. Default: the real clock. */
+  readonly clock?: Clock;
+  /**
+   * The logger controllers log through unless `withOptions` gives one: each controller's lines
+   * carry `controller`, each reconcile's also `namespace`, `name` and `reconcileId`, and failed
+   * reconciles are logged at error level with the error (`err`). Default: none (nothing is logged).
+   */
+  readonly logger?: Logger;
   add(controller: Controller<ObjectKey>, options?: { name?: string }): void;
 }
 
@@ -141,6 +154,8 @@ export class ControllerBuilder {
     const name = this.#name ?? this.#options.name ?? primary.type.kind.toLowerCase();
     const sources = [primary, ...watches].map((w) => this.#source(w));
     const controller = new Controller<ObjectKey>({
+      ...(this.#host.clock === undefined ? {} : { clock: this.#host.clock }),
+      ...(this.#host.logger === undefined ? {} : { logger: this.#host.logger }),
       ...this.#options,
       name,
       reconciler,

@@ -80,6 +80,9 @@ export type ManagerState = 'new' | 'starting' | 'running' | 'stopping' | 'stoppe
  */
 export class Manager implements Runnable {
   readonly #clock: Clock;
+  /** The logger given in the options, for the parts the manager creates. */
+  readonly #baseLogger: Logger;
+  /** The manager's own lines (`component: manager`). */
   readonly #logger: Logger;
   readonly #gracefulShutdownTimeoutMs: number;
   readonly #cacheSyncTimeoutMs: number;
@@ -102,7 +105,8 @@ export class Manager implements Runnable {
 
   constructor(options: ManagerOptions = {}) {
     this.#clock = options.clock ?? realClock;
-    this.#logger = (options.logger ?? noopLogger).child({ component: 'manager' });
+    this.#baseLogger = options.logger ?? noopLogger;
+    this.#logger = this.#baseLogger.child({ component: 'manager' });
     this.#gracefulShutdownTimeoutMs = durationMs(
       'gracefulShutdownTimeoutMs',
       options.gracefulShutdownTimeoutMs,
@@ -127,7 +131,7 @@ export class Manager implements Runnable {
     this.#ready.add('caches-synced', () => {
       if (!this.#synced) throw new Error('caches are not synced');
     });
-    this.#informers = new InformerRegistry({ clock: this.#clock, logger: options.logger ?? noopLogger });
+    this.#informers = new InformerRegistry({ clock: this.#clock, logger: this.#baseLogger });
     this.#backend = options.backend;
     if (options.backend !== undefined) {
       this.addCache(this.#informers, 'informers');
@@ -159,11 +163,16 @@ export class Manager implements Runnable {
     return this.#client;
   }
 
-  /** Starts a controller builder whose primary kind is `type` (see {@link ControllerBuilder}). */
+  /**
+   * Starts a controller builder whose primary kind is `type` (see {@link ControllerBuilder}). Its
+   * controller runs on the manager's clock and logs through the manager's logger.
+   */
   controller(type: ResourceType): ControllerBuilder {
     return new ControllerBuilder({
       informers: this.#informers,
       backend: this.backend,
+      clock: this.#clock,
+      logger: this.#baseLogger,
       add: (controller: Controller<ObjectKey>, options?: { name?: string }) =>
         this.add(controller, options ?? {}),
     }).for(type);
@@ -194,12 +203,12 @@ export class Manager implements Runnable {
     return this.#leading;
   }
 
-  /** The manager's clock and logger, for parts it creates. */
+  /** The manager's clock and logger (the one given in its options), for parts it creates. */
   get clock(): Clock {
     return this.#clock;
   }
   get logger(): Logger {
-    return this.#logger;
+    return this.#baseLogger;
   }
 
   /** Adds a runnable (or a function `(signal) => Promise<void>`). Added while running, it starts at once if its group has. */
