@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util';
 import { isValidLeaseKey } from '@converge/nats';
-import { OptionsError } from '@converge/runtime';
+import { quote, UsageError } from './errors.ts';
 import { KV_HELP, type KvArgs, parseKv } from './kv-args.ts';
+import { type OptionSpecs, parseOptions, shownFlag } from './options.ts';
 
 export interface ServeArgs {
   readonly host: string;
@@ -106,141 +106,143 @@ and the other examples run.
 ${SERVE_OPTIONS}`,
 };
 
-function port(value: string | undefined): number {
-  if (value === undefined) return 0;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n > 65_535)
-    throw new OptionsError('--port', value, 'a port number between 0 and 65535');
-  return n;
+/** The subcommands, for `converge help <command>`. */
+const COMMANDS = ['serve', 'dev', 'run', 'kv', 'help', 'version'] as const;
+
+/** The usage text for a usage error of `command` (undefined: the global usage). */
+export function usageOf(command: string | undefined): string {
+  return command !== undefined && Object.hasOwn(HELP, command) ? (HELP[command] as string) : USAGE;
 }
 
-/** Parses the command line; throws OptionsError (naming the flag) on bad input. */
+const SERVE_SPECS = {
+  host: { type: 'string', value: 'HOST, an address to bind' },
+  port: { type: 'string', value: 'PORT, 0-65535' },
+  'data-dir': { type: 'string', value: 'DIR' },
+  kubeconfig: { type: 'string', value: 'PATH' },
+  token: { type: 'string', value: 'TOKEN' },
+  insecure: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies OptionSpecs;
+
+const RUN_SPECS = {
+  kubeconfig: { type: 'string', value: 'PATH' },
+  context: { type: 'string', value: 'NAME' },
+  namespace: { type: 'string', value: 'NS' },
+  'leader-elect': { type: 'boolean' },
+  'lease-name': { type: 'string', value: 'NAME' },
+  'lease-namespace': { type: 'string', value: 'NS' },
+  'lease-backend': { type: 'string', value: 'kubernetes or nats' },
+  nats: { type: 'string', value: 'URL' },
+  'lease-bucket': { type: 'string', value: 'BUCKET' },
+  identity: { type: 'string', value: 'ID' },
+  'lease-duration-ms': { type: 'string', value: 'MS' },
+  'renew-deadline-ms': { type: 'string', value: 'MS' },
+  'retry-period-ms': { type: 'string', value: 'MS' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies OptionSpecs;
+
+function port(command: string, value: string | undefined): number {
+  if (value === undefined) return 0;
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65_535)
+    throw new UsageError(command, `--port must be a port number (0-65535), got ${quote(value)}`);
+  return Number(value);
+}
+
+/**
+ * Parses the command line. Throws a {@link UsageError} (one line naming the flag and what it
+ * takes; `command` says whose usage to show) on bad input, and nothing else.
+ */
 export function parseCommand(argv: readonly string[]): Command {
   const [command, ...rest] = argv;
-  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-    return rest[0] === undefined ? { command: 'help' } : { command: 'help', topic: rest[0] };
+  if (command === undefined) return { command: 'help' };
+  switch (command) {
+    case 'help':
+    case '--help':
+    case '-h':
+      return parseHelp(rest);
+    case 'version':
+    case '--version':
+      if (rest[0] !== undefined)
+        throw new UsageError(undefined, `version takes no arguments, got ${quote(rest[0])}`);
+      return { command: 'version' };
+    case 'run':
+      return parseRun(rest);
+    case 'kv': {
+      const kv = parseKv(rest);
+      return 'help' in kv ? { command: 'help', topic: 'kv' } : { command: 'kv', ...kv };
+    }
+    case 'serve':
+    case 'dev':
+      return parseServe(command, rest);
+    default:
+      throw new UsageError(
+        undefined,
+        command.startsWith('-')
+          ? `unknown option ${shownFlag(command)} (options come after the command)`
+          : `unknown command ${shownFlag(command)}`,
+      );
   }
-  if (command === 'version' || command === '--version') return { command: 'version' };
-  if (command === 'run') return parseRun(rest);
-  if (command === 'kv') {
-    const kv = parseKv(rest);
-    return 'help' in kv ? { command: 'help', topic: 'kv' } : { command: 'kv', ...kv };
-  }
-  if (command !== 'serve' && command !== 'dev') {
-    throw new OptionsError(
-      'command',
-      command,
-      "one of 'serve', 'dev', 'run', 'kv', 'help' (see converge --help)",
-    );
-  }
-  let parsed: ReturnType<typeof parseServe>;
-  try {
-    parsed = parseServe(rest, command === 'dev');
-  } catch (error) {
-    if (error instanceof OptionsError) throw error;
-    throw new OptionsError(
-      'arguments',
-      rest.join(' '),
-      `valid options for 'converge ${command}' (${(error as Error).message})`,
-    );
-  }
-  const { values, positionals } = parsed;
-  if (values.help === true) return { command: 'help', topic: command };
+}
+
+function parseHelp(rest: readonly string[]): Command {
+  const [topic, extra] = rest;
+  if (topic === undefined) return { command: 'help' };
+  if (!(COMMANDS as readonly string[]).includes(topic))
+    throw new UsageError(undefined, `unknown command ${shownFlag(topic)}`);
+  if (extra !== undefined)
+    throw new UsageError(undefined, `help takes one command, got also ${quote(extra)}`);
+  return { command: 'help', topic };
+}
+
+function parseServe(command: 'serve' | 'dev', rest: readonly string[]): Command {
+  const { values, positionals, help } = parseOptions(command, rest, SERVE_SPECS);
+  if (help) return { command: 'help', topic: command };
   const common: ServeArgs = {
     host: values.host ?? '127.0.0.1',
-    port: port(values.port),
+    port: port(command, values.port),
     dataDir: values['data-dir'] ?? (command === 'dev' ? '.converge/data' : undefined),
     kubeconfig: values.kubeconfig ?? '.converge/kubeconfig',
     token: values.token,
     insecure: values.insecure ?? false,
   };
   if (command === 'serve') {
-    if (positionals.length > 0)
-      throw new OptionsError('arguments', positionals.join(' '), 'no positional arguments');
+    if (positionals[0] !== undefined)
+      throw new UsageError(
+        'serve',
+        `unexpected argument ${quote(positionals[0])} (serve takes no modules; converge dev runs modules)`,
+      );
     return { command: 'serve', ...common };
   }
   return { command: 'dev', modules: positionals, ...common };
 }
 
-function parseServe(args: string[], allowPositionals: boolean) {
-  return parseArgs({
-    args,
-    allowPositionals,
-    strict: true,
-    options: {
-      host: { type: 'string' },
-      port: { type: 'string' },
-      'data-dir': { type: 'string' },
-      kubeconfig: { type: 'string' },
-      token: { type: 'string' },
-      insecure: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-}
-
 function ms(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n <= 0)
-    throw new OptionsError(flag, value, 'a positive number of milliseconds');
-  return n;
+  if (!/^\d{1,12}$/.test(value) || Number(value) <= 0)
+    throw new UsageError('run', `${flag} must be a positive number of milliseconds, got ${quote(value)}`);
+  return Number(value);
 }
 
-function runOptions(args: string[]) {
-  return parseArgs({
-    args,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      kubeconfig: { type: 'string' },
-      context: { type: 'string' },
-      namespace: { type: 'string' },
-      'leader-elect': { type: 'boolean' },
-      'lease-name': { type: 'string' },
-      'lease-namespace': { type: 'string' },
-      'lease-backend': { type: 'string' },
-      nats: { type: 'string' },
-      'lease-bucket': { type: 'string' },
-      identity: { type: 'string' },
-      'lease-duration-ms': { type: 'string' },
-      'renew-deadline-ms': { type: 'string' },
-      'retry-period-ms': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-}
-
-function parseRun(args: string[]): Command {
-  let parsed: ReturnType<typeof runOptions>;
-  try {
-    parsed = runOptions(args);
-  } catch (error) {
-    throw new OptionsError(
-      'arguments',
-      args.join(' '),
-      `valid options for 'converge run' (${(error as Error).message})`,
-    );
-  }
-  const { values, positionals } = parsed;
-  if (values.help === true) return { command: 'help', topic: 'run' };
+function parseRun(args: readonly string[]): Command {
+  const { values, positionals, help } = parseOptions('run', args, RUN_SPECS);
+  if (help) return { command: 'help', topic: 'run' };
   if (positionals.length === 0)
-    throw new OptionsError('module', undefined, 'at least one operator module to run');
+    throw new UsageError('run', 'at least one operator module is required (converge run module… [options])');
   const leaderElect = values['leader-elect'] ?? false;
   const leaseName = values['lease-name'] ?? 'converge-operator';
   const leaseNamespace = values['lease-namespace'];
   const leaseBackend = values['lease-backend'] ?? 'kubernetes';
   if (leaseBackend !== 'kubernetes' && leaseBackend !== 'nats')
-    throw new OptionsError('--lease-backend', leaseBackend, "'kubernetes' or 'nats'");
+    throw new UsageError('run', `--lease-backend must be kubernetes or nats, got ${quote(leaseBackend)}`);
   for (const flag of ['lease-backend', 'nats', 'lease-bucket'] as const) {
     if (values[flag] !== undefined && !leaderElect)
-      throw new OptionsError(`--${flag}`, values[flag], 'only with --leader-elect');
+      throw new UsageError('run', `--${flag} is only used with --leader-elect`);
   }
   if (leaseBackend === 'nats') checkNatsLease(leaseName, leaseNamespace, values['lease-bucket']);
   else {
     for (const flag of ['nats', 'lease-bucket'] as const) {
       if (values[flag] !== undefined)
-        throw new OptionsError(`--${flag}`, values[flag], 'only with --lease-backend nats');
+        throw new UsageError('run', `--${flag} is only used with --lease-backend nats`);
     }
   }
   return {
@@ -270,17 +272,18 @@ const BUCKET = /^[-\w]+$/;
 /** Checks, before anything connects, that the NATS lease's key and bucket are ones the lock accepts. */
 function checkNatsLease(name: string, namespace: string | undefined, bucket: string | undefined): void {
   if (namespace !== undefined && (namespace.length > 63 || !DNS_LABEL.test(namespace)))
-    throw new OptionsError(
-      '--lease-namespace',
-      namespace,
-      'a DNS label (lower-case letters, digits and -, at most 63)',
+    throw new UsageError(
+      'run',
+      `--lease-namespace must be a DNS label (lower-case letters, digits and -, at most 63), got ${quote(namespace)}`,
     );
   if (!isValidLeaseKey(name))
-    throw new OptionsError(
-      '--lease-name',
-      name,
-      'a NATS KV key: letters, digits and -/_=., no leading, trailing or double dot, not starting with _kv',
+    throw new UsageError(
+      'run',
+      `--lease-name must be a NATS KV key (letters, digits and -/_=., no leading, trailing or double dot, not starting with _kv), got ${quote(name)}`,
     );
   if (bucket !== undefined && !BUCKET.test(bucket))
-    throw new OptionsError('--lease-bucket', bucket, 'a KV bucket name: letters, digits, - and _');
+    throw new UsageError(
+      'run',
+      `--lease-bucket must be a KV bucket name (letters, digits, - and _), got ${quote(bucket)}`,
+    );
 }

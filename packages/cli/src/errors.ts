@@ -13,7 +13,56 @@ export const CliErrorCodes = {
   KV_UNKNOWN_KIND: 'CONVERGE_ERR_CLI_KV_UNKNOWN_KIND',
   /** `converge kv`, or `converge run --lease-backend nats`: nothing answered at the NATS URL. */
   NATS_UNREACHABLE: 'CONVERGE_ERR_CLI_NATS_UNREACHABLE',
+  /** A command line the command does not accept: an unknown command or option, a bad value. */
+  USAGE: 'CONVERGE_ERR_CLI_USAGE',
+  /** `converge dev` or `run`: an operator module is missing, failed to import, or threw while wiring. */
+  MODULE_FAILED: 'CONVERGE_ERR_CLI_MODULE_FAILED',
 } as const;
+
+/**
+ * The command line is wrong. The message is one line that starts with the command
+ * (`converge serve: --port must be a port number (0-65535), got "abc"`); `command` names the
+ * subcommand whose usage applies (undefined: the global usage). The command exits with code 2.
+ */
+export class UsageError extends ConvergeError {
+  readonly command: string | undefined;
+  readonly problem: string;
+
+  constructor(command: string | undefined, problem: string) {
+    super(CliErrorCodes.USAGE, `converge${command === undefined ? '' : ` ${command}`}: ${problem}`);
+    this.command = command;
+    this.problem = problem;
+  }
+}
+
+/**
+ * An operator module given to `converge dev` or `converge run` could not be used: the file does
+ * not exist, importing it threw (a syntax error, a missing package, a throw at its top level), it
+ * has no default export function, or that function threw. The message names the module and the
+ * cause; `cause` is the original error.
+ */
+export class OperatorModuleError extends ConvergeError {
+  readonly module: string;
+  readonly reason: string;
+
+  constructor(module: string, reason: string, options?: { cause?: unknown }) {
+    super(CliErrorCodes.MODULE_FAILED, `operator module ${module} ${reason}`, options);
+    this.module = module;
+    this.reason = reason;
+  }
+}
+
+/**
+ * `text` as it can be shown inside a one-line message: in double quotes, with line breaks and
+ * other control characters escaped, cut after 120 characters.
+ */
+export function quote(text: string): string {
+  const shown = text.length > 120 ? `${text.slice(0, 120)}…` : text;
+  return JSON.stringify(shown).replace(
+    /[\u007f-\u009f\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
 
 /**
  * A file given to `converge kv` could not be used: unreadable, not YAML or JSON, or a document

@@ -6,7 +6,14 @@
  * @module
  */
 export { type Command, parseCommand, type ServeArgs } from './args.ts';
-export { CliErrorCodes, KvFileError, NatsUnreachableError, UnknownKindError } from './errors.ts';
+export {
+  CliErrorCodes,
+  KvFileError,
+  NatsUnreachableError,
+  OperatorModuleError,
+  UnknownKindError,
+  UsageError,
+} from './errors.ts';
 export type { KvArgs, KvOutput, KvVerb } from './kv-args.ts';
 export { guessKind, guessPlural, typeFromArgument } from './kv-types.ts';
 export { EXAMPLES_DIR, main, type OperatorModule, type RunIo } from './main.ts';

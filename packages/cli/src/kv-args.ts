@@ -1,6 +1,7 @@
-import { parseArgs } from 'node:util';
 import { OptionsError } from '@converge/runtime';
-import { typeFromArgument } from './kv-types.ts';
+import { quote, UsageError } from './errors.ts';
+import { type TypeOverrides, typeFromArgument } from './kv-types.ts';
+import { type OptionSpecs, parseOptions, shownFlag } from './options.ts';
 
 export type KvVerb = 'apply' | 'get' | 'delete';
 export type KvOutput = 'table' | 'yaml' | 'json' | 'name';
@@ -53,84 +54,64 @@ Options:
   --cluster-scoped      The type is cluster-scoped (default: namespaced)
   -h, --help            Show this help`;
 
-function kvOptions(args: string[]) {
-  return parseArgs({
-    args,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      filename: { type: 'string', short: 'f', multiple: true },
-      namespace: { type: 'string', short: 'n' },
-      'all-namespaces': { type: 'boolean', short: 'A' },
-      output: { type: 'string', short: 'o' },
-      nats: { type: 'string' },
-      'bucket-prefix': { type: 'string' },
-      plural: { type: 'string' },
-      kind: { type: 'string' },
-      'cluster-scoped': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+const KV_SPECS = {
+  filename: { type: 'string', short: 'f', multiple: true, value: 'FILE' },
+  namespace: { type: 'string', short: 'n', value: 'NS' },
+  'all-namespaces': { type: 'boolean', short: 'A' },
+  output: { type: 'string', short: 'o', value: 'yaml, json or name' },
+  nats: { type: 'string', value: 'URL' },
+  'bucket-prefix': { type: 'string', value: 'PREFIX', allowEmpty: true },
+  plural: { type: 'string', value: 'PLURAL' },
+  kind: { type: 'string', value: 'KIND' },
+  'cluster-scoped': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies OptionSpecs;
+
+function usage(problem: string): UsageError {
+  return new UsageError('kv', problem);
 }
 
-/** Parses `converge kv …` (argv after `kv`); throws OptionsError naming what is wrong. */
-export function parseKv(args: string[]): KvArgs | { readonly help: true } {
-  let parsed: ReturnType<typeof kvOptions>;
-  try {
-    parsed = kvOptions(args);
-  } catch (error) {
-    throw new OptionsError(
-      'arguments',
-      args.join(' '),
-      `valid options for 'converge kv' (${(error as Error).message})`,
-    );
-  }
-  const { values, positionals } = parsed;
-  if (values.help === true || positionals.length === 0) return { help: true };
-  const [verb, ...rest] = positionals;
+/** Parses `converge kv …` (argv after `kv`); throws a UsageError naming what is wrong. */
+export function parseKv(args: readonly string[]): KvArgs | { readonly help: true } {
+  const { values, positionals, help } = parseOptions('kv', args, KV_SPECS);
+  if (help || positionals.length === 0) return { help: true };
+  const [verb = '', ...rest] = positionals;
   if (verb !== 'apply' && verb !== 'get' && verb !== 'delete') {
-    throw new OptionsError('kv command', verb, "one of 'apply', 'get', 'delete' (see converge kv --help)");
+    throw usage(`unknown verb ${shownFlag(verb)}; expected apply, get or delete`);
   }
   const files = values.filename ?? [];
   const output = values.output ?? 'table';
   if (output !== 'table' && output !== 'yaml' && output !== 'json' && output !== 'name') {
-    throw new OptionsError('--output', output, 'yaml, json or name');
+    throw usage(`--output must be yaml, json or name, got ${quote(output)}`);
   }
-  if (values.output !== undefined && verb !== 'get')
-    throw new OptionsError('--output', output, 'only with get');
-  if (values['all-namespaces'] === true && (verb !== 'get' || values.namespace !== undefined)) {
-    throw new OptionsError('--all-namespaces', true, 'only with get, and not with --namespace');
-  }
+  if (values.output !== undefined && verb !== 'get') throw usage(`--output is only used with get`);
+  if (values['all-namespaces'] === true && verb !== 'get')
+    throw usage('--all-namespaces is only used with get');
+  if (values['all-namespaces'] === true && values.namespace !== undefined)
+    throw usage('--all-namespaces and --namespace cannot be used together');
   const resource = files.length > 0 ? undefined : rest[0];
   const names = files.length > 0 ? [] : rest.slice(1);
-  if (verb === 'apply' && (files.length === 0 || rest.length > 0)) {
-    throw new OptionsError(
-      '--filename',
-      rest.join(' ') || undefined,
-      'apply takes -f FILE… and no other arguments',
-    );
+  if (verb === 'apply' && rest[0] !== undefined) {
+    throw usage(`apply takes only -f FILE…, got the argument ${quote(rest[0])}`);
   }
-  if (files.length > 0 && rest.length > 0) {
-    throw new OptionsError('arguments', rest.join(' '), 'either -f FILE… or TYPE NAME…, not both');
+  if (verb === 'apply' && files.length === 0) throw usage('apply needs -f FILE…');
+  if (files.length > 0 && rest[0] !== undefined) {
+    throw usage(`give either -f FILE… or TYPE NAME…, not both (got the argument ${quote(rest[0])})`);
   }
   if (files.length === 0 && resource === undefined) {
-    throw new OptionsError(
-      'TYPE',
-      undefined,
-      `a type such as applications.kumori.examples.converge.dev/v1 (converge kv ${verb} TYPE)`,
-    );
+    throw usage(`${verb} needs a TYPE such as applications.kumori.examples.converge.dev/v1, or -f FILE…`);
   }
   const overrides = {
     plural: values.plural,
     kind: values.kind,
     clusterScoped: values['cluster-scoped'] ?? false,
   };
-  if (resource !== undefined) typeFromArgument(resource, overrides); // a malformed TYPE is a usage error
+  if (resource !== undefined) checkType(resource, overrides);
   if (verb === 'delete' && files.length === 0 && names.length === 0) {
-    throw new OptionsError('NAME', undefined, 'at least one name to delete');
+    throw usage('delete needs at least one NAME (or -f FILE…)');
   }
   if (values['all-namespaces'] === true && names.length > 0) {
-    throw new OptionsError('--all-namespaces', true, 'a list: no NAME with -A');
+    throw usage('--all-namespaces lists objects: give no NAME with it');
   }
   return {
     verb,
@@ -146,4 +127,36 @@ export function parseKv(args: string[]): KvArgs | { readonly help: true } {
     kind: values.kind,
     clusterScoped: values['cluster-scoped'] ?? false,
   };
+}
+
+/** A malformed TYPE, or a --kind/--plural the type cannot have, is a usage error. */
+function checkType(resource: string, overrides: TypeOverrides): void {
+  try {
+    typeFromArgument(resource, overrides);
+  } catch (error) {
+    if (!(error instanceof OptionsError)) throw error;
+    const type = quote(resource);
+    switch (error.field) {
+      case 'type.kind':
+        throw usage(
+          overrides.kind === undefined
+            ? `TYPE ${type} does not give a valid kind (PascalCase, such as ConfigMap); pass --kind`
+            : `--kind must be a PascalCase kind such as ConfigMap, got ${quote(overrides.kind)}`,
+        );
+      case 'type.plural':
+        throw usage(
+          overrides.plural === undefined
+            ? `TYPE ${type} does not give a valid plural (lower case, such as configmaps); pass --plural`
+            : `--plural must be a lower-case plural such as configmaps, got ${quote(overrides.plural)}`,
+        );
+      case 'type.version':
+        throw usage(`TYPE ${type} has an invalid version (a DNS label such as v1)`);
+      case 'type.group':
+        throw usage(`TYPE ${type} has an invalid group (a DNS subdomain such as example.com)`);
+      default:
+        throw usage(
+          `TYPE must be RESOURCE.GROUP/VERSION, or RESOURCE/VERSION for the core group, got ${type}`,
+        );
+    }
+  }
 }

@@ -1,15 +1,47 @@
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Manager } from '@converge/runtime';
+import { describeError, OperatorModuleError } from './errors.ts';
 
 /** An operator module: its default export wires controllers into the manager. */
 export type OperatorModule = (manager: Manager) => void | Promise<void>;
 
-/** Imports `file` and returns its default export, which must be an {@link OperatorModule}. */
+/**
+ * Imports `file` and returns its default export, which must be an {@link OperatorModule}. Throws
+ * an {@link OperatorModuleError} naming the file if it does not exist, its import fails (a syntax
+ * error, a missing package, a throw at its top level) or it exports no default function.
+ */
 export async function loadModule(file: string): Promise<OperatorModule> {
-  const imported = (await import(pathToFileURL(resolve(file)).href)) as { default?: unknown };
+  const path = resolve(file);
+  try {
+    await stat(path);
+  } catch (error) {
+    throw new OperatorModuleError(file, `does not exist (${path})`, { cause: error });
+  }
+  let imported: { default?: unknown };
+  try {
+    imported = (await import(pathToFileURL(path).href)) as { default?: unknown };
+  } catch (error) {
+    throw new OperatorModuleError(file, `failed to load: ${describeError(error)}`, { cause: error });
+  }
   if (typeof imported.default !== 'function') {
-    throw new Error(`${file}: an operator module must export default (manager) => void | Promise<void>`);
+    throw new OperatorModuleError(
+      file,
+      'has no default export (manager) => void | Promise<void> to wire controllers with',
+    );
   }
   return imported.default as OperatorModule;
+}
+
+/** Loads `file` and runs its default export on `manager`; an error names the module. */
+export async function wireModule(file: string, manager: Manager): Promise<void> {
+  const operator = await loadModule(file);
+  try {
+    await operator(manager);
+  } catch (error) {
+    throw new OperatorModuleError(file, `failed while wiring its controllers: ${describeError(error)}`, {
+      cause: error,
+    });
+  }
 }

@@ -12,9 +12,9 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { RunArgs } from './args.ts';
 import { consoleLogger } from './console-logger.ts';
 import { describeError } from './errors.ts';
-import type { RunIo } from './main.ts';
 import { connectNats, natsUrl } from './nats-connection.ts';
-import { loadModule } from './operator-module.ts';
+import { wireModule } from './operator-module.ts';
+import type { RunIo } from './process-io.ts';
 
 /** The lock an elector uses, what to say about it, and what to close after the manager stopped. */
 interface OpenedLock {
@@ -29,6 +29,8 @@ export async function runOperators(
   io: RunIo,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<number> {
+  // Signals are handled from here on: the first stops gracefully once modules are wired, the next at once.
+  const stopped = io.stopped;
   const logger = consoleLogger(io.err);
   const config =
     args.kubeconfig === undefined && args.context === undefined
@@ -64,8 +66,7 @@ export async function runOperators(
       ...(elector === undefined ? {} : { leaderElection: elector }),
     });
     for (const file of args.modules) {
-      const operator = await loadModule(file);
-      await operator(manager);
+      await wireModule(file, manager);
       io.out(`converge: running operator ${file}`);
     }
     io.out(
@@ -78,7 +79,7 @@ export async function runOperators(
       failed = true;
       io.err(`converge: operators stopped: ${describeError(error)}`);
     });
-    await Promise.race([io.stopped, running]);
+    await Promise.race([stopped, running]);
     stop.abort();
     await running;
     io.out('converge: stopped');

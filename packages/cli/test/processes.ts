@@ -26,6 +26,10 @@ export interface ConvergeProcess {
   readonly exited: Promise<Exit>;
   /** The last {@link OUTPUT_KEPT} characters of stdout and stderr, interleaved. */
   output(): string;
+  /** The last {@link OUTPUT_KEPT} characters of stdout alone. */
+  stdout(): string;
+  /** The last {@link OUTPUT_KEPT} characters of stderr alone. */
+  stderr(): string;
 }
 
 /** Starts `converge …args` in `cwd`, with `env` added to this process's environment. */
@@ -40,11 +44,16 @@ export function spawnConverge(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  const collect = (chunk: Buffer): void => {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-OUTPUT_KEPT);
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
+    stdout = (stdout + chunk.toString()).slice(-OUTPUT_KEPT);
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-OUTPUT_KEPT);
+    stderr = (stderr + chunk.toString()).slice(-OUTPUT_KEPT);
+  });
   const exited = new Promise<Exit>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal, at: now() }));
     child.once('error', (error) => {
@@ -52,7 +61,7 @@ export function spawnConverge(
       resolve({ code: null, signal: null, at: now() });
     });
   });
-  return { child, exited, output: () => output };
+  return { child, exited, output: () => output, stdout: () => stdout, stderr: () => stderr };
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,164 @@
+/**
+ * `converge serve` and `converge dev`: the embedded API server, and with `dev` operator modules
+ * in one manager over its store.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
+import { type ApiServer, createApiServer } from '@converge/apiserver';
+import { isAlreadyExists, Manager, ownedByKindSelector, type ResourceType } from '@converge/runtime';
+import { parseAllDocuments } from 'yaml';
+import type { ServeArgs } from './args.ts';
+import { consoleLogger } from './console-logger.ts';
+import { describeError as describe, OperatorModuleError } from './errors.ts';
+import { wireModule } from './operator-module.ts';
+import type { RunIo } from './process-io.ts';
+
+const crdType: ResourceType = {
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  kind: 'CustomResourceDefinition',
+  plural: 'customresourcedefinitions',
+  namespaced: false,
+};
+
+/** What `io.stopped` resolves to in a race with other work. */
+const STOPPED = Symbol('stopped');
+
+/**
+ * Serves the API; with modules, runs them in one manager over the server's store, until
+ * `io.stopped` or the manager fails. A module that fails to load or wire stops the command: the
+ * server is closed and the error thrown (main prints it and exits 1). A bundled example (`converge
+ * dev` with no module, `bundled`) is reported and left out instead: the NATS example needs a NATS
+ * server, the others do not. A stop signal while modules load stops at once.
+ */
+export async function serve(
+  args: ServeArgs,
+  io: RunIo,
+  modules: readonly string[],
+  options: { bundled?: boolean } = {},
+): Promise<number> {
+  const stopped = io.stopped.then(() => STOPPED);
+  const logger = consoleLogger(io.err);
+  const kubeconfig = resolve(args.kubeconfig);
+  const server: ApiServer = createApiServer({
+    host: args.host,
+    port: args.port,
+    insecure: args.insecure,
+    kubeconfigPath: kubeconfig,
+    logger,
+    ...(args.dataDir === undefined ? {} : { dataDir: resolve(args.dataDir) }),
+    ...(args.token === undefined ? {} : { token: args.token }),
+  });
+  const { url } = await server.listen();
+  const stop = new AbortController();
+  let manager: Promise<void> | undefined;
+  let failed = false;
+  try {
+    io.out(`converge: serving Kubernetes API at ${url} (kubeconfig: ${kubeconfig})`);
+    if (args.insecure)
+      io.err('converge: WARNING: --insecure: plain HTTP and no token; anyone on this host can use the API');
+    if (modules.length > 0) {
+      const m = new Manager({ backend: server.store, logger });
+      const wiring = wireAll(server, m, modules, io, { bundled: options.bundled === true, kubeconfig });
+      wiring.catch(() => {}); // a failure after a stop signal is not reported
+      if ((await Promise.race([wiring, stopped])) !== STOPPED) {
+        manager = m.start(stop.signal).catch((error: unknown) => {
+          failed = true;
+          io.err(`converge: operators stopped: ${describe(error)}`);
+        });
+        if (options.bundled === true) {
+          io.out(`converge: try  kubectl --kubeconfig ${kubeconfig} get configmapgenerators,configmaps -A`);
+        }
+      }
+    }
+    await Promise.race([stopped, manager ?? new Promise<never>(() => {})]);
+  } finally {
+    // Also when a module failed: nothing may keep the process alive after the command returns.
+    stop.abort();
+    await manager;
+    await server.close();
+  }
+  io.out('converge: stopped');
+  return failed ? 1 : 0;
+}
+
+async function wireAll(
+  server: ApiServer,
+  manager: Manager,
+  modules: readonly string[],
+  io: RunIo,
+  options: { bundled: boolean; kubeconfig: string },
+): Promise<void> {
+  for (const file of modules) {
+    try {
+      try {
+        await applyManifests(server, file);
+      } catch (error) {
+        throw new OperatorModuleError(file, `manifests could not be applied: ${describe(error)}`, {
+          cause: error,
+        });
+      }
+      await wireModule(file, manager);
+    } catch (error) {
+      if (!options.bundled) throw error;
+      const cause = error instanceof OperatorModuleError && error.cause !== undefined ? error.cause : error;
+      io.err(`converge: example ${exampleName(file)} not started: ${describe(cause)}`);
+      continue;
+    }
+    io.out(`converge: running operator ${file}`);
+    if (options.bundled && exampleName(file) === 'kumori') {
+      for (const hint of kumoriHints(file, options.kubeconfig)) io.out(hint);
+    }
+  }
+}
+
+/** What to try with the Kumori example: put an Application into NATS, watch its secondaries appear. */
+function kumoriHints(moduleFile: string, kubeconfig: string): string[] {
+  const sample = resolve(moduleFile, '..', 'manifests', 'application.yaml');
+  const shown = relative(process.cwd(), sample);
+  const path = shown.startsWith('..') || isAbsolute(shown) ? sample : shown;
+  const owned = ownedByKindSelector({ group: 'kumori.examples.converge.dev', kind: 'Application' });
+  return [
+    `converge: try  converge kv apply -f ${path}`,
+    `converge: then kubectl --kubeconfig ${kubeconfig} get configmaps,deployments -A -l ${owned}`,
+  ];
+}
+
+/** `website` for `…/examples/website/operator.ts`. */
+function exampleName(file: string): string {
+  return basename(dirname(file));
+}
+
+/** Creates the CRDs in `manifests/*.yaml` next to a module (bundled examples ship theirs), and waits until they are served. */
+async function applyManifests(server: ApiServer, moduleFile: string): Promise<void> {
+  const dir = resolve(moduleFile, '..', 'manifests');
+  let files: string[];
+  try {
+    files = (await readdir(dir)).filter((f) => f.endsWith('.yaml')).sort();
+  } catch {
+    return;
+  }
+  for (const f of files) {
+    for (const doc of parseAllDocuments(await readFile(resolve(dir, f), 'utf8'))) {
+      const object = doc.toJS() as {
+        kind?: string;
+        metadata?: { name?: string };
+        spec?: { group?: string; names?: { plural?: string } };
+      };
+      if (object?.kind !== 'CustomResourceDefinition') continue;
+      try {
+        await server.store.create(crdType, object as never);
+      } catch (error) {
+        if (!isAlreadyExists(error)) throw error;
+      }
+      const apiVersion = `${object.spec?.group}/`;
+      for (let i = 0; i < 100; i++) {
+        const served = server.store
+          .types()
+          .some((t) => `${t.group}/` === apiVersion && t.plural === object.spec?.names?.plural);
+        if (served) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+  }
+}
