@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,8 +12,17 @@ import { serve } from './serve.ts';
 export type { OperatorModule } from './operator-module.ts';
 export type { RunIo } from './process-io.ts';
 
-/** Where the bundled example operators live (used by `converge dev` without modules). */
-export const EXAMPLES_DIR = fileURLToPath(new URL('../../../examples/', import.meta.url));
+/** Whether this module runs from the TypeScript sources (inside the repository) or from dist/. */
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
+
+/**
+ * Where the bundled example operators live (used by `converge dev` without modules): the
+ * repository's `examples/` when running from sources, the compiled copies in `dist/examples/`
+ * (each `operator.js` with its `manifests/`) when installed.
+ */
+export const EXAMPLES_DIR = fileURLToPath(
+  new URL(FROM_SOURCES ? '../../../examples/' : './examples/', import.meta.url),
+);
 
 /** Runs the command line; returns the exit code (2 for a usage error). */
 export async function main(argv: readonly string[], io: RunIo = processIo()): Promise<number> {
@@ -75,6 +85,7 @@ async function bundledExamples(): Promise<string[]> {
   const entries = await readdir(EXAMPLES_DIR, { withFileTypes: true });
   return entries
     .filter((e) => e.isDirectory())
-    .map((e) => resolve(EXAMPLES_DIR, e.name, 'operator.ts'))
+    .map((e) => resolve(EXAMPLES_DIR, e.name, FROM_SOURCES ? 'operator.ts' : 'operator.js'))
+    .filter((file) => existsSync(file))
     .sort();
 }
