@@ -238,6 +238,33 @@ for (const [label, node] of [
   });
 }
 
+describe('a TypeScript module on a Node that does not strip types', { timeout: TEST_MS }, () => {
+  it('is refused with a message naming the module and what to do', async () => {
+    const env = envFor(pinned, { NODE_OPTIONS: '--no-experimental-strip-types' });
+    const data = mkdtempSync(join(work, 'nostrip-'));
+    const dev = start(
+      'npx',
+      [
+        'converge',
+        'dev',
+        './operator.ts',
+        '--port',
+        '0',
+        '--data-dir',
+        join(data, 'store'),
+        '--kubeconfig',
+        join(data, 'kc'),
+      ],
+      { cwd: project, env },
+    );
+    const exit = await dev.exited;
+    expect(exit.code, dev.output()).toBe(1);
+    expect(dev.output()).toMatch(
+      /operator module \.\/operator\.ts is TypeScript, and this Node \(v[\d.]+\) does not strip types/,
+    );
+  });
+});
+
 describe('bare converge dev outside the repository', { timeout: TEST_MS }, () => {
   it('runs the example operators shipped in the CLI package', async () => {
     const data = mkdtempSync(join(work, 'examples-'));

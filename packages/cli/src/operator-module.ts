@@ -9,8 +9,9 @@ export type OperatorModule = (manager: Manager) => void | Promise<void>;
 
 /**
  * Imports `file` and returns its default export, which must be an {@link OperatorModule}. Throws
- * an {@link OperatorModuleError} naming the file if it does not exist, its import fails (a syntax
- * error, a missing package, a throw at its top level) or it exports no default function.
+ * an {@link OperatorModuleError} naming the file if it does not exist, it is TypeScript and this
+ * Node does not strip types, its import fails (a syntax error, a missing package, a throw at its
+ * top level) or it exports no default function.
  */
 export async function loadModule(file: string): Promise<OperatorModule> {
   const path = resolve(file);
@@ -18,6 +19,13 @@ export async function loadModule(file: string): Promise<OperatorModule> {
     await stat(path);
   } catch (error) {
     throw new OperatorModuleError(file, `does not exist (${path})`, { cause: error });
+  }
+  if (/\.[cm]?ts$/.test(path) && !process.features.typescript) {
+    throw new OperatorModuleError(
+      file,
+      `is TypeScript, and this Node (${process.version}) does not strip types: use Node 22.18 or newer ` +
+        'without --no-experimental-strip-types, or compile the module to JavaScript',
+    );
   }
   let imported: { default?: unknown };
   try {

@@ -66,9 +66,7 @@ export async function serve(
           failed = true;
           io.err(`converge: operators stopped: ${describe(error)}`);
         });
-        if (options.bundled === true) {
-          io.out(`converge: try  kubectl --kubeconfig ${kubeconfig} get configmapgenerators,configmaps -A`);
-        }
+        if (options.bundled === true) for (const hint of examplesHints(modules, kubeconfig)) io.out(hint);
       }
     }
     await Promise.race([stopped, manager ?? new Promise<never>(() => {})]);
@@ -112,11 +110,27 @@ async function wireAll(
   }
 }
 
+/**
+ * What to try with the bundled examples: apply the ConfigMapGenerator sample (from the repository's
+ * `examples/` or, installed, from the CLI package's `dist/examples/`), see its ConfigMaps appear.
+ */
+function examplesHints(modules: readonly string[], kubeconfig: string): string[] {
+  const generator = modules.find((file) => exampleName(file) === 'configmap-generator');
+  const get = `kubectl --kubeconfig ${kubeconfig} get configmapgenerators,configmaps -A`;
+  if (generator === undefined) return [`converge: try  ${get}`];
+  const sample = shownPath(resolve(generator, '..', 'manifests', 'sample.yaml'));
+  return [`converge: try  kubectl --kubeconfig ${kubeconfig} apply -f ${sample}`, `converge: then ${get}`];
+}
+
+/** A path relative to the working directory when it lies below it, else absolute. */
+function shownPath(path: string): string {
+  const shown = relative(process.cwd(), path);
+  return shown.startsWith('..') || isAbsolute(shown) ? path : shown;
+}
+
 /** What to try with the Kumori example: put an Application into NATS, watch its secondaries appear. */
 function kumoriHints(moduleFile: string, kubeconfig: string): string[] {
-  const sample = resolve(moduleFile, '..', 'manifests', 'application.yaml');
-  const shown = relative(process.cwd(), sample);
-  const path = shown.startsWith('..') || isAbsolute(shown) ? sample : shown;
+  const path = shownPath(resolve(moduleFile, '..', 'manifests', 'application.yaml'));
   const owned = ownedByKindSelector({ group: 'kumori.examples.converge.dev', kind: 'Application' });
   return [
     `converge: try  converge kv apply -f ${path}`,

@@ -232,6 +232,9 @@ describe('converge command line', () => {
     expect(lines.some((l) => l.includes('running operator'))).toBe(true);
     // The hint names the bundled examples' kinds: it is printed for them, not for a user's module.
     expect(lines.some((l) => l.includes('get configmapgenerators,configmaps -A'))).toBe(true);
+    // …and says where the sample to apply is.
+    const apply = lines.find((l) => l.startsWith('converge: try  kubectl') && l.includes(' apply -f '));
+    expect(apply).toMatch(/apply -f \S*examples\/configmap-generator\/manifests\/sample\.yaml$/);
     child.kill('SIGINT');
     expect(await exited(child)).toBe(0);
   }, 90_000);
