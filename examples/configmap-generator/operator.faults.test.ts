@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type Backend,
+  type ConfigMap,
+  configMapType,
   Manager,
+  namespaceType,
   type ResourceType,
   type WatchEvent,
   type WatchOptions,
@@ -11,22 +14,9 @@ import {
 import { VirtualClock } from '@converge/runtime/testing';
 import { Store } from '@converge/store';
 import { afterEach, describe, expect, it } from 'vitest';
-import configMapGenerator, {
-  type ConfigMap,
-  type ConfigMapGenerator,
-  configMapType,
-  generatorType,
-} from './operator.ts';
+import configMapGenerator, { type ConfigMapGenerator, generatorType } from './operator.ts';
 
 const ns = 'default';
-const namespaceType: ResourceType = {
-  group: '',
-  version: 'v1',
-  kind: 'Namespace',
-  plural: 'namespaces',
-  namespaced: false,
-  generation: false,
-};
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });

@@ -8,9 +8,11 @@
 import {
   type Client,
   type Condition,
+  type ConfigMap,
+  configMapType,
   createOrUpdate,
   done,
-  isNotFound,
+  ignoreNotFound,
   type KubeObject,
   type Manager,
   type ObjectKey,
@@ -30,15 +32,6 @@ export const generatorType: ResourceType = {
   requireResourceVersionOnUpdate: true,
 };
 
-export const configMapType: ResourceType = {
-  group: '',
-  version: 'v1',
-  kind: 'ConfigMap',
-  plural: 'configmaps',
-  namespaced: true,
-  generation: false,
-};
-
 export interface ConfigMapGenerator extends KubeObject {
   readonly spec: { readonly data: Readonly<Record<string, string>>; readonly copies?: number };
   readonly status?: {
@@ -46,10 +39,6 @@ export interface ConfigMapGenerator extends KubeObject {
     readonly configMaps?: readonly string[];
     readonly conditions?: readonly Condition[];
   };
-}
-
-export interface ConfigMap extends KubeObject {
-  readonly data?: Readonly<Record<string, string>>;
 }
 
 /** The label that ties a ConfigMap to its generator, for listing. */
@@ -61,14 +50,9 @@ export async function reconcileGenerator(
   ctx: ReconcileContext,
   now: () => number,
 ) {
-  let generator: ConfigMapGenerator;
-  try {
-    generator = await client.get<ConfigMapGenerator>(generatorType, key);
-  } catch (error) {
-    if (isNotFound(error)) return done(); // deleted: its ConfigMaps are garbage-collected
-    throw error;
-  }
-  if (generator.metadata.deletionTimestamp) return done();
+  const generator = await client.get<ConfigMapGenerator>(generatorType, key).catch(ignoreNotFound);
+  // Deleted (or being deleted): its ConfigMaps are garbage-collected.
+  if (generator === undefined || generator.metadata.deletionTimestamp) return done();
   const copies = generator.spec.copies ?? 1;
   const wanted = Array.from({ length: copies }, (_, i) => `${key.name}-${i}`);
   for (const name of wanted) {
@@ -86,7 +70,7 @@ export async function reconcileGenerator(
     );
     if (result !== 'unchanged') ctx.logger.info({ configMap: name, result }, 'ConfigMap converged');
   }
-  const existing = await client.list<ConfigMap>(configMapType, {
+  const existing = await client.list(configMapType, {
     namespace: key.namespace,
     labelSelector: `${GENERATOR_LABEL}=${key.name}`,
   });

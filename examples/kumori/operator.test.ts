@@ -8,8 +8,13 @@ import { defaultBucketName, encodeKey, NatsBackend } from '@converge/nats';
 import {
   type Backend,
   Client,
+  configMapType,
+  type Deployment,
+  deploymentType,
+  type EventsV1Event,
+  eventsV1Type,
   FakeRecorder,
-  isNotFound,
+  ignoreNotFound,
   type KubeObject,
   Manager,
   OWNER_KEY_LABEL,
@@ -29,26 +34,11 @@ import kumori, {
   type Application,
   applicationOrphans,
   applicationType,
-  configMapType,
-  deploymentType,
   REASON_RESOURCE_EXISTS,
   reconcileApplication,
 } from './operator.ts';
 
 const ns = 'default';
-const eventsType: ResourceType = {
-  group: 'events.k8s.io',
-  version: 'v1',
-  kind: 'Event',
-  plural: 'events',
-  namespaced: true,
-  generation: false,
-};
-type ConfigMap = KubeObject & { data?: Record<string, string> };
-type Deployment = KubeObject & {
-  spec: { replicas: number; template: { metadata: { annotations: Record<string, string> } } };
-};
-type Event = KubeObject & { reason: string; note: string; regarding: { kind: string; name: string } };
 
 /** Polls `probe` every 20 ms until it returns a value other than undefined; fails after 15 s. */
 async function eventually<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
@@ -62,11 +52,8 @@ async function eventually<T>(what: string, probe: () => Promise<T | undefined>):
 }
 
 /** The object, or undefined when it does not exist. */
-async function find<T extends KubeObject>(backend: Backend, type: ResourceType, name: string) {
-  return backend.get<T>(type, { namespace: ns, name }).catch((error: unknown) => {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  });
+async function find<T extends KubeObject>(backend: Backend, type: ResourceType<T>, name: string) {
+  return backend.get<T>(type, { namespace: ns, name }).catch(ignoreNotFound);
 }
 
 const application = (name: string, spec: Application['spec']): Application => ({
@@ -158,8 +145,8 @@ describe('Kumori operator: Applications in NATS KV, their ConfigMap and Deployme
       applicationType,
       application('hello', { image: 'nginx:1.27', replicas: 2, config: { GREETING: 'hi' } }),
     );
-    const cm = await eventually('the ConfigMap', () => find<ConfigMap>(kube, configMapType, 'hello-config'));
-    const dep = await eventually('the Deployment', () => find<Deployment>(kube, deploymentType, 'hello'));
+    const cm = await eventually('the ConfigMap', () => find(kube, configMapType, 'hello-config'));
+    const dep = await eventually('the Deployment', () => find(kube, deploymentType, 'hello'));
     for (const secondary of [cm, dep]) {
       expect(secondary.metadata.labels).toMatchObject({
         [OWNER_KIND_LABEL]: 'Application.kumori.examples.converge.dev',
@@ -173,7 +160,7 @@ describe('Kumori operator: Applications in NATS KV, their ConfigMap and Deployme
       expect(secondary.metadata.ownerReferences ?? []).toEqual([]);
     }
     expect(cm.data).toEqual({ GREETING: 'hi' });
-    expect(dep.spec.replicas).toBe(2);
+    expect(dep.spec?.replicas).toBe(2);
 
     const readyAt = (generation: number) =>
       eventually(`Ready with observedGeneration ${generation}`, async () => {
@@ -186,14 +173,14 @@ describe('Kumori operator: Applications in NATS KV, their ConfigMap and Deployme
 
     // A deployment controller reports availability: the Application's status follows, and the
     // Deployment is not rewritten (the fields the server defaulted do not count as changes).
-    const current = await eventually('the Deployment', () => find<Deployment>(kube, deploymentType, 'hello'));
+    const current = await eventually('the Deployment', () => find(kube, deploymentType, 'hello'));
     const withStatus = { ...current, status: { availableReplicas: 2 } };
     const reported = await kube.updateStatus<KubeObject>(deploymentType, withStatus);
     await eventually('availableReplicas in NATS', async () => {
       const app = await nats.get<Application>(applicationType, { namespace: ns, name: 'hello' });
       return app.status?.availableReplicas === 2 ? true : undefined;
     });
-    const after = await find<Deployment>(kube, deploymentType, 'hello');
+    const after = await find(kube, deploymentType, 'hello');
     expect(after?.metadata.resourceVersion).toBe(reported.metadata.resourceVersion);
     const first = await readyAt(1);
 
@@ -204,13 +191,14 @@ describe('Kumori operator: Applications in NATS KV, their ConfigMap and Deployme
     });
     await readyAt(2);
     const hash = (d: Deployment) =>
-      d.spec.template.metadata.annotations['kumori.examples.converge.dev/config-hash'];
+      d.spec?.template.metadata?.annotations?.['kumori.examples.converge.dev/config-hash'];
     const dep2 = await eventually('3 replicas', async () => {
-      const d = await find<Deployment>(kube, deploymentType, 'hello');
-      return d?.spec.replicas === 3 ? d : undefined;
+      const d = await find(kube, deploymentType, 'hello');
+      return d?.spec?.replicas === 3 ? d : undefined;
     });
+    expect(hash(dep)).toMatch(/^[0-9a-f]{16}$/);
     expect(hash(dep2)).not.toBe(hash(dep));
-    expect((await find<ConfigMap>(kube, configMapType, 'hello-config'))?.data).toEqual({
+    expect((await find(kube, configMapType, 'hello-config'))?.data).toEqual({
       GREETING: 'hello',
       COLOR: 'blue',
     });
@@ -218,10 +206,10 @@ describe('Kumori operator: Applications in NATS KV, their ConfigMap and Deployme
     // A deleted secondary is recreated: its delete wakes its owner.
     await kube.delete(deploymentType, { namespace: ns, name: 'hello' });
     const again = await eventually('the recreated Deployment', async () => {
-      const d = await find<Deployment>(kube, deploymentType, 'hello');
+      const d = await find(kube, deploymentType, 'hello');
       return d !== undefined && d.metadata.uid !== dep.metadata.uid ? d : undefined;
     });
-    expect(again.spec.replicas).toBe(3);
+    expect(again.spec?.replicas).toBe(3);
 
     // A name taken by an object the Application does not own: left alone, reported.
     await nats.create(applicationType, application('taken', { image: 'busybox' }));
@@ -231,13 +219,13 @@ describe('Kumori operator: Applications in NATS KV, their ConfigMap and Deployme
       return ready?.status === 'False' ? ready : undefined;
     });
     expect(blocked.reason).toBe(REASON_RESOURCE_EXISTS);
-    const taken = await find<ConfigMap>(kube, configMapType, 'taken-config');
+    const taken = await find(kube, configMapType, 'taken-config');
     expect(taken?.data).toEqual({ a: '1' });
     expect(taken?.metadata.labels?.[OWNER_KIND_LABEL]).toBeUndefined();
 
     // Events about the secondaries, in Kubernetes, with Kumori's reasons.
     const notes = await eventually('the Events', async () => {
-      const events = (await kube.list<Event>(eventsType, { namespace: ns })).items;
+      const events = (await kube.list<EventsV1Event>(eventsV1Type, { namespace: ns })).items;
       const notes = events.map((e) => `${e.reason}: ${e.regarding.kind}/${e.regarding.name}: ${e.note}`);
       const wanted = [
         'ConfigMap hello-config synced (created)',

@@ -18,14 +18,17 @@ import {
   type ConditionInput,
   type Controller,
   collectOrphans,
+  configMapType,
   controllerFor,
   createEventRecorder,
   createOrUpdate,
+  type Deployment,
   deepDerivative,
   deepEqual,
+  deploymentType,
   done,
   type EventRecorder,
-  isNotFound,
+  ignoreNotFound,
   isOwnedBy,
   type KubeObject,
   type Manager,
@@ -40,13 +43,14 @@ import {
 } from '@converge/runtime';
 import { connectNats, DEFAULT_NATS_URL } from './nats.ts';
 
-const type = (group: string, version: string, kind: string, plural: string, extra?: Partial<ResourceType>) =>
-  ({ group, version, kind, plural, namespaced: true, ...extra }) satisfies ResourceType;
-export const applicationType = type('kumori.examples.converge.dev', 'v1', 'Application', 'applications', {
+export const applicationType = {
+  group: 'kumori.examples.converge.dev',
+  version: 'v1',
+  kind: 'Application',
+  plural: 'applications',
+  namespaced: true,
   statusSubresource: true,
-});
-export const configMapType = type('', 'v1', 'ConfigMap', 'configmaps', { generation: false });
-export const deploymentType = type('apps', 'v1', 'Deployment', 'deployments', { statusSubresource: true });
+} satisfies ResourceType;
 
 /** Event reasons, as Kumori's controller runtime names them. */
 export const REASON_SYNCED = 'Synced';
@@ -64,7 +68,6 @@ export interface Application extends KubeObject {
     readonly conditions?: readonly Condition[];
   };
 }
-type Deployment = UnstructuredObject & { readonly status?: { readonly availableReplicas?: number } };
 
 /** What a reconcile uses: a client on each side, the recorder of Kubernetes Events, the time. */
 export interface KumoriParts {
@@ -83,9 +86,6 @@ class ResourceExistsError extends Error {
   }
 }
 
-const ignoreNotFound = (error: unknown): undefined => {
-  if (!isNotFound(error)) throw error;
-};
 const synced = (events: EventRecorder, object: KubeObject, how: string, app?: Application) =>
   events.event(
     object,
@@ -137,7 +137,7 @@ async function apply({ kube, events }: KumoriParts, app: Application, key: Objec
       return defaulted && deepDerivative(wanted, current) ? current : wanted;
     });
     if (result !== 'unchanged') synced(events, object, result, app);
-    if (t === deploymentType) deployment = object;
+    if (t === deploymentType) deployment = object as Deployment;
   }
   return deployment as Deployment;
 }

@@ -10,52 +10,27 @@ import {
   createOrUpdate,
   done,
   enqueueFromMapFunction,
-  isNotFound,
+  ignoreNotFound,
   type KubeObject,
   type Manager,
+  namespaceType,
   type ObjectKey,
-  type ResourceType,
+  type Secret,
+  secretType,
 } from '@converge/runtime';
 
-export const namespaceType: ResourceType = {
-  group: '',
-  version: 'v1',
-  kind: 'Namespace',
-  plural: 'namespaces',
-  namespaced: false,
-  generation: false,
-};
-export const secretType: ResourceType = {
-  group: '',
-  version: 'v1',
-  kind: 'Secret',
-  plural: 'secrets',
-  namespaced: true,
-  generation: false,
-};
 export const SOURCE_NAMESPACE = 'default';
 export const REPLICATE = 'examples.converge.dev/replicate';
 export const REPLICA_OF = 'examples.converge.dev/replica-of';
-
-export interface Secret extends KubeObject {
-  readonly type?: string;
-  readonly data?: Readonly<Record<string, string>>;
-}
 
 const isSource = (s: Secret) =>
   s.metadata.namespace === SOURCE_NAMESPACE && s.metadata.annotations?.[REPLICATE] === 'true';
 
 export async function reconcileNamespace(client: Client, key: ObjectKey): Promise<void> {
   if (key.name === SOURCE_NAMESPACE) return;
-  let ns: KubeObject;
-  try {
-    ns = await client.get(namespaceType, { namespace: '', name: key.name });
-  } catch (error) {
-    if (isNotFound(error)) return;
-    throw error;
-  }
-  if (ns.metadata.deletionTimestamp) return;
-  const sources = (await client.list<Secret>(secretType, { namespace: SOURCE_NAMESPACE })).filter(isSource);
+  const ns = await client.get(namespaceType, { namespace: '', name: key.name }).catch(ignoreNotFound);
+  if (ns === undefined || ns.metadata.deletionTimestamp) return;
+  const sources = (await client.list(secretType, { namespace: SOURCE_NAMESPACE })).filter(isSource);
   const wanted = new Set(sources.map((s) => s.metadata.name ?? ''));
   for (const source of sources) {
     const name = source.metadata.name ?? '';
@@ -67,14 +42,11 @@ export async function reconcileNamespace(client: Client, key: ObjectKey): Promis
       data: source.data ?? {},
     }));
   }
-  const replicas = await client.list<Secret>(secretType, { namespace: key.name, labelSelector: REPLICA_OF });
+  const replicas = await client.list(secretType, { namespace: key.name, labelSelector: REPLICA_OF });
   for (const replica of replicas) {
     if (wanted.has(replica.metadata.labels?.[REPLICA_OF] ?? '')) continue;
-    try {
-      await client.delete(secretType, { namespace: key.name, name: replica.metadata.name ?? '' });
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
+    const name = replica.metadata.name ?? '';
+    await client.delete(secretType, { namespace: key.name, name }).catch(ignoreNotFound);
   }
 }
 

@@ -10,32 +10,34 @@ import {
   type Client,
   type Clock,
   type Condition,
+  configMapType,
   createEventRecorder,
   createOrUpdate,
   deepDerivative,
   deepEqual,
+  deploymentType,
   done,
   type EventRecorder,
   finalizer,
-  isNotFound,
+  ignoreNotFound,
   type KubeObject,
   type Manager,
   type ObjectKey,
   type ResourceType,
+  serviceType,
   setControllerReference,
   setStatusCondition,
-  type UnstructuredObject,
 } from '@converge/runtime';
 
-const type = (group: string, version: string, kind: string, plural: string, extra?: Partial<ResourceType>) =>
-  ({ group, version, kind, plural, namespaced: true, ...extra }) satisfies ResourceType;
-export const websiteType = type('examples.converge.dev', 'v1alpha1', 'Website', 'websites', {
+export const websiteType = {
+  group: 'examples.converge.dev',
+  version: 'v1alpha1',
+  kind: 'Website',
+  plural: 'websites',
+  namespaced: true,
   statusSubresource: true,
   requireResourceVersionOnUpdate: true,
-});
-export const configMapType = type('', 'v1', 'ConfigMap', 'configmaps', { generation: false });
-export const deploymentType = type('apps', 'v1', 'Deployment', 'deployments', { statusSubresource: true });
-export const serviceType = type('', 'v1', 'Service', 'services', { statusSubresource: true });
+} satisfies ResourceType;
 export const FINALIZER = 'websites.examples.converge.dev/cleanup';
 
 export interface Website extends KubeObject {
@@ -52,7 +54,6 @@ export interface Website extends KubeObject {
     readonly conditions?: readonly Condition[];
   };
 }
-type Deployment = UnstructuredObject & { readonly status?: { readonly availableReplicas?: number } };
 
 const READY = {
   type: 'Ready',
@@ -60,11 +61,6 @@ const READY = {
   reason: 'ChildrenReady',
   message: 'ConfigMap, Deployment and Service match the spec',
 } as const;
-
-/** For `.catch`: a NotFoundError becomes undefined, any other error is thrown on. */
-const ignoreNotFound = (error: unknown): undefined => {
-  if (!isNotFound(error)) throw error;
-};
 
 const labels = (name: string) => ({
   'app.kubernetes.io/name': 'website',
@@ -126,7 +122,7 @@ export async function reconcileWebsite(client: Client, events: EventRecorder, cl
     if (event.type === 'cleanup') return cleanup(client, events, event.object);
     const current = event.object;
     await apply(client, events, current);
-    const deployment = await client.get<Deployment>(deploymentType, key);
+    const deployment = await client.get(deploymentType, key);
     const availableReplicas = deployment.status?.availableReplicas ?? 0;
     const url = `http://${current.spec.domain}`;
     const observedGeneration = current.metadata.generation ?? 0;

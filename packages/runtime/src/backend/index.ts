@@ -50,6 +50,7 @@ export { fieldError } from './field-errors.ts';
 export {
   apiVersionOf,
   type KubeObjectLike,
+  type ObjectOf,
   qualifiedResource,
   type ResourceType,
   resourceType,

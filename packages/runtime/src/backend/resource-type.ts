@@ -65,6 +65,20 @@ export interface ResourceType<T extends KubeObjectLike = KubeObject> {
   readonly [objectShape]?: T;
 }
 
+/**
+ * The object shape of a resource type: `ObjectOf<typeof deploymentType>` is `Deployment`; a plain
+ * `ResourceType` (or an object literal typed as one) gives {@link KubeObject}; a union of resource
+ * types gives the union of their shapes.
+ *
+ * @example
+ * type Owned = ObjectOf<typeof configMapType | typeof deploymentType>; // ConfigMap | Deployment
+ */
+export type ObjectOf<R> = R extends { readonly [objectShape]?: infer T }
+  ? T extends KubeObjectLike
+    ? T
+    : KubeObject
+  : KubeObject;
+
 /** `group/version`, or `version` for the core group. */
 export function apiVersionOf(type: Pick<ResourceType, 'group' | 'version'>): string {
   return type.group === '' ? type.version : `${type.group}/${type.version}`;

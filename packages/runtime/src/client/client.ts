@@ -4,6 +4,7 @@ import {
   type DeleteResult,
   type KubeObjectLike,
   NotFoundError,
+  type ObjectOf,
   type Patch,
   type PatchOptions,
   qualifiedResource,
@@ -91,11 +92,7 @@ export class Client {
    * Its shape comes from the type (`get(deploymentType, key)` is a `Deployment`) or from an
    * explicit type argument (`get<V1ConfigMap>(configMapType, key)`).
    */
-  get<T extends KubeObjectLike = KubeObject>(
-    type: ResourceType<T>,
-    key: ObjectKey,
-    options?: ReadOptions,
-  ): Promise<T>;
+  get<R extends AnyResourceType>(type: R, key: ObjectKey, options?: ReadOptions): Promise<ObjectOf<R>>;
   get<T extends KubeObjectLike>(type: AnyResourceType, key: ObjectKey, options?: ReadOptions): Promise<T>;
   async get<T extends KubeObjectLike>(
     type: AnyResourceType,
@@ -114,10 +111,7 @@ export class Client {
   }
 
   /** Objects of a type, from the cache when there is one, in key order. */
-  list<T extends KubeObjectLike = KubeObject>(
-    type: ResourceType<T>,
-    options?: ClientListOptions,
-  ): Promise<T[]>;
+  list<R extends AnyResourceType>(type: R, options?: ClientListOptions): Promise<ObjectOf<R>[]>;
   list<T extends KubeObjectLike>(type: AnyResourceType, options?: ClientListOptions): Promise<T[]>;
   async list<T extends KubeObjectLike>(type: AnyResourceType, options: ClientListOptions = {}): Promise<T[]> {
     if (this.#cache === undefined) {
@@ -248,12 +242,12 @@ export class Client {
   }
 
   /** Patches the object (or its status) and returns it as stored; typed like {@link Client.get}. */
-  patch<T extends KubeObjectLike = KubeObject>(
-    type: ResourceType<T>,
+  patch<R extends AnyResourceType>(
+    type: R,
     key: ObjectKey,
     patch: Patch,
     options?: PatchOptions,
-  ): Promise<T>;
+  ): Promise<ObjectOf<R>>;
   patch<T extends KubeObjectLike>(
     type: AnyResourceType,
     key: ObjectKey,
@@ -271,11 +265,11 @@ export class Client {
   }
 
   /** Deletes the object, or starts its deletion while finalizers remain; typed like {@link Client.get}. */
-  delete<T extends KubeObjectLike = KubeObject>(
-    type: ResourceType<T>,
+  delete<R extends AnyResourceType>(
+    type: R,
     key: ObjectKey,
     options?: DeleteOptions,
-  ): Promise<DeleteResult<T>>;
+  ): Promise<DeleteResult<ObjectOf<R>>>;
   delete<T extends KubeObjectLike>(
     type: AnyResourceType,
     key: ObjectKey,
