@@ -56,7 +56,8 @@ export interface ResourceType<T extends KubeObjectLike = KubeObject> {
   readonly statusSubresource?: boolean;
   /**
    * Whether the backend tracks `metadata.generation` (1 on create, +1 when anything outside
-   * metadata and status changes). Default true; false for ConfigMap, Secret, Namespace, Lease, Event.
+   * metadata and status changes). Default true; Kubernetes does not for ConfigMap, Secret, Namespace,
+   * Lease, Event, Pod, Service and others — the built-in kind constants (`configMapType`, …) say.
    */
   readonly generation?: boolean;
   /** Whether an update must carry a resourceVersion (custom resources: true). Default false. */
