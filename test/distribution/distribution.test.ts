@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMAND_MS, envFor, installNode, oldestNode, type Running, run, start } from './project.ts';
+import { COMMAND_MS, envFor, installNode, oldestNode, type Running, run, start, stopAll } from './project.ts';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixture/', import.meta.url));
@@ -55,7 +55,8 @@ beforeAll(async () => {
   oldest = oldestBinary;
 }, COMMAND_MS * 3);
 
-afterAll(() => {
+afterAll(async () => {
+  await stopAll();
   if (work !== undefined) rmSync(work, { recursive: true, force: true });
 });
 
@@ -204,10 +205,18 @@ for (const [label, node] of [
       try {
         await dev.line(/converge: running operator .*operator\.ts/);
         await copiedByKubectl(kubeconfig, 'dev');
-        expect(dev.output()).toMatch(/"msg":"Copied".*"result":"created"|Copied/);
+        // The reconciler's ctx.logger writes through converge's logger, with the request's fields.
+        const copied =
+          dev
+            .output()
+            .split('\n')
+            .find((l) => l.includes('"msg":"Copied"')) ?? '';
+        expect(copied, dev.output()).toContain('"controller":"copier"');
+        expect(copied).toContain('"name":"dev"');
+        expect(copied).toContain('"result":"created"');
       } finally {
         const exit = await dev.stop();
-        expect(exit.code, dev.output()).toBe(0);
+        expectCleanStop(exit, dev);
       }
     });
 
@@ -229,10 +238,8 @@ for (const [label, node] of [
         });
         await copiedByKubectl(kubeconfig, 'run');
       } finally {
-        const ran = await operator?.stop();
-        const served = await serve.stop();
-        expect(ran?.code, operator?.output()).toBe(0);
-        expect(served.code, serve.output()).toBe(0);
+        if (operator !== undefined) expectCleanStop(await operator.stop(), operator);
+        expectCleanStop(await serve.stop(), serve);
       }
     });
   });
@@ -257,8 +264,15 @@ describe('a TypeScript module on a Node that does not strip types', { timeout: T
       ],
       { cwd: project, env },
     );
-    const exit = await dev.exited;
-    expect(exit.code, dev.output()).toBe(1);
+    const exit = await Promise.race([
+      dev.exited,
+      dev.line(/never printed/).then(
+        () => undefined,
+        () => undefined,
+      ),
+    ]);
+    await dev.stop();
+    expect(exit?.code, dev.output()).toBe(1);
     expect(dev.output()).toMatch(
       /operator module \.\/operator\.ts is TypeScript, and this Node \(v[\d.]+\) does not strip types/,
     );
@@ -290,10 +304,24 @@ describe('bare converge dev outside the repository', { timeout: TEST_MS }, () =>
       expect(dev.output()).toMatch(/example kumori not started: NATS is not reachable/);
     } finally {
       const exit = await dev.stop();
-      expect(exit.code, dev.output()).toBe(0);
+      expectCleanStop(exit, dev);
     }
   });
 });
+
+/**
+ * Ctrl-C (SIGINT to the process group) stopped converge cleanly: it said so, and npx ended with
+ * its exit code 0 or, as npm does when it was interrupted itself, by the same signal.
+ */
+function expectCleanStop(
+  exit: { code: number | null; signal: NodeJS.Signals | null },
+  process: Running,
+): void {
+  expect(process.output()).toMatch(/^converge: stopped$/m);
+  expect(exit.code === 0 || (exit.code === null && exit.signal === 'SIGINT'), JSON.stringify(exit)).toBe(
+    true,
+  );
+}
 
 /** kubectl creates a labelled ConfigMap; the operator's copy appears with the same data. */
 async function copiedByKubectl(kubeconfig: string, name: string): Promise<void> {

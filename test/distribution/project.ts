@@ -58,8 +58,15 @@ export interface Running {
   output(): string;
   /** Resolves with the first output line matching `pattern` (its match), or throws after {@link WAIT_MS}. */
   line(pattern: RegExp): Promise<RegExpMatchArray>;
-  /** SIGINT, then the exit. */
+  /** SIGINT to its whole process group (SIGKILL after {@link WAIT_MS}), then its exit. */
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const started = new Set<Running>();
+
+/** Stops every command {@link start} left running (for an `afterAll`, so a failed test leaks nothing). */
+export async function stopAll(): Promise<void> {
+  await Promise.all([...started].map((r) => r.stop()));
 }
 
 export function start(
@@ -67,7 +74,8 @@ export function start(
   args: readonly string[],
   options: { cwd: string; env: NodeJS.ProcessEnv },
 ): Running {
-  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group, so a stop reaches npx and what it started, as Ctrl-C in a terminal does.
+  const child = spawn(command, args, { ...options, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const waiters = new Set<() => void>();
   const collect = (chunk: Buffer): void => {
@@ -86,7 +94,7 @@ export function start(
   void exited.then(() => {
     ended = true;
   });
-  return {
+  const running: Running = {
     child,
     exited,
     output: () => output,
@@ -108,10 +116,29 @@ export function start(
         check();
       }),
     stop: async () => {
-      if (!ended) child.kill('SIGINT');
-      return exited;
+      signalGroup(child, 'SIGINT');
+      const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), WAIT_MS);
+      try {
+        return await exited;
+      } finally {
+        clearTimeout(timer);
+        signalGroup(child, 'SIGKILL'); // nothing of the group outlives the test
+        started.delete(running);
+      }
     },
   };
+  started.add(running);
+  return running;
+}
+
+/** Sends `signal` to the process group `child` leads; a group already gone is fine. */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
 }
 
 /**
