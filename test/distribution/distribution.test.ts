@@ -87,11 +87,13 @@ async function install(env: NodeJS.ProcessEnv): Promise<void> {
 }
 
 /**
- * The TypeScript examples of the README and the packages' READMEs, as files of the project
- * (`readme-<package>-<n>.ts`), so the type check covers what users copy first.
+ * The TypeScript examples of the README, the packages' READMEs and getting-started, as files of the
+ * project (`readme-<package>-<n>.ts`), so the type check covers what users copy first.
  */
 function readmeExamples(): [string, string][] {
+  // The other guides show fragments of bigger operators; getting-started is whole, like the READMEs.
   const sources = [
+    ['guide-getting-started', join(repo, 'docs', 'guide', 'getting-started.md')],
     ['root', join(repo, 'README.md')],
     ...PACKAGES.map((p) => [p, join(repo, 'packages', p, 'README.md')]),
   ];

@@ -15,12 +15,13 @@ export type EventType = 'Normal' | 'Warning';
  * @example
  * const store = new Store({ types: [eventsV1Type, coreEventType] });
  */
-export const eventsV1Type: ResourceType = resourceType({
+export const eventsV1Type: ResourceType<EventsV1Event> = resourceType<EventsV1Event>({
   group: 'events.k8s.io',
   version: 'v1',
   kind: 'Event',
   plural: 'events',
   namespaced: true,
+  shortNames: ['ev'],
   generation: false,
 });
 
@@ -30,12 +31,13 @@ export const eventsV1Type: ResourceType = resourceType({
  * @example
  * const { items } = await backend.list<CoreEvent>(coreEventType, { namespace: 'default' });
  */
-export const coreEventType: ResourceType = resourceType({
+export const coreEventType: ResourceType<CoreEvent> = resourceType<CoreEvent>({
   group: '',
   version: 'v1',
   kind: 'Event',
   plural: 'events',
   namespaced: true,
+  shortNames: ['ev'],
   generation: false,
 });
 

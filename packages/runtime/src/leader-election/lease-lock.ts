@@ -8,7 +8,7 @@ import { requiredString } from './options.ts';
 import type { LeaderRecord, VersionedRecord } from './record.ts';
 
 /** The `coordination.k8s.io/v1` Lease kind (namespaced, no generation, no status). */
-export const leaseType: ResourceType = resourceType({
+export const leaseType: ResourceType<Lease> = resourceType<Lease>({
   group: 'coordination.k8s.io',
   version: 'v1',
   kind: 'Lease',
