@@ -187,23 +187,7 @@ for (const [label, node] of [
     });
 
     it('runs it under npx converge dev, driven by kubectl', async () => {
-      const data = mkdtempSync(join(work, 'dev-'));
-      const kubeconfig = join(data, 'kubeconfig');
-      const dev = start(
-        'npx',
-        [
-          'converge',
-          'dev',
-          './operator.ts',
-          '--port',
-          '0',
-          '--data-dir',
-          join(data, 'store'),
-          '--kubeconfig',
-          kubeconfig,
-        ],
-        { cwd: project, env: envFor(node()) },
-      );
+      const { process: dev, kubeconfig } = converge('dev', ['./operator.ts'], envFor(node()));
       try {
         await dev.line(/converge: running operator .*operator\.ts/);
         await copiedByKubectl(kubeconfig, 'dev');
@@ -223,14 +207,8 @@ for (const [label, node] of [
     });
 
     it('runs it under npx converge run against npx converge serve, driven by kubectl', async () => {
-      const data = mkdtempSync(join(work, 'serve-'));
-      const kubeconfig = join(data, 'kubeconfig');
       const env = envFor(node());
-      const serve = start(
-        'npx',
-        ['converge', 'serve', '--port', '0', '--data-dir', join(data, 'store'), '--kubeconfig', kubeconfig],
-        { cwd: project, env },
-      );
+      const { process: serve, kubeconfig } = converge('serve', [], env);
       let operator: Running | undefined;
       try {
         await serve.line(/converge: serving Kubernetes API at/);
@@ -250,22 +228,7 @@ for (const [label, node] of [
 describe('a TypeScript module on a Node that does not strip types', { timeout: TEST_MS }, () => {
   it('is refused with a message naming the module and what to do', async () => {
     const env = envFor(pinned, { NODE_OPTIONS: '--no-experimental-strip-types' });
-    const data = mkdtempSync(join(work, 'nostrip-'));
-    const dev = start(
-      'npx',
-      [
-        'converge',
-        'dev',
-        './operator.ts',
-        '--port',
-        '0',
-        '--data-dir',
-        join(data, 'store'),
-        '--kubeconfig',
-        join(data, 'kc'),
-      ],
-      { cwd: project, env },
-    );
+    const { process: dev } = converge('dev', ['./operator.ts'], env);
     const exit = await Promise.race([
       dev.exited,
       dev.line(/never printed/).then(
@@ -282,26 +245,21 @@ describe('a TypeScript module on a Node that does not strip types', { timeout: T
 });
 
 describe('bare converge dev outside the repository', { timeout: TEST_MS }, () => {
-  it('runs the example operators shipped in the CLI package', async () => {
-    const data = mkdtempSync(join(work, 'examples-'));
-    const kubeconfig = join(data, 'kubeconfig');
-    const dev = start(
-      'npx',
-      ['converge', 'dev', '--port', '0', '--data-dir', join(data, 'store'), '--kubeconfig', kubeconfig],
-      { cwd: project, env: envFor(pinned, { NATS_URL: 'nats://127.0.0.1:1' }) },
-    );
+  it('runs the example operators shipped in the CLI package, and its hint applies their sample', async () => {
+    const env = envFor(pinned, { NATS_URL: 'nats://127.0.0.1:1' });
+    const { process: dev, kubeconfig } = converge('dev', [], env);
     try {
       await dev.line(/converge: running operator .*configmap-generator\/operator\.js/);
-      const sample = join(
-        project,
+      // The hint names the sample inside the installed package; apply exactly what it says.
+      const [, sample] = await dev.line(/^converge: try {2}kubectl --kubeconfig \S+ apply -f (\S+)$/m);
+      expect(sample).toBe(
         'node_modules/@converge/cli/dist/examples/configmap-generator/manifests/sample.yaml',
       );
-      const env = envFor(pinned, { KUBECONFIG: kubeconfig });
-      await dev.line(/Manager started/);
-      await run('kubectl', ['apply', '-f', sample], { cwd: project, env });
+      const kubectl = envFor(pinned, { KUBECONFIG: kubeconfig });
+      await run('kubectl', ['apply', '-f', sample as string], { cwd: project, env: kubectl });
       await run('kubectl', ['wait', '--for=create', 'configmap/greetings-0', '--timeout=60s'], {
         cwd: project,
-        env,
+        env: kubectl,
       });
       expect(dev.output()).toMatch(/example kumori not started: NATS is not reachable/);
     } finally {
@@ -310,6 +268,18 @@ describe('bare converge dev outside the repository', { timeout: TEST_MS }, () =>
     }
   });
 });
+
+/** `npx converge <command> [modules…]` in the project, on a free port with its own data dir and kubeconfig. */
+function converge(
+  command: 'dev' | 'serve',
+  modules: readonly string[],
+  env: NodeJS.ProcessEnv,
+): { process: Running; kubeconfig: string } {
+  const data = mkdtempSync(join(work, `${command}-`));
+  const kubeconfig = join(data, 'kubeconfig');
+  const args = ['converge', command, ...modules, '--port', '0', '--data-dir', join(data, 'store')];
+  return { process: start('npx', [...args, '--kubeconfig', kubeconfig], { cwd: project, env }), kubeconfig };
+}
 
 /**
  * Ctrl-C (SIGINT to the process group) stopped converge cleanly: it said so, and npx ended with
