@@ -13,6 +13,7 @@ import { TypeConflictError } from './errors.ts';
 import { Timeline } from './event-log.ts';
 import { deepFreeze, type JsonObject, withMutableMeta } from './json.ts';
 import { encodeKey } from './keys.ts';
+import { estimateSize } from './object-size.ts';
 import { Persistence } from './persistence/index.ts';
 import type { ResolvedStoreOptions } from './store-options.ts';
 import { TypeData } from './type-data.ts';
@@ -205,8 +206,9 @@ export class StoreCore {
     td.put(key, revision, stored);
     const time = this.options.clock.now();
     const type = stored === undefined ? 'DELETED' : prev === undefined ? 'ADDED' : 'MODIFIED';
-    td.log.push({ revision, type, key, object, prev, time });
-    this.timeline.push(td, revision, time);
+    const size = estimateSize(object);
+    td.log.push({ revision, type, key, object, prev, time, size });
+    this.timeline.push(td, revision, time, prev === undefined ? 0 : estimateSize(prev));
     this.#index(td, key, prev, stored);
     this.compact();
     if (this.#persistence?.needsSnapshot === true) this.snapshot();
@@ -216,10 +218,14 @@ export class StoreCore {
     return object;
   }
 
-  /** Drops history older than the window or beyond the event bound. */
+  /** Drops history older than the window or beyond the event and byte bounds. */
   compact(): void {
-    const { clock, historyWindowMs, maxHistoryEvents } = this.options;
-    this.timeline.compact(clock.now() - historyWindowMs, maxHistoryEvents);
+    const { clock, historyWindowMs, maxHistoryEvents, maxHistoryBytes } = this.options;
+    this.timeline.compact({
+      oldestTime: clock.now() - historyWindowMs,
+      maxEvents: maxHistoryEvents,
+      maxBytes: maxHistoryBytes,
+    });
   }
 
   /** Resolves when every committed write is durable. */

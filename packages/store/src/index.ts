@@ -8,8 +8,13 @@
  *   policies with an in-store owner-reference garbage collector, namespace lifecycle, merge and JSON
  *   patch, dryRun, runtime type registration, and optional persistence (`dataDir`: checksummed
  *   append-only log plus snapshots, fsynced before a write resolves).
- * - {@link StoreOptions} — defaults: 5 min history, 100 000 events, bookmarks every 60 s, watchers
- *   ended past 10 000 unread events.
+ * - {@link StoreOptions} — defaults: watch history kept 5 min, at most 100 000 events and at most
+ *   64 MiB of old versions (`maxHistoryBytes`, {@link DEFAULT_MAX_HISTORY_BYTES}), whichever bound is
+ *   reached first; bookmarks every 60 s; watchers ended (410, relist) past 10 000 unread events or
+ *   64 MiB of them (`maxWatcherBufferBytes`). Bytes are the approximate JSON size of each version,
+ *   computed once when it is written; only versions that were superseded or deleted count (current
+ *   objects are live data, not history), the oldest are dropped first, and a watch, list or continue
+ *   token from before what is retained gets 410 Expired. {@link Store.history} reports what is held.
  * - Errors: the runtime's backend errors, plus {@link StoreCorruptError} (`CONVERGE_ERR_STORE_CORRUPT`),
  *   {@link TypeConflictError} (`CONVERGE_ERR_STORE_TYPE_CONFLICT`) and {@link StorePersistError}
  *   (`CONVERGE_ERR_STORE_PERSIST_FAILED`, the cause of an InternalError).
@@ -34,8 +39,13 @@
 export { generateName } from './create.ts';
 export { type Draft, toDraft } from './draft.ts';
 export { StoreCorruptError, StoreErrorCodes, StorePersistError, TypeConflictError } from './errors.ts';
+export type { HistoryStats } from './event-log.ts';
 export { cloneJson, type JsonObject, jsonEqual, rfc3339, withMutableMeta } from './json.ts';
 export { prepareCreate, prepareStatusUpdate, prepareUpdate, tracksGeneration } from './prepare.ts';
 export { Store } from './store.ts';
-export type { StoreOptions } from './store-options.ts';
+export {
+  DEFAULT_MAX_HISTORY_BYTES,
+  DEFAULT_MAX_WATCHER_BUFFER_BYTES,
+  type StoreOptions,
+} from './store-options.ts';
 export { checkShape, validateMeta } from './validate.ts';

@@ -8,6 +8,23 @@ import {
 } from '@converge/runtime';
 
 /**
+ * Default {@link StoreOptions.maxHistoryBytes}: 64 MiB of superseded versions. Enough for at least
+ * 42 versions of the largest object kube-apiserver accepts (1.5 MiB), and for 100 000 (the event
+ * bound) versions of objects up to ~670 bytes; so for ordinary objects the 5-minute window and the
+ * event bound still decide, while a write storm on large objects can no longer hold gigabytes.
+ * In the heap a retained version costs about its JSON size when its strings are its own (as when
+ * each write comes from a decoded request body) and less when versions share strings.
+ */
+export const DEFAULT_MAX_HISTORY_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Default {@link StoreOptions.maxWatcherBufferBytes}: 64 MiB of unread events, the history's figure.
+ * A watcher holds a cursor into the shared history, not a buffer, so this bounds how far behind it
+ * may be (what it would still have to be sent), not memory of its own.
+ */
+export const DEFAULT_MAX_WATCHER_BUFFER_BYTES = 64 * 1024 * 1024;
+
+/**
  * Options of a {@link Store}. Every duration is in milliseconds on the injected clock.
  *
  * @example
@@ -25,10 +42,24 @@ export interface StoreOptions {
   readonly historyWindowMs?: number;
   /** At most this many events are kept across all types, whatever their age. Default 100 000. */
   readonly maxHistoryEvents?: number;
+  /**
+   * At most this many bytes of old versions are kept for watches and consistent pages, whatever
+   * their age: the approximate JSON size of every version that a retained event superseded or
+   * deleted (current objects are not counted; they are live data). The oldest events go first;
+   * a watch or list that still needed them gets 410 Expired. One event larger than the bound is
+   * still kept until the next write. Default {@link DEFAULT_MAX_HISTORY_BYTES} (64 MiB).
+   */
+  readonly maxHistoryBytes?: number;
   /** Interval of BOOKMARK events for watches with `allowBookmarks`. Default 60 000. */
   readonly bookmarkIntervalMs?: number;
   /** A watcher this many events behind is ended with an ExpiredError (relist). Default 10 000. */
   readonly maxWatcherBuffer?: number;
+  /**
+   * A watcher whose unread events add up to more than this many bytes (approximate JSON size of
+   * the objects it would be sent) is ended with an ExpiredError (relist), unless only one event is
+   * unread. Default {@link DEFAULT_MAX_WATCHER_BUFFER_BYTES} (64 MiB).
+   */
+  readonly maxWatcherBufferBytes?: number;
   /** How long a list or watch waits for a resourceVersion ahead of the store. Default 3 000. */
   readonly tooLargeResourceVersionWaitMs?: number;
   /** Persist every write to this directory (created if missing); absent: memory only. */
@@ -51,8 +82,10 @@ export interface ResolvedStoreOptions {
   readonly types: readonly ResourceType[];
   readonly historyWindowMs: number;
   readonly maxHistoryEvents: number;
+  readonly maxHistoryBytes: number;
   readonly bookmarkIntervalMs: number;
   readonly maxWatcherBuffer: number;
+  readonly maxWatcherBufferBytes: number;
   readonly tooLargeResourceVersionWaitMs: number;
   readonly dataDir: string | undefined;
   readonly fsync: 'always' | 'batch';
@@ -94,8 +127,15 @@ export function resolveStoreOptions(options: StoreOptions = {}): ResolvedStoreOp
     types: types ?? [],
     historyWindowMs: positiveDurationMs('historyWindowMs', options.historyWindowMs, 300_000),
     maxHistoryEvents: integer('maxHistoryEvents', options.maxHistoryEvents, 100_000, 1),
+    maxHistoryBytes: integer('maxHistoryBytes', options.maxHistoryBytes, DEFAULT_MAX_HISTORY_BYTES, 1),
     bookmarkIntervalMs: positiveDurationMs('bookmarkIntervalMs', options.bookmarkIntervalMs, 60_000),
     maxWatcherBuffer: integer('maxWatcherBuffer', options.maxWatcherBuffer, 10_000, 1),
+    maxWatcherBufferBytes: integer(
+      'maxWatcherBufferBytes',
+      options.maxWatcherBufferBytes,
+      DEFAULT_MAX_WATCHER_BUFFER_BYTES,
+      1,
+    ),
     tooLargeResourceVersionWaitMs: positiveDurationMs(
       'tooLargeResourceVersionWaitMs',
       options.tooLargeResourceVersionWaitMs,

@@ -20,6 +20,7 @@ import { createObject } from './create.ts';
 import { deleteObject } from './delete.ts';
 import { toDraft } from './draft.ts';
 import { notFound } from './errors.ts';
+import type { HistoryStats } from './event-log.ts';
 import { GarbageCollector } from './gc.ts';
 import { encodeKey } from './keys.ts';
 import { listObjects } from './list.ts';
@@ -96,6 +97,16 @@ export class Store implements Backend {
   }
 
   /**
+   * What the watch history holds now: events retained, the approximate bytes of the superseded and
+   * deleted versions they keep alive (bounded by `maxHistoryBytes`), and the compacted revision.
+   */
+  history(): HistoryStats {
+    this.#core.compact();
+    const { timeline } = this.#core;
+    return { events: timeline.length, bytes: timeline.bytes, compactedRevision: timeline.compacted };
+  }
+
+  /**
    * Serves a type (at runtime, e.g. for a CRD). Registering a type again replaces its definition
    * and keeps its objects. Throws an OptionsError for a malformed type and a TypeConflictError when
    * another type serves its apiVersion + kind. Returns the normalised type.
@@ -132,7 +143,7 @@ export class Store implements Backend {
   /** Forgets all history now: older resourceVersions and continue tokens expire (410). */
   compact(): void {
     this.#core.checkOpen();
-    this.#core.timeline.compact(Number.POSITIVE_INFINITY, 0);
+    this.#core.timeline.compact({ oldestTime: Number.POSITIVE_INFINITY, maxEvents: 0, maxBytes: 0 });
   }
 
   /** Writes a snapshot of the data directory now and restarts its log (no-op without `dataDir`). */

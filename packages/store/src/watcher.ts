@@ -20,8 +20,10 @@ const DONE: IteratorResult<WatchEvent> = Object.freeze({ done: true, value: unde
 
 /**
  * One watch: an async iterator over a type's event log. It holds a cursor into the log instead of a
- * buffer of its own, so a slow consumer costs nothing until it falls `maxWatcherBuffer` events
- * behind (or behind the history window): then it ends with an ExpiredError and the client relists.
+ * buffer of its own, so a slow consumer costs no memory of its own (the history it has still to
+ * read is shared and bounded by `maxHistoryBytes`) until it falls `maxWatcherBuffer` events or
+ * `maxWatcherBufferBytes` bytes behind, or behind the history window: then it ends with an
+ * ExpiredError and the client relists.
  *
  * Start: with resourceVersion unset or '0', a synthetic ADDED per matching object (the current
  * state, read lazily from a snapshot taken when the watch opened), then — with `sendInitialEvents`
@@ -83,16 +85,29 @@ export class Watcher implements AsyncIterableIterator<WatchEvent>, LogListener {
   /** @internal */
   notify(): void {
     if (this.#startAt === undefined && this.#td !== undefined && !this.#done && this.#error === undefined) {
-      if (this.#td.log.end - this.#cursor > this.#core.options.maxWatcherBuffer) {
+      const lag = this.#lag(this.#td);
+      if (lag !== undefined) {
         this.#fail(
-          new ExpiredError(
-            `the watch fell more than ${this.#core.options.maxWatcherBuffer} events behind and was closed; relist and watch again`,
-          ),
+          new ExpiredError(`the watch fell more than ${lag} behind and was closed; relist and watch again`),
         );
         return;
       }
     }
     this.#wake?.();
+  }
+
+  /**
+   * Which bound this watcher's unread events exceed, if any: `maxWatcherBuffer` events, or
+   * `maxWatcherBufferBytes` bytes with more than one event unread (one large write alone never
+   * expires a watcher that has read everything before it).
+   */
+  #lag(td: ServedType): string | undefined {
+    const { maxWatcherBuffer, maxWatcherBufferBytes } = this.#core.options;
+    const unread = td.log.end - this.#cursor;
+    if (unread > maxWatcherBuffer) return `${maxWatcherBuffer} events`;
+    if (unread > 1 && td.log.bytesFrom(this.#cursor) > maxWatcherBufferBytes)
+      return `${maxWatcherBufferBytes} bytes`;
+    return undefined;
   }
 
   /** @internal */
