@@ -10,11 +10,21 @@ import { isJsonObject } from './json-value.ts';
  * deepEqual([1, 2], [2, 1]); // false
  */
 export function deepEqual(a: unknown, b: unknown): boolean {
+  // Iterative (an explicit stack of pairs still to compare), so deep values cannot overflow the stack.
+  const pending: [unknown, unknown][] = [[a, b]];
+  for (let pair = pending.pop(); pair !== undefined; pair = pending.pop()) {
+    if (!shallowEqual(pair[0], pair[1], pending)) return false;
+  }
+  return true;
+}
+
+/** Compares one pair; pushes the pairs of members or elements still to compare. */
+function shallowEqual(a: unknown, b: unknown, pending: [unknown, unknown][]): boolean {
   if (a === b) return true;
   if (typeof a === 'number' && typeof b === 'number') return Number.isNaN(a) && Number.isNaN(b);
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    for (let i = 0; i < a.length; i++) pending.push([a[i], b[i]]);
     return true;
   }
   if (!isJsonObject(a) || !isJsonObject(b)) return false;
@@ -23,7 +33,8 @@ export function deepEqual(a: unknown, b: unknown): boolean {
     const value = a[key];
     if (value === undefined) continue;
     defined++;
-    if (!Object.hasOwn(b, key) || !deepEqual(value, b[key])) return false;
+    if (!Object.hasOwn(b, key)) return false;
+    pending.push([value, b[key]]);
   }
   for (const key of Object.keys(b)) if (b[key] !== undefined) defined--;
   return defined === 0;

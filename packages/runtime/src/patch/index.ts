@@ -17,5 +17,5 @@
  */
 export { createMergePatch } from './create-merge-patch.ts';
 export { deepEqual } from './deep-equal.ts';
-export { applyJsonPatch } from './json-patch.ts';
+export { applyJsonPatch, type JsonPatchOptions } from './json-patch.ts';
 export { applyMergePatch } from './merge-patch.ts';

@@ -2,7 +2,23 @@ import { InvalidError, type JsonPatchOperation } from '../backend/index.ts';
 import { deepEqual } from './deep-equal.ts';
 import { type CheckedOperation, checkJsonPatch } from './json-patch-operations.ts';
 import { arrayIndex, isProperPrefix } from './json-pointer.ts';
-import { cloneJson, isJsonObject, type JsonObject, setOwn } from './json-value.ts';
+import { cloneJson, isJsonObject, type JsonObject, jsonSizeWithin, setOwn } from './json-value.ts';
+
+/** Bounds on the work one JSON patch may do (both unbounded when absent). */
+export interface JsonPatchOptions {
+  /**
+   * The most operations the patch may hold; more is an {@link InvalidError} before anything is
+   * applied. kube-apiserver allows 10 000 (and answers 413 past that).
+   */
+  readonly maxOperations?: number;
+  /**
+   * The most bytes (JSON-serialised size) `copy` operations may add in total, checked before each
+   * copy is made — so `copy` from `""` repeated (each doubling the document) fails after a few
+   * operations instead of allocating gigabytes. kube-apiserver's limit is 3 MiB
+   * (`JSONPatchMaxCopyBytes`). With it, a result is at most the target plus the patch plus this.
+   */
+  readonly maxCopyBytes?: number;
+}
 
 type Fail = (reason: string) => never;
 
@@ -30,18 +46,46 @@ type Fail = (reason: string) => never;
  * ]);
  * // { spec: { ports: [80, 443] } }
  */
-export function applyJsonPatch(target: unknown, operations: readonly JsonPatchOperation[]): unknown {
+export function applyJsonPatch(
+  target: unknown,
+  operations: readonly JsonPatchOperation[],
+  options: JsonPatchOptions = {},
+): unknown {
+  const { maxOperations = Number.POSITIVE_INFINITY, maxCopyBytes = Number.POSITIVE_INFINITY } = options;
+  if (Array.isArray(operations) && operations.length > maxOperations) {
+    throw new InvalidError(
+      `The allowed maximum operations in a JSON patch is ${maxOperations}, got ${operations.length}`,
+    );
+  }
   const checked = checkJsonPatch(operations);
   let document = cloneJson(target);
+  const copied = { bytes: 0, limit: maxCopyBytes };
   checked.forEach((operation, index) => {
-    document = applyOperation(document, operation, (reason) => {
+    document = applyOperation(document, operation, copied, (reason) => {
       throw failure(operation, index, reason);
     });
   });
   return document;
 }
 
-function applyOperation(document: unknown, operation: CheckedOperation, fail: Fail): unknown {
+/** Measures a value about to be copied against what is left of the copy budget (fails past it). */
+function chargeCopy(value: unknown, copied: { bytes: number; limit: number }, fail: Fail): void {
+  if (copied.limit === Number.POSITIVE_INFINITY) return;
+  const size = jsonSizeWithin(value, copied.limit - copied.bytes);
+  if (size === Number.POSITIVE_INFINITY) {
+    fail(
+      `Unable to complete the copy, the accumulated size increase of copy exceeds the limit ${copied.limit}`,
+    );
+  }
+  copied.bytes += size;
+}
+
+function applyOperation(
+  document: unknown,
+  operation: CheckedOperation,
+  copied: { bytes: number; limit: number },
+  fail: Fail,
+): unknown {
   switch (operation.op) {
     case 'add':
       return add(document, operation.at, cloneJson(operation.value), fail);
@@ -57,8 +101,11 @@ function applyOperation(document: unknown, operation: CheckedOperation, fail: Fa
         fail(`the value at ${JSON.stringify(operation.path)} is not equal to the expected value`);
       }
       return document;
-    case 'copy':
-      return add(document, operation.at, cloneJson(get(document, operation.source, fail)), fail);
+    case 'copy': {
+      const value = get(document, operation.source, fail);
+      chargeCopy(value, copied, fail);
+      return add(document, operation.at, cloneJson(value), fail);
+    }
     case 'move': {
       if (isProperPrefix(operation.source, operation.at)) {
         fail(`cannot move ${JSON.stringify(operation.from)} into itself`);

@@ -28,14 +28,71 @@ export function setOwn(object: JsonObject, key: string, value: unknown): void {
   }
 }
 
-/** A deep copy sharing no object or array with `value`; `undefined` object properties are dropped. */
+/**
+ * A deep copy sharing no object or array with `value`; `undefined` object properties are dropped.
+ * Iterative (an explicit stack), so a value nested a million levels deep is copied, not a stack
+ * overflow.
+ */
 export function cloneJson(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(cloneJson);
-  if (!isJsonObject(value)) return value;
-  const copy: JsonObject = {};
-  for (const key of Object.keys(value)) {
-    const member = value[key];
-    if (member !== undefined) setOwn(copy, key, cloneJson(member));
+  if (!Array.isArray(value) && !isJsonObject(value)) return value;
+  const root: unknown = Array.isArray(value) ? new Array<unknown>(value.length) : {};
+  const stack: { from: unknown; to: unknown }[] = [{ from: value, to: root }];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { from, to } = next;
+    if (Array.isArray(from)) {
+      const copy = to as unknown[];
+      for (let i = 0; i < from.length; i++) copy[i] = copyOne(from[i] as unknown, stack);
+    } else {
+      const source = from as JsonObject;
+      for (const key of Object.keys(source)) {
+        const member = source[key];
+        if (member !== undefined) setOwn(to as JsonObject, key, copyOne(member, stack));
+      }
+    }
   }
-  return copy;
+  return root;
+}
+
+function copyOne(value: unknown, stack: { from: unknown; to: unknown }[]): unknown {
+  if (Array.isArray(value)) {
+    const to = new Array<unknown>(value.length);
+    stack.push({ from: value, to });
+    return to;
+  }
+  if (isJsonObject(value)) {
+    const to: JsonObject = {};
+    stack.push({ from: value, to });
+    return to;
+  }
+  return value;
+}
+
+/**
+ * The length of `JSON.stringify(value)` in UTF-16 code units (close to its UTF-8 size for the
+ * mostly-ASCII data Kubernetes objects hold), counted without building the string, or `Infinity`
+ * as soon as it passes `budget` — so measuring a huge value costs at most `budget`. Iterative.
+ */
+export function jsonSizeWithin(value: unknown, budget: number): number {
+  let size = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (Array.isArray(item)) {
+      size += 2 + Math.max(0, item.length - 1);
+      for (let i = item.length - 1; i >= 0; i--) stack.push(item[i] === undefined ? null : item[i]);
+    } else if (isJsonObject(item)) {
+      const keys = Object.keys(item).filter((key) => item[key] !== undefined);
+      size += 2 + Math.max(0, keys.length - 1);
+      for (const key of keys) {
+        size += key.length + 3;
+        stack.push(item[key]);
+      }
+    } else if (typeof item === 'string') {
+      size += item.length + 2;
+    } else {
+      size += item === null ? 4 : String(item).length;
+    }
+    if (size > budget) return Number.POSITIVE_INFINITY;
+  }
+  return size;
 }
