@@ -94,7 +94,7 @@ async function run(label: string, writes: number, maxHistoryBytes: number): Prom
     const next = JSON.parse(body.replace('@COUNTER@', String(i))) as KubeObject;
     const written: KubeObject = await store.update(CM, {
       ...next,
-      metadata: { ...next.metadata, resourceVersion: current.metadata.resourceVersion },
+      metadata: { ...next.metadata, resourceVersion: current.metadata.resourceVersion as string },
     });
     current = written;
     const result: IteratorResult<WatchEvent> = await keeper.next();
