@@ -14,7 +14,7 @@ import { Timeline } from './event-log.ts';
 import { deepFreeze, type JsonObject, withMutableMeta } from './json.ts';
 import { encodeKey } from './keys.ts';
 import { estimateSize } from './object-size.ts';
-import { Persistence } from './persistence/index.ts';
+import { Persistence, type PersistenceStatus, type SnapshotData } from './persistence/index.ts';
 import type { ResolvedStoreOptions } from './store-options.ts';
 import { TypeData } from './type-data.ts';
 
@@ -63,6 +63,9 @@ export class StoreCore {
       const opened = Persistence.open(options.dataDir, {
         fsync: options.fsync,
         snapshotEveryRecords: options.snapshotEveryRecords,
+        ...options.persistence,
+        clock: options.clock,
+        logger: options.logger,
         keyOf: (o) => encodeKey(o.metadata.namespace ?? '', o.metadata.name ?? ''),
       });
       this.#persistence = opened.persistence;
@@ -78,6 +81,8 @@ export class StoreCore {
     }
     this.#revision = revision;
     this.timeline = new Timeline(revision);
+    // The compaction policy is evaluated at start too: a log grown over many short runs shrinks.
+    this.#persistence?.maybeSnapshot(() => this.#snapshotData());
   }
 
   /** The revision of the last write. */
@@ -211,9 +216,11 @@ export class StoreCore {
     this.timeline.push(td, revision, time, prev === undefined ? 0 : estimateSize(prev));
     this.#index(td, key, prev, stored);
     this.compact();
-    if (this.#persistence?.needsSnapshot === true) this.snapshot();
     for (const listener of td.listeners) listener.notify();
     for (const listener of this.revisionListeners) listener();
+    // After the write is committed and published: a failed snapshot never fails it (it is
+    // logged, counted in persistenceStatus() and retried with backoff).
+    this.#persistence?.maybeSnapshot(() => this.#snapshotData());
     this.onCommit?.(td, key, prev, stored);
     return object;
   }
@@ -238,16 +245,27 @@ export class StoreCore {
     }
   }
 
-  /** Writes a snapshot of every object (no-op without a data directory). */
+  /** Writes a snapshot of every object now (no-op without a data directory); throws if it fails. */
   snapshot(): void {
-    if (this.#persistence === undefined) return;
-    const types = new Map<string, KubeObject[]>();
+    this.#persistence?.snapshot(this.#snapshotData());
+  }
+
+  /** The data directory's health (undefined without one). */
+  persistenceStatus(): PersistenceStatus | undefined {
+    return this.#persistence?.status();
+  }
+
+  #snapshotData(): SnapshotData {
+    const types = new Map<string, Iterable<KubeObject>>();
     for (const td of this.#types.values()) {
-      const objects: KubeObject[] = [];
-      for (const [, object] of td.objects()) objects.push(object);
-      if (objects.length > 0) types.set(td.id, objects);
+      types.set(
+        td.id,
+        (function* () {
+          for (const [, object] of td.objects()) yield object;
+        })(),
+      );
     }
-    this.#persistence.snapshot({ revision: this.#revision, types });
+    return { revision: this.#revision, types };
   }
 
   /** Ends every watcher and closes the data directory. */

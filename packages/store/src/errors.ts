@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import { ConvergeError, type ConvergeErrorOptions, statusError } from '@converge/runtime';
 
 /**
@@ -13,12 +14,21 @@ export const StoreErrorCodes = {
   TYPE_CONFLICT: 'CONVERGE_ERR_STORE_TYPE_CONFLICT',
   /** Writing to the data directory failed; carried as the `cause` of an InternalError. */
   PERSIST_FAILED: 'CONVERGE_ERR_STORE_PERSIST_FAILED',
+  /** A data directory's log or snapshot is missing or empty although its manifest says it must exist. */
+  DATA_MISSING: 'CONVERGE_ERR_STORE_DATA_MISSING',
 } as const;
 
+/** The commands that inspect and repair a data directory, for error messages. */
+export function recoveryHint(dir: string): string {
+  return `check it with 'converge store check --data-dir ${dir}'; 'converge store repair --data-dir ${dir}' keeps everything before the damage and backs up the damaged files`;
+}
+
 /**
- * A file in the store's data directory is corrupt: a record in the middle of the log fails its
- * checksum, a record is not a valid write, or the snapshot is unreadable. A torn *last* record is
- * not corruption (it is dropped on open). Restore the data directory from a backup.
+ * A file in the store's data directory is corrupt: a record fails its checksum (in the middle of the
+ * log, or a complete last record), a record is not a valid write, revisions have a gap, or the
+ * snapshot is unreadable. A torn *last* record (cut short by a crash mid-append, never acknowledged)
+ * is not corruption: it is dropped on open with a warning. The message names the file, the offset
+ * and the recovery commands (`converge store check|repair --data-dir DIR`).
  *
  * @example
  * try { new Store({ dataDir }); } catch (e) { if (e instanceof StoreCorruptError) console.error(e.file, e.offset); }
@@ -30,9 +40,37 @@ export class StoreCorruptError extends ConvergeError {
   readonly offset: number;
 
   constructor(file: string, offset: number, reason: string, options?: ConvergeErrorOptions) {
-    super(StoreErrorCodes.CORRUPT, `${file}: corrupt at byte ${offset}: ${reason}`, options);
+    super(
+      StoreErrorCodes.CORRUPT,
+      `${file}: corrupt at byte ${offset}: ${reason}; ${recoveryHint(dirname(file))}`,
+      options,
+    );
     this.file = file;
     this.offset = offset;
+  }
+}
+
+/**
+ * A data directory lost data it must hold: its manifest (written when it was created) says a log
+ * exists but the log is missing or empty, or the log continues a snapshot that is missing, empty or
+ * older than it. The store refuses to start empty over it (namespaces would get new uids and
+ * resourceVersions would go backwards). Restore the files, run `converge store repair`, or pass
+ * `persistence: { allowReinitialize: true }` to start empty (the leftovers are moved aside).
+ *
+ * @example
+ * try { new Store({ dataDir }); } catch (e) { if (e instanceof StoreDataMissingError) console.error(e.file); }
+ */
+export class StoreDataMissingError extends ConvergeError {
+  /** The file that is missing or empty. */
+  readonly file: string;
+
+  constructor(file: string, reason: string, options?: ConvergeErrorOptions) {
+    super(
+      StoreErrorCodes.DATA_MISSING,
+      `${file}: ${reason}; the store will not start empty over lost data: restore the file, or ${recoveryHint(dirname(file))}, or start empty on purpose (allowReinitialize)`,
+      options,
+    );
+    this.file = file;
   }
 }
 

@@ -38,11 +38,27 @@
  */
 export { generateName } from './create.ts';
 export { type Draft, toDraft } from './draft.ts';
-export { StoreCorruptError, StoreErrorCodes, StorePersistError, TypeConflictError } from './errors.ts';
+export {
+  StoreCorruptError,
+  StoreDataMissingError,
+  StoreErrorCodes,
+  StorePersistError,
+  TypeConflictError,
+} from './errors.ts';
 export type { HistoryStats } from './event-log.ts';
 export { cloneJson, type JsonObject, jsonEqual, rfc3339, withMutableMeta } from './json.ts';
+export {
+  checkDataDir,
+  type DataDirReport,
+  nodeFileSystem,
+  type PersistenceStatus,
+  type RepairReport,
+  repairDataDir,
+  type StoreFileSystem,
+  type StorePersistenceOptions,
+} from './persistence/index.ts';
 export { prepareCreate, prepareStatusUpdate, prepareUpdate, tracksGeneration } from './prepare.ts';
-export { Store } from './store.ts';
+export { Store, type StoreHealth } from './store.ts';
 export {
   DEFAULT_MAX_HISTORY_BYTES,
   DEFAULT_MAX_WATCHER_BUFFER_BYTES,

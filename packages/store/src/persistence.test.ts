@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ExpiredError, type KubeObject } from '@converge/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StoreCorruptError } from './errors.ts';
-import { encodeRecord, frame, LOG_FILE, LOG_MAGIC } from './persistence/index.ts';
+import { encodeRecord, frame, LOG_FILE, LOG_MAGIC, logHeader } from './persistence/index.ts';
 import type { Store } from './store.ts';
 import type { StoreOptions } from './store-options.ts';
 import {
@@ -79,7 +79,7 @@ describe('persistence', () => {
     await first.create(CM, cm('a'));
     await first.create(CM, cm('b'));
     first.snapshot();
-    expect(statSync(join(dir, LOG_FILE)).size).toBe(LOG_MAGIC.length);
+    expect(statSync(join(dir, LOG_FILE)).size).toBe(logHeader(first.revision).length);
     await first.create(CM, cm('c'));
     await first.delete(CM, { namespace: 'default', name: 'a' });
     const expected = await contents(first);

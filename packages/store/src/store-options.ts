@@ -6,6 +6,11 @@ import {
   type ResourceType,
   realClock,
 } from '@converge/runtime';
+import {
+  type ResolvedPersistenceOptions,
+  resolvePersistenceOptions,
+  type StorePersistenceOptions,
+} from './persistence/index.ts';
 
 /**
  * Default {@link StoreOptions.maxHistoryBytes}: 64 MiB of superseded versions. Enough for at least
@@ -70,8 +75,13 @@ export interface StoreOptions {
    * see a write a moment before it is durable.
    */
   readonly fsync?: 'always' | 'batch';
-  /** Write a snapshot and restart the log after this many logged writes. Default 10 000. */
+  /**
+   * Also snapshot after this many logged writes. Default: no count; the log's size decides
+   * (`persistence.minLogBytes`, `persistence.logToSnapshotRatio`).
+   */
   readonly snapshotEveryRecords?: number;
+  /** Compaction, snapshot retries, lost-data policy and the file operations of `dataDir`. */
+  readonly persistence?: StorePersistenceOptions;
 }
 
 /** {@link StoreOptions} with every default applied. */
@@ -90,6 +100,7 @@ export interface ResolvedStoreOptions {
   readonly dataDir: string | undefined;
   readonly fsync: 'always' | 'batch';
   readonly snapshotEveryRecords: number;
+  readonly persistence: ResolvedPersistenceOptions;
 }
 
 /** Validates store options (throws {@link OptionsError} naming the field) and applies defaults. */
@@ -143,7 +154,13 @@ export function resolveStoreOptions(options: StoreOptions = {}): ResolvedStoreOp
     ),
     dataDir,
     fsync: fsync ?? 'always',
-    snapshotEveryRecords: integer('snapshotEveryRecords', options.snapshotEveryRecords, 10_000, 1),
+    snapshotEveryRecords: integer(
+      'snapshotEveryRecords',
+      options.snapshotEveryRecords,
+      Number.MAX_SAFE_INTEGER,
+      1,
+    ),
+    persistence: resolvePersistenceOptions(options.persistence),
   };
 }
 

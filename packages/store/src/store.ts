@@ -25,8 +25,17 @@ import { GarbageCollector } from './gc.ts';
 import { encodeKey } from './keys.ts';
 import { listObjects } from './list.ts';
 import { patchObject } from './patch.ts';
+import type { PersistenceStatus } from './persistence/index.ts';
 import { resolveStoreOptions, type StoreOptions } from './store-options.ts';
 import { updateObject } from './update.ts';
+
+/** What {@link Store.health} reports. */
+export interface StoreHealth {
+  /** Open, and (with a data directory) writable with no failed snapshot pending. */
+  readonly ok: boolean;
+  readonly persistence: PersistenceStatus | undefined;
+}
+
 import { Watcher } from './watcher.ts';
 
 function checkSignal(signal: AbortSignal | undefined): void {
@@ -146,10 +155,27 @@ export class Store implements Backend {
     this.#core.timeline.compact({ oldestTime: Number.POSITIVE_INFINITY, maxEvents: 0, maxBytes: 0 });
   }
 
-  /** Writes a snapshot of the data directory now and restarts its log (no-op without `dataDir`). */
+  /**
+   * Writes a snapshot of the data directory now and restarts its log (no-op without `dataDir`).
+   * Throws a StorePersistError if that fails (the data directory stays consistent).
+   */
   snapshot(): void {
     this.#core.checkOpen();
     this.#core.snapshot();
+  }
+
+  /**
+   * The store's health, for readiness probes and metrics: `ok` is false while the data directory
+   * refuses writes or its last snapshot attempt failed (writes still succeed then; the snapshot is
+   * retried with backoff). `persistence` is undefined without `dataDir`.
+   *
+   * @example
+   * const { ok, persistence } = store.health();
+   * if (!ok) console.warn(persistence?.lastError);
+   */
+  health(): StoreHealth {
+    const persistence = this.#core.persistenceStatus();
+    return { ok: !this.#core.closed && (persistence?.healthy ?? true), persistence };
   }
 
   /** Ends every watch, makes every write durable and closes the data directory. Later calls reject. */
