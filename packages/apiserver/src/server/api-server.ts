@@ -7,12 +7,18 @@ import { Store } from '@converge/store';
 import { bootstrap } from './bootstrap.ts';
 import { CrdController } from './crd-controller.ts';
 import { ApiServerErrorCodes, ApiServerStartError } from './errors.ts';
+import { FAULT_ADMIN_PATH } from './fault-admin.ts';
 import { type FaultInjector, ServerFaultInjector } from './fault-injector.ts';
 import { restartListener } from './fault-restart.ts';
 import { createRequestHandler } from './http-handler.ts';
-import { kubeconfigYaml, writeKubeconfig } from './kubeconfig.ts';
+import { kubeconfigYaml, writeKubeconfig, writeServerFile } from './kubeconfig.ts';
 import { OpenApiV3 } from './openapi-v3.ts';
-import { type ApiServerOptions, type ResolvedApiServerOptions, resolveApiServerOptions } from './options.ts';
+import {
+  type ApiServerOptions,
+  isLoopbackHost,
+  type ResolvedApiServerOptions,
+  resolveApiServerOptions,
+} from './options.ts';
 import { ResourceRegistry } from './resource-registry.ts';
 import { loadOrCreateTls, type TlsMaterial } from './tls.ts';
 import { WatchEncoder } from './watch-encoder.ts';
@@ -49,10 +55,12 @@ export interface ApiServer {
   dropWatches(): number;
   /**
    * Fault injection for tests and chaos runs: delays, injected errors, stalled watches, restarts.
-   * Also served at `/converge/faults` (bearer token required; open in insecure mode, like the whole
-   * API). Usable before `listen()`.
+   * Usable before `listen()`. Served over HTTP at `/converge/faults` only with the `faultAdmin`
+   * option, and then only to {@link ApiServer.faultAdminToken} (the API token gets 403).
    */
   readonly faults: FaultInjector;
+  /** The fault admin endpoint's bearer token; undefined when the endpoint is not served. */
+  readonly faultAdminToken: string | undefined;
 }
 
 class EmbeddedApiServer implements ApiServer {
@@ -93,6 +101,10 @@ class EmbeddedApiServer implements ApiServer {
 
   get token(): string | undefined {
     return this.#options.token;
+  }
+
+  get faultAdminToken(): string | undefined {
+    return this.#options.faultAdmin?.token;
   }
 
   get ca(): string | undefined {
@@ -161,7 +173,7 @@ class EmbeddedApiServer implements ApiServer {
     await crds.start();
     if (this.#options.tls) {
       const dir = this.#options.dataDir === undefined ? undefined : join(this.#options.dataDir, 'pki');
-      this.#tls = await loadOrCreateTls(dir, [host], clock.now());
+      this.#tls = await loadOrCreateTls(dir, [host], clock.now(), logger);
     }
     const handler = createRequestHandler({
       store: this.store,
@@ -176,6 +188,7 @@ class EmbeddedApiServer implements ApiServer {
       openapi: new OpenApiV3(this.#registry, this.#options.extensions),
       token: this.#options.token,
       faults: this.faults,
+      faultAdminToken: this.#options.faultAdmin?.token,
       serverAddress: () => this.#url?.replace(/^https?:\/\//, '') ?? `${host}:${port}`,
     });
     const server =
@@ -207,12 +220,13 @@ class EmbeddedApiServer implements ApiServer {
     this.#url = `${this.#tls === undefined ? 'http' : 'https'}://${shownHost}:${address.port}`;
     if (this.#options.kubeconfigPath !== undefined)
       writeKubeconfig(this.#options.kubeconfigPath, this.#kubeconfigOptions());
+    const faultAdmin = this.#options.faultAdmin;
+    if (faultAdmin?.tokenPath !== undefined)
+      writeServerFile(faultAdmin.tokenPath, `${faultAdmin.token}\n`, 'the fault admin token');
     if (insecure) {
-      logger.warn(
-        { url: this.#url },
-        'INSECURE: the Kubernetes API is served over plain HTTP without authentication',
-      );
-      process.emitWarning(`Converge API server at ${this.#url} is INSECURE: plain HTTP, no authentication`, {
+      const exposed = insecureExposure(this.#url, host, faultAdmin !== undefined);
+      logger.warn({ url: this.#url, host, faultAdmin: faultAdmin !== undefined }, `INSECURE: ${exposed}`);
+      process.emitWarning(`Converge API server is INSECURE: ${exposed}`, {
         code: 'CONVERGE_APISERVER_INSECURE',
       });
     }
@@ -244,6 +258,20 @@ class EmbeddedApiServer implements ApiServer {
     await this.#crds?.stop();
     if (this.#ownsStore) await this.store.close();
   }
+}
+
+/** Exactly what an insecure server exposes, and to whom. */
+export function insecureExposure(url: string, host: string, faultAdmin: boolean): string {
+  const who = isLoopbackHost(host)
+    ? 'every local user and process on this machine'
+    : `anyone who can reach ${host} over the network`;
+  return (
+    `the Kubernetes API at ${url} is served over plain HTTP with no authentication: ${who} can read ` +
+    'and change every object, Secrets included' +
+    (faultAdmin
+      ? `; the fault admin endpoint ${FAULT_ADMIN_PATH} is enabled (its token travels in plain text)`
+      : '')
+  );
 }
 
 /**

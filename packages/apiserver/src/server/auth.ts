@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { unauthorized } from './errors.ts';
+import { faultAdminForbidden } from './fault-errors.ts';
 import type { RequestTarget } from './request-info.ts';
 
 /** Paths anonymous clients may read, as kube-apiserver's `system:public-info-viewer` role allows. */
@@ -27,6 +28,27 @@ export function authenticate(req: IncomingMessage, target: RequestTarget, token:
     if (isPublic(target)) return;
     throw unauthorized();
   }
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (match === null || !equalTokens(match[1] as string, token)) throw unauthorized();
+  const presented = bearerToken(header);
+  if (presented === undefined || !equalTokens(presented, token)) throw unauthorized();
+}
+
+function bearerToken(header: string | undefined): string | undefined {
+  return header === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+}
+
+/**
+ * The fault admin endpoint's own check: only its token opens it, in insecure mode too. The API's
+ * token is known but not enough (403, `CONVERGE_ERR_APISERVER_FAULT_ADMIN_FORBIDDEN`); no token or
+ * any other is a 401.
+ */
+export function authenticateFaultAdmin(
+  req: IncomingMessage,
+  adminToken: string,
+  apiToken: string | undefined,
+): void {
+  const presented = bearerToken(req.headers.authorization);
+  if (presented === undefined) throw unauthorized();
+  if (equalTokens(presented, adminToken)) return;
+  if (apiToken !== undefined && equalTokens(presented, apiToken)) throw faultAdminForbidden();
+  throw unauthorized();
 }

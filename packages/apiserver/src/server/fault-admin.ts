@@ -2,8 +2,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@converge/runtime';
 import { unknownResource } from './dispatch.ts';
 import { methodNotAllowed } from './errors.ts';
-import { parseRestartRequest, parseRuleRequest, readJsonObject } from './fault-admin-body.ts';
-import { FaultError, FaultErrorCodes } from './fault-errors.ts';
+import {
+  MAX_ADMIN_RULES,
+  parseRestartRequest,
+  parseRuleRequest,
+  readJsonObject,
+} from './fault-admin-body.ts';
+import { FaultError, FaultErrorCodes, overLimit } from './fault-errors.ts';
 import type { FaultHandle, FaultInjector } from './fault-injector.ts';
 import { writeValue } from './respond.ts';
 
@@ -33,6 +38,12 @@ function list(faults: FaultInjector, openWatches: number): unknown {
 
 async function addRule(faults: FaultInjector, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const rule = parseRuleRequest(await readJsonObject(req));
+  if (faults.list().length >= MAX_ADMIN_RULES) {
+    throw overLimit(
+      'type',
+      `at most ${MAX_ADMIN_RULES} fault rules may be active; remove some first (DELETE ${FAULT_ADMIN_PATH})`,
+    );
+  }
   let handle: FaultHandle;
   switch (rule.type) {
     case 'delay':
@@ -58,14 +69,16 @@ export interface FaultAdminContext {
 }
 
 /**
- * The fault admin endpoint, for chaos runs driven from outside the process (the request handler
- * has already authenticated the request: the bearer token is required like everywhere, except in
- * insecure mode where nothing is). Never faulted itself. Errors are `metav1.Status`es.
+ * The fault admin endpoint, for chaos runs driven from outside the process. Served only when the
+ * server was created with `faultAdmin` (404 otherwise, like any unknown path); the request handler
+ * has already checked the fault admin token, its own (the API's token gets 403; insecure mode does
+ * not lift it). Never faulted itself. Errors are `metav1.Status`es. Bounded: globs only (no
+ * regular expressions), `ms` and `downMs` at most 60 000, at most 100 active rules (422 beyond).
  *
  * - `GET /converge/faults` → 200 `{ kind: 'FaultRuleList', items, counters, heldWatches, openWatches }`
  * - `POST /converge/faults` with a JSON rule (`{ "type": "delay" | "failRatio" | "stallWatches", … }`,
- *   the in-process options, with `pathRegExp` for a RegExp source) → 201 with the rule and its `id`;
- *   anything malformed, unknown or out of range → 400 naming the field
+ *   the in-process options, `pathPattern` a glob) → 201 with the rule and its `id`; anything
+ *   malformed, unknown or out of range → 400 naming the field; over the bounds above → 422
  * - `DELETE /converge/faults` → 200 `{ removed: n }` (every rule); `GET|DELETE /converge/faults/{id}`
  *   → the rule / removes it (404 if unknown)
  * - `POST /converge/faults/drop-watches` → 200 `{ dropped: n }`

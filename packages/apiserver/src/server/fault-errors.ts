@@ -17,6 +17,13 @@ export const FaultErrorCodes = {
   RULE_NOT_FOUND: 'CONVERGE_ERR_APISERVER_FAULT_RULE_NOT_FOUND',
   /** `restart()` could not close or bind the listener again, or the server is not listening. */
   RESTART_FAILED: 'CONVERGE_ERR_APISERVER_FAULT_RESTART_FAILED',
+  /**
+   * A value over the admin endpoint's bounds (`downMs` or a delay over 60 000 ms, more than 100
+   * active rules) or a field it refuses (`pathRegExp`) (422 with the field named).
+   */
+  OVER_LIMIT: 'CONVERGE_ERR_APISERVER_FAULT_OVER_LIMIT',
+  /** The admin endpoint was called with the API's bearer token, not the fault admin token (403). */
+  ADMIN_FORBIDDEN: 'CONVERGE_ERR_APISERVER_FAULT_ADMIN_FORBIDDEN',
 } as const;
 
 /**
@@ -61,5 +68,27 @@ export function invalidRule(field: string, message: string): FaultError {
     {
       details: { causes: [{ reason: 'FieldValueInvalid', message, field }] },
     },
+  );
+}
+
+/** 422 `Invalid` for a value over the admin endpoint's bounds; `field` names the offending field. */
+export function overLimit(field: string, message: string): FaultError {
+  return new FaultError(
+    FaultErrorCodes.OVER_LIMIT,
+    422,
+    'Invalid',
+    `fault rule over the admin endpoint's limits: ${field}: ${message}`,
+    { details: { causes: [{ reason: 'FieldValueInvalid', message, field }] } },
+  );
+}
+
+/** 403 `Forbidden` for the API's own token at the admin endpoint, which takes only its own token. */
+export function faultAdminForbidden(): FaultError {
+  return new FaultError(
+    FaultErrorCodes.ADMIN_FORBIDDEN,
+    403,
+    'Forbidden',
+    'the fault admin endpoint takes the fault admin token, not the API token',
+    { details: { kind: 'faults' } },
   );
 }

@@ -1,4 +1,5 @@
 import { invalidRule } from './fault-errors.ts';
+import { compileGlob } from './fault-glob.ts';
 
 /** The HTTP statuses a `failRatio` rule answers with. */
 export type FaultStatus = 409 | 410 | 429 | 500 | 503;
@@ -24,7 +25,8 @@ const METHODS: ReadonlySet<string> = new Set<FaultMethod>([
 
 /**
  * Which request paths a rule applies to: a `RegExp` tested against the path (unanchored, as
- * `RegExp.test` does), or a glob matched against the whole path, where `*` is any run of characters
+ * `RegExp.test` does; in-process only, as the test's own code), or a glob of at most 256
+ * characters matched against the whole path in linear time (fault-glob.ts), where `*` is any run of characters
  * without `/`, `?` one such character, `**` anything including `/`, and a trailing `/**` also
  * matches the path before it (`/api/**` matches `/api` and `/api/v1/pods`). Globs start with `/`
  * or `*`. The path is the request's URL path without the query.
@@ -114,38 +116,26 @@ export interface PathMatcher {
 
 const MATCH_ALL: PathMatcher = { test: () => true, info: {} };
 
-/** The RegExp a glob compiles to (anchored at both ends). */
-export function globToRegExp(glob: string): RegExp {
-  let out = '';
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i] as string;
-    if (c === '*' && glob[i + 1] === '*') {
-      i++;
-      if (i === glob.length - 1 && out.endsWith('/')) out = `${out.slice(0, -1)}(?:/.*)?`;
-      else out += '.*';
-    } else if (c === '*') out += '[^/]*';
-    else if (c === '?') out += '[^/]';
-    else out += c.replace(/[\\^$.|+()[\]{}]/g, '\\$&');
-  }
-  return new RegExp(`^${out}$`);
-}
+/** The longest glob a rule may have (matching costs at most path length × glob length steps). */
+export const MAX_GLOB_LENGTH = 256;
 
 /** Compiles a rule's path pattern (validating it); undefined matches every path. */
 export function pathMatcher(pattern: PathPattern | undefined, field = 'pathPattern'): PathMatcher {
   if (pattern === undefined) return MATCH_ALL;
   if (pattern instanceof RegExp) {
+    // In-process code only (the admin endpoint takes globs): the test author's own RegExp.
     // Without g/y, test() keeps no lastIndex state between requests.
     const re = new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ''));
     return { test: (path) => re.test(path), info: { pathRegExp: re.source } };
   }
-  if (typeof pattern !== 'string' || !/^[/*]/.test(pattern) || pattern.length > 1024) {
+  if (typeof pattern !== 'string' || !/^[/*]/.test(pattern) || pattern.length > MAX_GLOB_LENGTH) {
     throw invalidRule(
       field,
-      'must be a RegExp, or a glob of at most 1024 characters starting with "/" or "*"',
+      `must be a RegExp, or a glob of at most ${MAX_GLOB_LENGTH} characters starting with "/" or "*"`,
     );
   }
-  const re = globToRegExp(pattern);
-  return { test: (path) => re.test(path), info: { pathPattern: pattern } };
+  const glob = compileGlob(pattern);
+  return { test: (path) => glob.test(path), info: { pathPattern: pattern } };
 }
 
 /** Validates `methods` (a non-empty array of {@link FaultMethod}s); returns a copy. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BadRequestError } from '@converge/runtime';
-import { authenticate } from './auth.ts';
+import { authenticate, authenticateFaultAdmin } from './auth.ts';
 import type { ServerContext } from './context.ts';
 import {
   aggregatedContentType,
@@ -30,6 +30,8 @@ export interface HandlerContext extends ServerContext {
   readonly serverAddress: () => string;
   /** Fault injection: wraps every request but the admin endpoint's (fault-injector.ts). */
   readonly faults: ServerFaultInjector;
+  /** The fault admin endpoint's own token; undefined when the endpoint is not served (404). */
+  readonly faultAdminToken: string | undefined;
 }
 
 function serveDiscovery(
@@ -124,15 +126,16 @@ export function createRequestHandler(
       throw new BadRequestError(`invalid request URI: ${JSON.stringify(req.url)}`);
     }
     const target = parseRequestPath(url.pathname);
-    authenticate(req, target, ctx.token);
-    // Fault injection: the admin endpoint (never faulted itself), then the active delay and
-    // failRatio rules around serving the request (`out` is `res`, or a discarding response when a
-    // write is applied before an injected error).
-    if (isFaultAdminPath(url.pathname)) {
+    // Fault injection: the admin endpoint when enabled (its own token; never faulted itself), then
+    // the active delay and failRatio rules around serving the request (`out` is `res`, or a
+    // discarding response when a write is applied before an injected error).
+    if (ctx.faultAdminToken !== undefined && isFaultAdminPath(url.pathname)) {
+      authenticateFaultAdmin(req, ctx.faultAdminToken, ctx.token);
       const openWatches = (): number => ctx.watches.size;
       await serveFaultAdmin({ faults: ctx.faults, logger: ctx.logger, openWatches }, req, res, url);
       return;
     }
+    authenticate(req, target, ctx.token);
     await ctx.faults.around(req, res, url, target, async (out) => {
       if (target.kind === 'resource') {
         await dispatchResource(ctx, req, out, target, url.searchParams);

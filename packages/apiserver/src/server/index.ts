@@ -5,7 +5,8 @@
  * - {@link createApiServer} → {@link ApiServer}: `listen()` binds 127.0.0.1 (port 0 = free), serves
  *   TLS with its own CA (kept in `dataDir`), requires a bearer token, writes a kubeconfig; `close()`
  *   ends watches cleanly.
- * - Fault injection ({@link FaultInjector}, `server.faults`, and `/converge/faults` with the token):
+ * - Fault injection ({@link FaultInjector}, `server.faults`; over HTTP at `/converge/faults` only
+ *   with the `faultAdmin` option and its own token):
  *   drop watches, delay requests, fail a ratio of them with 409/410/429/500/503 (before or after
  *   applying a write), stall watches until released, restart keeping the store.
  * - Discovery as kube-apiserver 1.32 serves it: `/version`, legacy (`/api`, `/apis`, `/api/v1`,
@@ -32,7 +33,7 @@
  * @module
  */
 export type { ApiResource, ScaleSpec, Strategy, StrategyContext, VersionConverter } from './api-resource.ts';
-export { type ApiServer, createApiServer } from './api-server.ts';
+export { type ApiServer, createApiServer, insecureExposure } from './api-server.ts';
 export {
   ApiServerErrorCodes,
   ApiServerStartError,
@@ -70,6 +71,6 @@ export type {
   StallWatchesFault,
 } from './fault-rules.ts';
 export { type KubeconfigOptions, kubeconfigYaml } from './kubeconfig.ts';
-export type { ApiServerOptions } from './options.ts';
+export { type ApiServerOptions, type FaultAdminOptions, isLoopbackHost } from './options.ts';
 export { type Status, statusOf } from './status.ts';
 export { KUBERNETES_VERSION } from './version.ts';

@@ -1,7 +1,8 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { stringify } from 'yaml';
 import { ApiServerErrorCodes, ApiServerStartError } from './errors.ts';
+import { PRIVATE_DIR_MODE, writePrivateFile } from './private-files.ts';
 
 /** What a kubeconfig for the embedded server carries. */
 export interface KubeconfigOptions {
@@ -39,20 +40,25 @@ export function kubeconfigYaml(options: KubeconfigOptions): string {
   });
 }
 
-/** Writes a kubeconfig atomically (temporary file + rename), readable by the owner only. */
+/**
+ * Writes a kubeconfig atomically (temporary file + rename), mode 0600 whatever was there; missing
+ * directories are created 0700 (an existing one, which may be shared, is left as it is).
+ */
 export function writeKubeconfig(path: string, options: KubeconfigOptions): void {
+  writeServerFile(path, kubeconfigYaml(options), 'the kubeconfig');
+}
+
+/** Writes one of the files the server hands out (kubeconfig, token file) as {@link writeKubeconfig} does. */
+export function writeServerFile(path: string, content: string, what: string): void {
   try {
-    mkdirSync(dirname(path), { recursive: true });
-    const temporary = `${path}.${process.pid}.tmp`;
-    writeFileSync(temporary, kubeconfigYaml(options), { mode: 0o600 });
-    renameSync(temporary, path);
+    const dir = dirname(path);
+    if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    writePrivateFile(path, content);
   } catch (cause) {
     throw new ApiServerStartError(
       ApiServerErrorCodes.KUBECONFIG_FAILED,
-      `cannot write the kubeconfig ${path}: ${(cause as Error).message}`,
-      {
-        cause,
-      },
+      `cannot write ${what} ${path}: ${(cause as Error).message}`,
+      { cause },
     );
   }
 }

@@ -1,10 +1,28 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { type Clock, type Logger, noopLogger, OptionsError, realClock } from '@converge/runtime';
 import type { Store } from '@converge/store';
 import { defaultExtensions } from './default-extensions.ts';
 import type { ApiServerExtensions } from './extensions.ts';
+import { ensurePrivateDir, ensurePrivateFile, writePrivateFile } from './private-files.ts';
+
+/**
+ * The HTTP fault admin endpoint `/converge/faults` (in-process `server.faults` works either way).
+ *
+ * @example
+ * const server = createApiServer({ faultAdmin: { tokenPath: '.converge/fault-admin-token' } });
+ */
+export interface FaultAdminOptions {
+  /**
+   * The bearer token the endpoint requires; never the API's token (which gets 403 there). Default:
+   * random, kept in `<dataDir>/pki/fault-admin-token` when `dataDir` is set.
+   */
+  readonly token?: string;
+  /** Also write the token to this file (mode 0600) once listening. */
+  readonly tokenPath?: string;
+}
 
 /**
  * Options of {@link createApiServer}.
@@ -24,8 +42,19 @@ export interface ApiServerOptions {
   readonly token?: string;
   /** Serve HTTPS with a generated CA and serving certificate (kept in `<dataDir>/pki`). Default true. */
   readonly tls?: boolean;
-  /** Plain HTTP and no authentication, for debugging only (logged loudly). Default false. */
+  /**
+   * Plain HTTP and no authentication, for debugging only (logged loudly). Only on a loopback
+   * `host` (127.0.0.0/8, ::1, localhost) unless `insecureBindNonLoopback` is set. Default false.
+   */
   readonly insecure?: boolean;
+  /** Allow `insecure` on a host other than loopback: anyone who can reach it owns the API. Default false. */
+  readonly insecureBindNonLoopback?: boolean;
+  /**
+   * Serve the fault admin endpoint `/converge/faults` with its own bearer token (`true`: a
+   * generated one, see {@link ApiServer.faultAdminToken}). Default: not served (404);
+   * `server.faults` in process is always available.
+   */
+  readonly faultAdmin?: boolean | FaultAdminOptions;
   /** Where state (store, certificates, token) survives restarts. Default: memory only. */
   readonly dataDir?: string;
   /** Time and randomness (watch timeouts, generated names, certificates). Default `realClock`. */
@@ -53,12 +82,19 @@ export interface ResolvedApiServerOptions {
   readonly logger: Logger;
   readonly kubeconfigPath: string | undefined;
   readonly extensions: ApiServerExtensions;
+  /** The fault admin endpoint's token and where to write it; undefined when it is not served. */
+  readonly faultAdmin: { readonly token: string; readonly tokenPath: string | undefined } | undefined;
 }
 
-/** The token kept in `<dataDir>/pki/token`, created if missing. */
-function persistentToken(dataDir: string): string {
+/**
+ * A token kept in `<dataDir>/pki/<name>`, created if missing; the data dir, `pki` and the file are
+ * made private (0700, 0700, 0600), with a warning when they were looser.
+ */
+function persistentToken(dataDir: string, name: string, logger: Logger): string {
   const dir = join(dataDir, 'pki');
-  const path = join(dir, 'token');
+  const path = join(dir, name);
+  ensurePrivateDir(dir, logger);
+  ensurePrivateFile(path, logger);
   try {
     const existing = readFileSync(path, 'utf8').trim();
     if (existing !== '') return existing;
@@ -66,9 +102,48 @@ function persistentToken(dataDir: string): string {
     // created below
   }
   const token = randomBytes(32).toString('base64url');
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  writeFileSync(path, `${token}\n`, { mode: 0o600 });
+  writePrivateFile(path, `${token}\n`);
   return token;
+}
+
+/** Whether `host` only ever accepts connections from this machine. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  if (bare === 'localhost') return true;
+  if (isIP(bare) === 4) return bare.startsWith('127.');
+  return bare === '::1' || /^(0{0,4}:){7}0{0,3}1$/.test(bare) || /^::ffff:127\./i.test(bare);
+}
+
+const TOKEN_CHARACTERS = /^[\x21-\x7e]+$/;
+
+function resolveFaultAdmin(
+  option: ApiServerOptions['faultAdmin'],
+  apiToken: string | undefined,
+  dataDir: string | undefined,
+  logger: Logger,
+): ResolvedApiServerOptions['faultAdmin'] {
+  if (option === undefined || option === false) return undefined;
+  if (option !== true && (typeof option !== 'object' || option === null))
+    throw new OptionsError('faultAdmin', option, 'a boolean or { token?, tokenPath? }');
+  const given = option === true ? {} : option;
+  if (given.token !== undefined && (typeof given.token !== 'string' || !TOKEN_CHARACTERS.test(given.token))) {
+    throw new OptionsError(
+      'faultAdmin.token',
+      '<redacted>',
+      'a non-empty string of printable characters without spaces',
+    );
+  }
+  if (given.token !== undefined && given.token === apiToken) {
+    throw new OptionsError('faultAdmin.token', '<redacted>', 'a token other than the API token');
+  }
+  if (given.tokenPath !== undefined && (typeof given.tokenPath !== 'string' || given.tokenPath === ''))
+    throw new OptionsError('faultAdmin.tokenPath', given.tokenPath, 'a file path');
+  const token =
+    given.token ??
+    (dataDir === undefined
+      ? randomBytes(32).toString('base64url')
+      : persistentToken(dataDir, 'fault-admin-token', logger));
+  return { token, tokenPath: given.tokenPath };
 }
 
 /** Validates options (an {@link OptionsError} names the field) and applies defaults. */
@@ -80,7 +155,7 @@ export function resolveApiServerOptions(options: ApiServerOptions = {}): Resolve
     throw new OptionsError('host', host, 'a host name or IP address');
   if (!Number.isSafeInteger(port) || port < 0 || port > 65_535)
     throw new OptionsError('port', port, 'an integer in 0..65535');
-  if (token !== undefined && (typeof token !== 'string' || !/^[\x21-\x7e]+$/.test(token))) {
+  if (token !== undefined && (typeof token !== 'string' || !TOKEN_CHARACTERS.test(token))) {
     throw new OptionsError(
       'token',
       '<redacted>',
@@ -93,9 +168,22 @@ export function resolveApiServerOptions(options: ApiServerOptions = {}): Resolve
     throw new OptionsError('kubeconfigPath', kubeconfigPath, 'a file path');
   }
   const insecure = options.insecure === true;
+  if (insecure && options.insecureBindNonLoopback !== true && !isLoopbackHost(host)) {
+    throw new OptionsError(
+      'host',
+      host,
+      'a loopback address (127.0.0.1, ::1, localhost) when insecure (plain HTTP, no authentication), unless insecureBindNonLoopback is set',
+    );
+  }
+  const logger = options.logger ?? noopLogger;
+  // Before the store creates anything inside it: the data dir holds every secret the server keeps.
+  if (dataDir !== undefined) ensurePrivateDir(dataDir, logger);
   const resolvedToken = insecure
     ? undefined
-    : (token ?? (dataDir === undefined ? randomBytes(32).toString('base64url') : persistentToken(dataDir)));
+    : (token ??
+      (dataDir === undefined
+        ? randomBytes(32).toString('base64url')
+        : persistentToken(dataDir, 'token', logger)));
   return {
     store: options.store,
     host,
@@ -105,8 +193,9 @@ export function resolveApiServerOptions(options: ApiServerOptions = {}): Resolve
     insecure,
     dataDir,
     clock: options.clock ?? realClock,
-    logger: options.logger ?? noopLogger,
+    logger,
     kubeconfigPath,
     extensions: { ...defaultExtensions(), ...options.extensions },
+    faultAdmin: resolveFaultAdmin(options.faultAdmin, resolvedToken, dataDir, logger),
   };
 }

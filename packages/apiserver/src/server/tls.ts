@@ -1,8 +1,10 @@
 import { X509Certificate } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
+import type { Logger } from '@converge/runtime';
 import { ApiServerErrorCodes, ApiServerStartError } from './errors.ts';
+import { ensurePrivateDir, ensurePrivateFile, writePrivateFile } from './private-files.ts';
 
 /** The PEM-encoded certificates and key a TLS server needs. */
 export interface TlsMaterial {
@@ -135,13 +137,15 @@ function readIfPresent(path: string): string | undefined {
 /**
  * The server's CA and serving certificate (ECDSA P-256) for `hosts` (always 127.0.0.1, ::1 and
  * localhost besides the bind host). With `dir` they are kept there (`ca.crt`, `ca.key`,
- * `apiserver.crt`, `apiserver.key`, mode 0600) and reused on restart, so kubeconfigs stay valid; a
- * serving certificate that no longer fits (hosts, expiry) is reissued from the same CA.
+ * `apiserver.crt`, `apiserver.key`, mode 0600 in a 0700 directory, tightened with a warning when
+ * found looser) and reused on restart, so kubeconfigs stay valid; a serving certificate that no
+ * longer fits (hosts, expiry) is reissued from the same CA.
  */
 export async function loadOrCreateTls(
   dir: string | undefined,
   hosts: readonly string[],
   nowMs: number,
+  logger: Logger,
 ): Promise<TlsMaterial> {
   const all = [
     ...new Set([
@@ -153,6 +157,8 @@ export async function loadOrCreateTls(
   ];
   try {
     if (dir === undefined) return await generate(all, nowMs);
+    ensurePrivateDir(dir, logger);
+    for (const name of Object.values(FILES)) ensurePrivateFile(join(dir, name), logger);
     const read = (name: string): string | undefined => readIfPresent(join(dir, name));
     const ca = read(FILES.caCert);
     const caKey = read(FILES.caKey);
@@ -169,11 +175,10 @@ export async function loadOrCreateTls(
     }
     const reuseCa = ca !== undefined && caKey !== undefined && caStillValid(ca, nowMs);
     const material = await generate(all, nowMs, reuseCa ? { cert: ca, key: caKey } : undefined);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    writeFileSync(join(dir, FILES.caCert), material.ca, { mode: 0o644 });
-    writeFileSync(join(dir, FILES.caKey), material.caKey, { mode: 0o600 });
-    writeFileSync(join(dir, FILES.cert), material.cert, { mode: 0o644 });
-    writeFileSync(join(dir, FILES.key), material.key, { mode: 0o600 });
+    writePrivateFile(join(dir, FILES.caCert), material.ca);
+    writePrivateFile(join(dir, FILES.caKey), material.caKey);
+    writePrivateFile(join(dir, FILES.cert), material.cert);
+    writePrivateFile(join(dir, FILES.key), material.key);
     return { ca: material.ca, cert: material.cert, key: material.key };
   } catch (cause) {
     throw new ApiServerStartError(
