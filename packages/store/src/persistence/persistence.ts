@@ -115,12 +115,17 @@ export class Persistence {
       throw new StorePersistError('the data directory is unusable', { cause: this.#broken });
     if (this.#closed) throw new StorePersistError('the data directory is closed');
     const bytes = frame(encodeRecord(record));
+    let step: 'append' | 'fsync' = 'append';
     try {
       writeAll(this.#fs, this.#fd, bytes);
+      step = 'fsync';
       if (this.#options.fsync === 'always') this.#fs.fdatasyncSync(this.#fd);
     } catch (cause) {
+      // The record is cut off again: the write was not committed. After a failed fsync the
+      // kernel may have dropped earlier pages too, so the log is not trusted for more writes.
       this.#rollback(cause);
-      this.#failed('append', cause);
+      if (step === 'fsync') this.#broken ??= cause as Error;
+      this.#failed(step, cause);
       throw new StorePersistError(`appending revision ${record.revision} failed`, { cause });
     }
     this.#size += bytes.length;
@@ -257,10 +262,13 @@ export class Persistence {
   #failed(step: 'append' | 'fsync' | 'snapshot', cause: unknown, fields: Record<string, unknown> = {}): void {
     if (step === 'snapshot') this.#failures++;
     const error = cause as Error & { code?: unknown };
+    // The code of the innermost cause: the system's (ENOSPC, EIO), not a wrapper's.
+    let inner: (Error & { code?: unknown }) | undefined = error;
+    while (inner?.cause instanceof Error) inner = inner.cause as Error & { code?: unknown };
     this.#lastError = {
       step,
       message: error?.message ?? String(cause),
-      code: typeof error?.code === 'string' ? error.code : undefined,
+      code: typeof inner?.code === 'string' ? inner.code : undefined,
       at: this.#options.clock.now(),
     };
     this.#options.logger.error(
@@ -277,7 +285,6 @@ export class Persistence {
     } catch {
       this.#broken = cause as Error;
     }
-    if (this.#options.fsync === 'always') this.#broken ??= cause as Error;
   }
 }
 
