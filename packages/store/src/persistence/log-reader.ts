@@ -61,7 +61,12 @@ export function logHeader(base: number): Buffer {
  * record that does not decode, revisions out of order or with a gap — is a
  * {@link StoreCorruptError}. Never returns a record that was not written whole.
  */
-export function scanLog(source: ByteSource, file: string, onRecord: (record: LogRecord) => void): LogScan {
+export function scanLog(
+  source: ByteSource,
+  file: string,
+  onRecord: (record: LogRecord) => void,
+  onBase: (base: number) => void = () => {},
+): LogScan {
   const size = source.size;
   const head = source.read(0, LOG_MAGIC.length);
   const empty = { base: 0, records: 0, firstRevision: undefined, lastRevision: undefined, validLength: 0 };
@@ -101,6 +106,7 @@ export function scanLog(source: ByteSource, file: string, onRecord: (record: Log
       }
       base = body.base;
       previous = base === 0 ? undefined : base;
+      onBase(base);
       offset = read.next;
       continue;
     }

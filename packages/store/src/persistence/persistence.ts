@@ -344,28 +344,33 @@ function load(dir: string, options: PersistenceOptions): Loaded {
   const fd = fsys.openSync(logPath, 'r+');
   let scan: ReturnType<typeof scanLog>;
   try {
-    scan = scanLog(fileSource(fsys, fd, fsys.fstatSync(fd).size), logPath, (record) => {
-      if (record.revision <= base) return;
-      if (record.revision !== revision + 1) {
-        throw new StoreCorruptError(
-          logPath,
-          0,
-          `the log skips from the snapshot's revision ${base} to ${record.revision}`,
+    scan = scanLog(
+      fileSource(fsys, fd, fsys.fstatSync(fd).size),
+      logPath,
+      (record) => {
+        if (record.revision <= base) return;
+        if (record.revision !== revision + 1) {
+          throw new StoreCorruptError(
+            logPath,
+            0,
+            `the log skips from the snapshot's revision ${base} to ${record.revision}`,
+          );
+        }
+        if (record.object === undefined) typeMap(record.typeId).delete(record.key);
+        else typeMap(record.typeId).set(record.key, record.object);
+        revision = record.revision;
+        records++;
+      },
+      (logBase) => {
+        if (logBase <= base) return;
+        throw new StoreDataMissingError(
+          snapshotPath,
+          snapshot === undefined
+            ? `the snapshot is missing (the log continues one at revision ${logBase})`
+            : `the snapshot is at revision ${base}, older than the log, which continues revision ${logBase}`,
         );
-      }
-      if (record.object === undefined) typeMap(record.typeId).delete(record.key);
-      else typeMap(record.typeId).set(record.key, record.object);
-      revision = record.revision;
-      records++;
-    });
-    if (scan.base > base) {
-      throw new StoreDataMissingError(
-        snapshotPath,
-        snapshot === undefined
-          ? `the snapshot is missing (the log continues one at revision ${scan.base})`
-          : `the snapshot is at revision ${base}, older than the log, which continues revision ${scan.base}`,
-      );
-    }
+      },
+    );
     if (scan.torn !== undefined) {
       const preview = fileSource(fsys, fd, scan.validLength + scan.torn.bytes)
         .read(scan.torn.offset + 12, 300)
