@@ -1,16 +1,34 @@
+import { readFileSync } from 'node:fs';
+import { isLoopbackHost } from '@converge/apiserver';
 import { isValidLeaseKey } from '@converge/nats';
 import { quote, UsageError } from './errors.ts';
 import { KV_HELP, type KvArgs, parseKv } from './kv-args.ts';
 import { type OptionSpecs, parseOptions, shownFlag } from './options.ts';
+import { parseStore, STORE_HELP, type StoreArgs } from './store-args.ts';
 
 export interface ServeArgs {
   readonly host: string;
   readonly port: number;
   readonly dataDir: string | undefined;
   readonly kubeconfig: string;
+  /** The API token, from `--token`, `--token-file` or `CONVERGE_TOKEN` (undefined: generated). */
   readonly token: string | undefined;
+  /** Where the token came from: `--token` is visible to every local user in `ps`, and is warned about. */
+  readonly tokenSource: 'flag' | 'file' | 'env' | undefined;
+  /** The `--token-file` given, if any. */
+  readonly tokenFile: string | undefined;
   readonly insecure: boolean;
+  /** `--insecure-bind-non-loopback`: plain HTTP without a token on an address beyond loopback. */
+  readonly insecureBindNonLoopback: boolean;
+  /** Serve the fault admin endpoint `/converge/faults` (`--fault-admin`; always with `dev`). */
+  readonly faultAdmin: boolean;
+  /** Its token, from `--fault-admin-token-file` or `CONVERGE_FAULT_ADMIN_TOKEN` (undefined: generated). */
+  readonly faultAdminToken: string | undefined;
 }
+
+/** The environment variables `serve` and `dev` read. */
+export const TOKEN_ENV = 'CONVERGE_TOKEN';
+export const FAULT_ADMIN_TOKEN_ENV = 'CONVERGE_FAULT_ADMIN_TOKEN';
 
 /** Where `converge run --leader-elect` keeps its lease: `kubernetes` (a Lease) or `nats` (a KV entry). */
 export type LeaseBackend = 'kubernetes' | 'nats';
@@ -41,7 +59,8 @@ export type Command =
   | { readonly command: 'version' }
   | ({ readonly command: 'serve' } & ServeArgs)
   | ({ readonly command: 'dev'; readonly modules: readonly string[] } & ServeArgs)
-  | ({ readonly command: 'kv' } & KvArgs);
+  | ({ readonly command: 'kv' } & KvArgs)
+  | ({ readonly command: 'store' } & StoreArgs);
 
 export const USAGE = `Usage: converge <command> [options]
 
@@ -50,21 +69,36 @@ Commands:
   dev [module…]    Run the API server and operator modules in one process (default: the bundled examples)
   run module…      Run operator modules against any cluster (a kubeconfig or in-cluster config)
   kv <verb> …      Apply, get or delete objects in NATS JetStream KV (primaries of NATS-backed operators)
+  store <verb> …   Check or repair the embedded server's data directory (check, repair)
   help [command]   Show help
 
 Run 'converge <command> --help' for a command's options.`;
 
 const SERVE_OPTIONS = `Options:
-  --host HOST         Address to bind (default 127.0.0.1)
-  --port PORT         Port to listen on; 0 picks a free one (default 0)
-  --data-dir DIR      Keep state (objects, certificates) in DIR so it survives restarts
-  --kubeconfig PATH   Where to write the kubeconfig (default .converge/kubeconfig)
-  --token TOKEN       Bearer token clients must send (default: random)
-  --insecure          Plain HTTP without a token (debugging only)
-  -h, --help          Show this help`;
+  --host HOST              Address to bind (default 127.0.0.1)
+  --port PORT              Port to listen on; 0 picks a free one (default 0)
+  --data-dir DIR           Keep state (objects, certificates, tokens) in DIR (made 0700) so it
+                           survives restarts
+  --kubeconfig PATH        Where to write the kubeconfig, mode 0600 (default .converge/kubeconfig)
+  --token-file PATH        Read the bearer token clients must send from PATH (default: random;
+                           or set $CONVERGE_TOKEN)
+  --token TOKEN            The token on the command line: other local users can see it in ps;
+                           prefer --token-file or $CONVERGE_TOKEN
+  --fault-admin            Serve the fault-injection endpoint /converge/faults, with its own token
+                           (written 0600 to fault-admin-token beside the kubeconfig); the
+                           kubeconfig's token gets 403 there. Always on with converge dev.
+  --fault-admin-token-file PATH
+                           Read the fault admin token from PATH (or set
+                           $CONVERGE_FAULT_ADMIN_TOKEN) instead of generating one
+  --insecure               Plain HTTP and no authentication (debugging only; loopback only)
+  --insecure-bind-non-loopback
+                           With --insecure, allow a --host beyond loopback: anyone who can reach
+                           it can read and change everything, Secrets included
+  -h, --help               Show this help`;
 
 export const HELP: Record<string, string> = {
   kv: KV_HELP,
+  store: STORE_HELP,
   run: `Usage: converge run module… [options]
 
 Runs operator modules against a Kubernetes API (a real cluster or converge serve) until SIGINT or
@@ -107,7 +141,7 @@ ${SERVE_OPTIONS}`,
 };
 
 /** The subcommands, for `converge help <command>`. */
-const COMMANDS = ['serve', 'dev', 'run', 'kv', 'help', 'version'] as const;
+const COMMANDS = ['serve', 'dev', 'run', 'kv', 'store', 'help', 'version'] as const;
 
 /** The usage text for a usage error of `command` (undefined: the global usage). */
 export function usageOf(command: string | undefined): string {
@@ -120,7 +154,11 @@ const SERVE_SPECS = {
   'data-dir': { type: 'string', value: 'DIR' },
   kubeconfig: { type: 'string', value: 'PATH' },
   token: { type: 'string', value: 'TOKEN' },
+  'token-file': { type: 'string', value: 'PATH' },
+  'fault-admin': { type: 'boolean' },
+  'fault-admin-token-file': { type: 'string', value: 'PATH' },
   insecure: { type: 'boolean' },
+  'insecure-bind-non-loopback': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionSpecs;
 
@@ -152,7 +190,10 @@ function port(command: string, value: string | undefined): number {
  * Parses the command line. Throws a {@link UsageError} (one line naming the flag and what it
  * takes; `command` says whose usage to show) on bad input, and nothing else.
  */
-export function parseCommand(argv: readonly string[]): Command {
+export function parseCommand(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Command {
   const [command, ...rest] = argv;
   if (command === undefined) return { command: 'help' };
   switch (command) {
@@ -171,9 +212,13 @@ export function parseCommand(argv: readonly string[]): Command {
       const kv = parseKv(rest);
       return 'help' in kv ? { command: 'help', topic: 'kv' } : { command: 'kv', ...kv };
     }
+    case 'store': {
+      const store = parseStore(rest);
+      return 'help' in store ? { command: 'help', topic: 'store' } : { command: 'store', ...store };
+    }
     case 'serve':
     case 'dev':
-      return parseServe(command, rest);
+      return parseServe(command, rest, env);
     default:
       throw new UsageError(
         undefined,
@@ -194,16 +239,55 @@ function parseHelp(rest: readonly string[]): Command {
   return { command: 'help', topic };
 }
 
-function parseServe(command: 'serve' | 'dev', rest: readonly string[]): Command {
+function parseServe(
+  command: 'serve' | 'dev',
+  rest: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): Command {
   const { values, positionals, help } = parseOptions(command, rest, SERVE_SPECS);
   if (help) return { command: 'help', topic: command };
+  const host = values.host ?? '127.0.0.1';
+  const insecure = values.insecure ?? false;
+  const insecureBindNonLoopback = values['insecure-bind-non-loopback'] ?? false;
+  if (insecureBindNonLoopback && !insecure)
+    throw new UsageError(command, '--insecure-bind-non-loopback is only used with --insecure');
+  if (insecure && !insecureBindNonLoopback && !isLoopbackHost(host)) {
+    throw new UsageError(
+      command,
+      `--insecure on --host ${quote(host)} would serve plain HTTP with no authentication to every machine that can reach it; bind a loopback address (127.0.0.1, ::1, localhost), drop --insecure, or add --insecure-bind-non-loopback if that is really meant`,
+    );
+  }
+  if (values.token !== undefined && values['token-file'] !== undefined)
+    throw new UsageError(command, 'give the token once: --token or --token-file, not both');
+  if (insecure && (values.token !== undefined || values['token-file'] !== undefined))
+    throw new UsageError(command, '--insecure checks no token; drop --token/--token-file or --insecure');
+  const faultAdmin = command === 'dev' || values['fault-admin'] === true;
+  if (!faultAdmin && values['fault-admin-token-file'] !== undefined)
+    throw new UsageError(command, '--fault-admin-token-file is only used with --fault-admin');
+  const token = insecure ? { value: undefined, source: undefined } : tokenOf(command, values, env);
+  const faultAdminToken = faultAdmin
+    ? secretOf(
+        command,
+        '--fault-admin-token-file',
+        values['fault-admin-token-file'],
+        FAULT_ADMIN_TOKEN_ENV,
+        env,
+      )
+    : undefined;
+  if (faultAdminToken !== undefined && faultAdminToken === token.value)
+    throw new UsageError(command, 'the fault admin token must differ from the API token');
   const common: ServeArgs = {
-    host: values.host ?? '127.0.0.1',
+    host,
     port: port(command, values.port),
     dataDir: values['data-dir'] ?? (command === 'dev' ? '.converge/data' : undefined),
     kubeconfig: values.kubeconfig ?? '.converge/kubeconfig',
-    token: values.token,
-    insecure: values.insecure ?? false,
+    token: token.value,
+    tokenSource: token.source,
+    tokenFile: values['token-file'],
+    insecure,
+    insecureBindNonLoopback,
+    faultAdmin,
+    faultAdminToken,
   };
   if (command === 'serve') {
     if (positionals[0] !== undefined)
@@ -214,6 +298,49 @@ function parseServe(command: 'serve' | 'dev', rest: readonly string[]): Command 
     return { command: 'serve', ...common };
   }
   return { command: 'dev', modules: positionals, ...common };
+}
+
+/** The API token: `--token`, else `--token-file`, else `$CONVERGE_TOKEN`, else none (generated). */
+function tokenOf(
+  command: string,
+  values: { readonly token?: string; readonly 'token-file'?: string },
+  env: Readonly<Record<string, string | undefined>>,
+): { value: string | undefined; source: ServeArgs['tokenSource'] } {
+  if (values.token !== undefined)
+    return { value: checkToken(command, '--token', values.token), source: 'flag' };
+  const value = secretOf(command, '--token-file', values['token-file'], TOKEN_ENV, env);
+  if (value === undefined) return { value, source: undefined };
+  return { value, source: values['token-file'] !== undefined ? 'file' : 'env' };
+}
+
+/** A secret from a file (its first line, trimmed) or else an environment variable. */
+function secretOf(
+  command: string,
+  flag: string,
+  file: string | undefined,
+  variable: string,
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new UsageError(command, `${flag} ${quote(file)} cannot be read: ${(error as Error).message}`);
+    }
+    return checkToken(command, `${flag} ${quote(file)}`, text.trim());
+  }
+  const value = env[variable];
+  return value === undefined || value === '' ? undefined : checkToken(command, `$${variable}`, value.trim());
+}
+
+function checkToken(command: string, where: string, token: string): string {
+  if (!/^[\x21-\x7e]+$/.test(token))
+    throw new UsageError(
+      command,
+      `${where} must hold a token: printable characters without spaces${token === '' ? ', got nothing' : ''}`,
+    );
+  return token;
 }
 
 function ms(flag: string, value: string | undefined): number | undefined {

@@ -2,12 +2,13 @@
  * `converge serve` and `converge dev`: the embedded API server, and with `dev` operator modules
  * in one manager over its store.
  */
+import { statSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
-import { type ApiServer, createApiServer } from '@converge/apiserver';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { type ApiServer, createApiServer, insecureExposure } from '@converge/apiserver';
 import { isAlreadyExists, Manager, ownedByKindSelector, type ResourceType } from '@converge/runtime';
 import { parseAllDocuments } from 'yaml';
-import type { ServeArgs } from './args.ts';
+import { FAULT_ADMIN_TOKEN_ENV, type ServeArgs, TOKEN_ENV } from './args.ts';
 import { consoleLogger } from './console-logger.ts';
 import { describeError as describe, OperatorModuleError } from './errors.ts';
 import { wireModule } from './operator-module.ts';
@@ -40,14 +41,32 @@ export async function serve(
   const stopped = io.stopped.then(() => STOPPED);
   const logger = consoleLogger(io.err);
   const kubeconfig = resolve(args.kubeconfig);
+  // The token given in a file or as a flag: say so when others can read it.
+  if (args.tokenSource === 'flag')
+    io.err(
+      `converge: WARNING: --token is visible to every local user in the process list (ps); use --token-file PATH or $${TOKEN_ENV} instead`,
+    );
+  if (args.tokenFile !== undefined && openToOthers(args.tokenFile))
+    io.err(`converge: WARNING: the token file ${args.tokenFile} is readable by other users; chmod 600 it`);
+  // The token file the fault admin token is written to when generated: beside the kubeconfig.
+  const faultAdminTokenPath = join(dirname(kubeconfig), 'fault-admin-token');
   const server: ApiServer = createApiServer({
     host: args.host,
     port: args.port,
     insecure: args.insecure,
+    insecureBindNonLoopback: args.insecureBindNonLoopback,
     kubeconfigPath: kubeconfig,
     logger,
     ...(args.dataDir === undefined ? {} : { dataDir: resolve(args.dataDir) }),
     ...(args.token === undefined ? {} : { token: args.token }),
+    ...(args.faultAdmin
+      ? {
+          faultAdmin:
+            args.faultAdminToken === undefined
+              ? { tokenPath: faultAdminTokenPath }
+              : { token: args.faultAdminToken },
+        }
+      : {}),
   });
   const { url } = await server.listen();
   const stop = new AbortController();
@@ -55,8 +74,12 @@ export async function serve(
   let failed = false;
   try {
     io.out(`converge: serving Kubernetes API at ${url} (kubeconfig: ${kubeconfig})`);
+    if (args.faultAdmin)
+      io.out(
+        `converge: fault injection at ${url}/converge/faults (its own token: ${args.faultAdminToken === undefined ? faultAdminTokenPath : `$${FAULT_ADMIN_TOKEN_ENV} or --fault-admin-token-file`})`,
+      );
     if (args.insecure)
-      io.err('converge: WARNING: --insecure: plain HTTP and no token; anyone on this host can use the API');
+      io.err(`converge: WARNING: --insecure: ${insecureExposure(url, args.host, args.faultAdmin)}`);
     if (modules.length > 0) {
       const m = new Manager({ backend: server.store, logger });
       const wiring = wireAll(server, m, modules, io, { bundled: options.bundled === true, kubeconfig });
@@ -78,6 +101,15 @@ export async function serve(
   }
   io.out('converge: stopped');
   return failed ? 1 : 0;
+}
+
+/** Whether a file's mode lets group or others read or write it. */
+function openToOthers(path: string): boolean {
+  try {
+    return (statSync(path).mode & 0o077) !== 0;
+  } catch {
+    return false;
+  }
 }
 
 async function wireAll(
