@@ -8,6 +8,7 @@ import { runKv } from './kv.ts';
 import { processIo, type RunIo } from './process-io.ts';
 import { runOperators } from './run.ts';
 import { serve } from './serve.ts';
+import { runStore } from './store-cmd.ts';
 
 export type { OperatorModule } from './operator-module.ts';
 export type { RunIo } from './process-io.ts';
@@ -62,6 +63,8 @@ async function command(argv: readonly string[], io: RunIo): Promise<number> {
         return await runOperators(parsed, io);
       case 'kv':
         return await runKv(parsed, io);
+      case 'store':
+        return runStore(parsed, io);
     }
   } catch (error) {
     io.err(`converge: ${describe(error)}`);

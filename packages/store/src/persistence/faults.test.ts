@@ -50,7 +50,9 @@ describe('no false error from background persistence steps', () => {
       written.push(created.metadata.resourceVersion as string);
     }
     await tick();
-    expect(watch.events.map((e) => e.object.metadata.resourceVersion)).toEqual(written);
+    expect(watch.events.map((e) => ('object' in e ? e.object.metadata.resourceVersion : e.type))).toEqual(
+      written,
+    );
     const failed = store.health();
     expect(failed.ok).toBe(false);
     expect(failed.persistence).toMatchObject({
@@ -125,7 +127,7 @@ describe('no false error from background persistence steps', () => {
     const after = await store.create<ConfigMap>(CM, cm('after'));
     expect(after.metadata.resourceVersion).toBe(String(revision + 1));
     await tick();
-    expect(watch.events.map((e) => e.object.metadata.name)).toEqual(['after']);
+    expect(watch.events.map((e) => ('object' in e ? e.object.metadata.name : e.type))).toEqual(['after']);
     watch.stop();
     await store.close();
     const reopened = makeStore({ dataDir: dir }).store;
