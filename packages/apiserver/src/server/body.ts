@@ -1,11 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import { BadRequestError } from '@converge/runtime';
-import { parseDocument } from 'yaml';
 import { entityTooLarge, unsupportedMediaType } from './errors.ts';
+import { checkJsonDepth, LIMITS } from './limits.ts';
 import { parseMediaType } from './media.ts';
+import { decodeYaml, decodeYamlSync } from './yaml-decode.ts';
 
 /** kube-apiserver's request body limit: 3 MiB. */
-export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+export const MAX_BODY_BYTES = LIMITS.maxBodyBytes;
 
 /**
  * Reads a request body up to `limit` bytes. A longer body rejects with a 413 at once, without
@@ -57,8 +58,12 @@ export interface DecodedBody {
 /** Decodes protobuf bodies (the `k8s\0` envelope) of the endpoint's kind; installed by the protobuf module. */
 export type ProtobufDecoder = (bytes: Uint8Array) => unknown;
 
-/** Parses JSON text; a syntax error is a 400 with the parser's message. */
+/**
+ * Parses JSON text; a syntax error is a 400 with the parser's message, and so is nesting deeper
+ * than {@link LIMITS}.maxDepth (checked in one pass before parsing).
+ */
 export function parseJson(text: string): unknown {
+  checkJsonDepth(text);
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
@@ -66,17 +71,13 @@ export function parseJson(text: string): unknown {
   }
 }
 
-/** Parses one YAML document as JSON data (YAML 1.2 core schema, aliases bounded); errors are 400s. */
+/**
+ * Parses one YAML document as JSON data (YAML 1.2 core schema) on the calling thread, with aliases,
+ * depth and size bounded; errors are 400s (413 past the size). Request handlers use
+ * {@link decodeYaml}, which moves large documents off the event loop.
+ */
 export function parseYaml(text: string): unknown {
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: false });
-  const first = doc.errors[0];
-  if (first !== undefined) throw new BadRequestError(`error converting YAML to JSON: yaml: ${first.message}`);
-  try {
-    // A JSON round trip rejects self-referencing aliases (`a: &x [*x]`), which make cyclic values.
-    return JSON.parse(JSON.stringify(doc.toJS({ maxAliasCount: 100 }) ?? null)) as unknown;
-  } catch (error) {
-    throw new BadRequestError(`error converting YAML to JSON: yaml: ${(error as Error).message}`);
-  }
+  return decodeYamlSync(text);
 }
 
 const OBJECT_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
@@ -90,23 +91,41 @@ export function decodeObjectBody(
   body: Buffer,
   protobuf: ProtobufDecoder | undefined,
 ): DecodedBody {
+  const format = bodyFormat(contentType, protobuf);
+  if (format === 'json') return { value: parseJson(body.toString('utf8')), format };
+  if (format === 'yaml') return { value: parseYaml(body.toString('utf8')), format };
+  return { value: (protobuf as ProtobufDecoder)(body), format };
+}
+
+/**
+ * The format of a body by its `Content-Type`: JSON when the header is missing or empty; a header
+ * that is not a media type at all (`;;;/=`) is a 415 like any unknown type.
+ */
+function bodyFormat(
+  contentType: string | undefined,
+  protobuf: ProtobufDecoder | undefined,
+): DecodedBody['format'] {
   const media =
-    contentType === undefined || contentType.trim() === '' ? undefined : parseMediaType(contentType);
-  const type = media?.type ?? 'application/json';
-  if (type === 'application/json') return { value: parseJson(body.toString('utf8')), format: 'json' };
-  if (type === 'application/yaml') return { value: parseYaml(body.toString('utf8')), format: 'yaml' };
-  if (type === 'application/vnd.kubernetes.protobuf' && protobuf !== undefined) {
-    return { value: protobuf(body), format: 'protobuf' };
-  }
+    contentType === undefined || contentType.trim() === ''
+      ? 'application/json'
+      : parseMediaType(contentType)?.type;
+  if (media === 'application/json') return 'json';
+  if (media === 'application/yaml') return 'yaml';
+  if (media === 'application/vnd.kubernetes.protobuf' && protobuf !== undefined) return 'protobuf';
   throw unsupportedMediaType(protobuf === undefined ? OBJECT_TYPES.slice(0, 2) : OBJECT_TYPES);
 }
 
-/** Reads and decodes a create/update body (see {@link decodeObjectBody}). */
+/**
+ * Reads and decodes a create/update body (see {@link decodeObjectBody}); large YAML is decoded off
+ * the event loop ({@link decodeYaml}).
+ */
 export async function readBodyValue(
   req: IncomingMessage,
   protobuf: ProtobufDecoder | undefined,
 ): Promise<unknown> {
   const body = await readBody(req);
+  const format = bodyFormat(req.headers['content-type'], protobuf);
+  if (format === 'yaml') return decodeYaml(body.toString('utf8'));
   return decodeObjectBody(req.headers['content-type'], body, protobuf).value;
 }
 

@@ -1,6 +1,7 @@
 import type { KubeObject } from '@converge/runtime';
 import type { MutableObject } from './api-resource.ts';
 import type { RequestContext } from './context.ts';
+import { checkObjectSize } from './limits.ts';
 import { checkIdentity, fromStorage, readObjectBody, toStorage } from './object-io.ts';
 import { parseWriteQuery, type WriteQuery } from './query.ts';
 import { writeValue } from './respond.ts';
@@ -18,6 +19,21 @@ async function requireNamespace(ctx: RequestContext, namespace: string): Promise
   await ctx.server.store.get(ctx.server.namespaceType, { namespace: '', name: namespace });
 }
 
+const MAX_UINT64 = 2n ** 64n - 1n;
+
+/**
+ * A resourceVersion on a create body, as kube-apiserver's storage treats it: one that parses as a
+ * non-zero unsigned 64-bit integer is refused (the store's upstream 500 `resourceVersion should
+ * not be set on objects to be created`); anything else — `"abc"`, `"-1"`, `"0"` — fails to parse,
+ * so upstream skips the check and clears it (`PrepareObjectForStorage`): the create succeeds.
+ */
+function clearUnparsableResourceVersion(object: MutableObject): void {
+  const rv = object.metadata.resourceVersion;
+  if (typeof rv !== 'string' || rv === '') return;
+  const parsed = /^[0-9]+$/.test(rv) ? BigInt(rv) : undefined;
+  if (parsed === undefined || parsed === 0n || parsed > MAX_UINT64) delete object.metadata.resourceVersion;
+}
+
 /**
  * Creates a checked, decoded object: namespace admission, the create strategy (defaults,
  * validation), then the store (which sets uid, timestamps, generation and resourceVersion and
@@ -31,8 +47,11 @@ export async function createObject(
 ): Promise<KubeObject> {
   const { resource, server } = ctx;
   await requireNamespace(ctx, String(object.metadata.namespace ?? ''));
+  clearUnparsableResourceVersion(object);
   prepareCreate(ctx, object, write);
-  const stored = await server.store.create(resource.storage, toStorage(resource, object), {
+  const storage = toStorage(resource, object);
+  checkObjectSize(storage);
+  const stored = await server.store.create(resource.storage, storage, {
     dryRun: write.dryRun,
     fieldManager: write.fieldManager,
   });

@@ -8,17 +8,19 @@ import {
   type KubeObject,
 } from '@converge/runtime';
 import type { JsonObject, MutableObject } from './api-resource.ts';
-import { parseJson, parseYaml, readBody, requireObject } from './body.ts';
+import { parseJson, readBody, requireObject } from './body.ts';
 import type { RequestContext } from './context.ts';
 import { unsupportedMediaType } from './errors.ts';
 import type { PatchContext } from './extensions.ts';
 import { createObject } from './handle-create.ts';
 import { getStored, updateObject } from './handle-update.ts';
+import { checkValueDepth, LIMITS, tooManyPatchOperations } from './limits.ts';
 import { parseMediaType } from './media.ts';
 import { checkIdentity, fromStorage } from './object-io.ts';
 import { parseWriteQuery, type WriteQuery } from './query.ts';
 import { writeValue } from './respond.ts';
 import { handleUnknownFields } from './unknown-fields.ts';
+import { decodeYaml } from './yaml-decode.ts';
 
 type PatchKind = 'json' | 'merge' | 'strategic' | 'apply';
 
@@ -79,7 +81,12 @@ function applyPatch(
     case 'json':
       if (!Array.isArray(patch))
         throw new BadRequestError('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
-      return requireObject(applyJsonPatch(current, patch as JsonPatchOperation[]));
+      return requireObject(
+        applyJsonPatch(current, patch as JsonPatchOperation[], {
+          maxOperations: LIMITS.maxJsonPatchOperations,
+          maxCopyBytes: LIMITS.maxJsonPatchCopyBytes,
+        }),
+      );
     case 'strategic':
       return (
         ctx.server.extensions.applyStrategicMergePatch as NonNullable<
@@ -117,7 +124,7 @@ async function applyServerSide(
   const apply = ctx.server.extensions.serverSideApply;
   if (apply === undefined)
     throw unsupportedMediaType(['application/json-patch+json', 'application/merge-patch+json']);
-  const applied = checkIdentity(ctx, requireObject(parseYaml(body.toString('utf8'))), name);
+  const applied = checkIdentity(ctx, requireObject(await decodeYaml(body.toString('utf8'))), name);
   for (let attempt = 1; ; attempt++) {
     let current: KubeObject | undefined;
     try {
@@ -171,11 +178,17 @@ export async function handlePatch(ctx: RequestContext, name: string): Promise<vo
     return;
   }
   const patch = parseJson(body.toString('utf8'));
+  if (kind === 'json' && Array.isArray(patch) && patch.length > LIMITS.maxJsonPatchOperations) {
+    throw tooManyPatchOperations(patch.length);
+  }
   const subresource = ctx.target.subresource === 'status' ? 'status' : undefined;
   for (let attempt = 1; ; attempt++) {
     const current = await getStored(ctx, name);
     const view = fromStorage(ctx.resource, current);
-    const object = checkPatched(ctx, applyPatch(ctx, kind, view, patch, write), view, name);
+    const patched = applyPatch(ctx, kind, view, patch, write);
+    // A patch can build what no body could carry (copies nest the document in itself).
+    checkValueDepth(patched, 'patch result');
+    const object = checkPatched(ctx, patched, view, name);
     const rv = object.metadata.resourceVersion;
     const explicit = rv !== undefined && rv !== null && rv !== '' && rv !== current.metadata.resourceVersion;
     if (rv === undefined || rv === null || rv === '')

@@ -3,6 +3,7 @@ import type { MutableObject } from './api-resource.ts';
 import type { RequestContext } from './context.ts';
 import { createObject, isCrdResource } from './handle-create.ts';
 import { cloneJson } from './json-util.ts';
+import { checkObjectSize } from './limits.ts';
 import { checkIdentity, fromStorage, readObjectBody, toStorage } from './object-io.ts';
 import { parseWriteQuery, type WriteQuery } from './query.ts';
 import { writeValue } from './respond.ts';
@@ -38,13 +39,18 @@ export async function updateObject(
       next.metadata.resourceVersion = object.metadata.resourceVersion ?? '';
       if (object.metadata.managedFields !== undefined)
         next.metadata.managedFields = object.metadata.managedFields;
+      checkObjectSize(next);
       stored = await server.store.update(resource.storage, next, options);
     } else {
-      stored = await server.store.updateStatus(resource.storage, toStorage(resource, object), options);
+      const storage = toStorage(resource, object);
+      checkObjectSize(storage);
+      stored = await server.store.updateStatus(resource.storage, storage, options);
     }
   } else {
     prepareUpdate(ctx, object, old, write);
-    stored = await server.store.update(resource.storage, toStorage(resource, object), options);
+    const storage = toStorage(resource, object);
+    checkObjectSize(storage);
+    stored = await server.store.update(resource.storage, storage, options);
   }
   if (isCrdResource(ctx) && !write.dryRun) await server.crds.reconcile(stored.metadata.name ?? '');
   return stored;

@@ -24,6 +24,31 @@ function keyCauses(field: string, map: unknown): StatusCause[] {
   return causes;
 }
 
+/** kube-apiserver's `MaxSecretSize`: ConfigMap data + binaryData, and Secret data, at most 1 MiB. */
+export const MAX_DATA_BYTES = 1024 * 1024;
+
+/** Bytes a base64 string decodes to (without decoding it). */
+function base64Bytes(value: string): number {
+  const padding = value.endsWith('==') ? 2 : value.endsWith('=') ? 1 : 0;
+  return Math.floor((value.length * 3) / 4) - padding;
+}
+
+/**
+ * The data size check of `ValidateConfigMap` / `ValidateSecret`: values' bytes (base64 values as
+ * decoded) summed; over 1 MiB is FieldValueTooLong at `field` ("" — the whole object — for
+ * ConfigMaps, `data` for Secrets, as upstream).
+ */
+function dataSizeCauses(field: string, maps: readonly [unknown, 'utf8' | 'base64'][]): StatusCause[] {
+  let total = 0;
+  for (const [map, encoding] of maps) {
+    for (const value of Object.values(asObject(map) ?? {})) {
+      if (typeof value !== 'string') continue;
+      total += encoding === 'base64' ? base64Bytes(value) : Buffer.byteLength(value, 'utf8');
+    }
+  }
+  return total > MAX_DATA_BYTES ? [cause.tooLong(field, MAX_DATA_BYTES)] : [];
+}
+
 /** ConfigMap and Secret: once `immutable` is true, data and immutable may not change. */
 function immutableCauses(object: JsonObject, old: KubeObject, fields: readonly string[]): StatusCause[] {
   const previous = old as unknown as JsonObject;
@@ -64,16 +89,28 @@ export const namespaceStrategy: Strategy = {
 /** ConfigMap: valid data keys; immutable ConfigMaps. */
 export const configMapStrategy: Strategy = {
   prepareForCreate(object) {
-    return [...keyCauses('data', object.data), ...keyCauses('binaryData', object.binaryData)];
+    return [
+      ...keyCauses('data', object.data),
+      ...keyCauses('binaryData', object.binaryData),
+      ...configMapSize(object),
+    ];
   },
   prepareForUpdate(object, old) {
     return [
       ...keyCauses('data', object.data),
       ...keyCauses('binaryData', object.binaryData),
+      ...configMapSize(object),
       ...immutableCauses(object, old, ['data', 'binaryData']),
     ];
   },
 };
+
+function configMapSize(object: JsonObject): StatusCause[] {
+  return dataSizeCauses('', [
+    [object.data, 'utf8'],
+    [object.binaryData, 'base64'],
+  ]);
+}
 
 /** Merges `stringData` into base64 `data` (never stored), defaults `type: Opaque`, checks keys and base64. */
 function prepareSecret(object: MutableObject): StatusCause[] {
@@ -93,6 +130,7 @@ function prepareSecret(object: MutableObject): StatusCause[] {
       causes.push(cause.invalid(`data[${key}]`, '<secret contents redacted>', 'must be base64 encoded'));
     }
   }
+  causes.push(...dataSizeCauses('data', [[object.data, 'base64']]));
   return causes;
 }
 

@@ -1,0 +1,129 @@
+import { Worker } from 'node:worker_threads';
+import { BadRequestError } from '@converge/runtime';
+import { entityTooLarge } from './errors.ts';
+import { checkJsonDepth, LIMITS } from './limits.ts';
+import {
+  parseYamlToJsonText,
+  type YamlJob,
+  type YamlLimits,
+  type YamlReply,
+  type YamlResult,
+} from './yaml-convert.ts';
+
+/**
+ * YAML request bodies, decoded without stalling the server. The `yaml` package needs a few
+ * microseconds per node, so a 3 MiB body can take seconds: bodies over {@link INLINE_YAML_CHARS}
+ * are decoded in a worker thread (one, shared, started on first use, unref'd, memory-capped) while
+ * the event loop keeps serving everyone else. A body that is JSON (what kubectl and client-go send
+ * as `application/apply-patch+yaml`) takes the JSON path: a depth pre-scan and `JSON.parse`.
+ */
+
+/** YAML bodies up to this many characters are decoded on the main thread (a few ms at most). */
+export const INLINE_YAML_CHARS = 16 * 1024;
+/** A worker decode that takes longer is abandoned (the worker is replaced) and the request is a 400. */
+export const YAML_DECODE_TIMEOUT_MS = 10_000;
+
+const YAML_LIMITS: YamlLimits = {
+  maxAliases: LIMITS.maxYamlAliases,
+  maxDepth: LIMITS.maxDepth,
+  maxBytes: LIMITS.maxBodyBytes,
+};
+
+function fromResult(result: YamlResult): unknown {
+  if ('json' in result) return JSON.parse(result.json) as unknown;
+  if (result.tooLarge === true) throw entityTooLarge(LIMITS.maxBodyBytes);
+  throw new BadRequestError(result.error);
+}
+
+/** JSON text (optionally with surrounding whitespace), parsed; undefined when it is not JSON. */
+function tryJson(text: string): unknown {
+  const first = text.trimStart()[0];
+  if (first !== '{' && first !== '[') return undefined;
+  checkJsonDepth(text);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Decodes one YAML document on the calling thread (small bodies; tests). Errors are 400/413. */
+export function decodeYamlSync(text: string): unknown {
+  checkJsonDepth(text, LIMITS.maxDepth, 'yaml');
+  const json = tryJson(text);
+  if (json !== undefined) return json;
+  return fromResult(parseYamlToJsonText(text, YAML_LIMITS));
+}
+
+/** Decodes one YAML document: JSON directly, small YAML inline, large YAML in the worker. */
+export async function decodeYaml(text: string): Promise<unknown> {
+  checkJsonDepth(text, LIMITS.maxDepth, 'yaml');
+  const json = tryJson(text);
+  if (json !== undefined) return json;
+  if (text.length <= INLINE_YAML_CHARS) return fromResult(parseYamlToJsonText(text, YAML_LIMITS));
+  return fromResult(await yamlWorker().decode(text));
+}
+
+interface Pending {
+  resolve(result: YamlResult): void;
+  readonly timer: NodeJS.Timeout;
+}
+
+/** The shared decoding worker; replaced after a crash or a timeout. */
+class YamlWorker {
+  readonly #worker: Worker;
+  readonly #pending = new Map<number, Pending>();
+  #nextId = 1;
+  #dead = false;
+
+  constructor() {
+    const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
+    this.#worker = new Worker(new URL(`./yaml-worker.${ext}`, import.meta.url), {
+      resourceLimits: { maxOldGenerationSizeMb: 256 },
+    });
+    this.#worker.unref();
+    this.#worker.on('message', (reply: YamlReply) => this.#settle(reply.id, reply));
+    this.#worker.on('error', (error) => this.#fail(`the YAML decoder failed: ${error.message}`));
+    this.#worker.on('exit', () => this.#fail('the YAML decoder stopped'));
+  }
+
+  get dead(): boolean {
+    return this.#dead;
+  }
+
+  decode(text: string): Promise<YamlResult> {
+    const id = this.#nextId++;
+    return new Promise<YamlResult>((resolve) => {
+      const timer = setTimeout(() => {
+        this.#fail(`error converting YAML to JSON: decoding took longer than ${YAML_DECODE_TIMEOUT_MS} ms`);
+        void this.#worker.terminate();
+      }, YAML_DECODE_TIMEOUT_MS);
+      timer.unref();
+      this.#pending.set(id, { resolve, timer });
+      const job: YamlJob = { id, text, limits: YAML_LIMITS };
+      this.#worker.ref();
+      this.#worker.postMessage(job);
+    });
+  }
+
+  #settle(id: number, result: YamlResult): void {
+    const pending = this.#pending.get(id);
+    if (pending === undefined) return;
+    this.#pending.delete(id);
+    clearTimeout(pending.timer);
+    if (this.#pending.size === 0) this.#worker.unref();
+    pending.resolve(result);
+  }
+
+  #fail(message: string): void {
+    this.#dead = true;
+    for (const id of [...this.#pending.keys()]) this.#settle(id, { error: message });
+  }
+}
+
+let shared: YamlWorker | undefined;
+
+function yamlWorker(): YamlWorker {
+  if (shared === undefined || shared.dead) shared = new YamlWorker();
+  return shared;
+}
