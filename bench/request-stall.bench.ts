@@ -1,0 +1,150 @@
+/**
+ * Request stall benchmark (issue 11): `npm run bench:request-stall`. This process is the embedded
+ * server; hostile requests come from `fetch` in the same process but the figure is the server's
+ * event loop: for each hostile request the largest event-loop delay (monitorEventLoopDelay, 1 ms
+ * resolution) while it is answered, next to a plain GET's latency in the same run. Goal: every
+ * stall <= 50 ms. Each row is the median (min-max) of BENCH_RUNS (default 3) runs. A 5xx, or an
+ * answer other than the expected status, is a correctness failure (exit 1).
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createApiServer } from '../packages/apiserver/src/server/api-server.ts';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const server = createApiServer({ tls: false });
+const { url } = await server.listen();
+const auth = { authorization: `Bearer ${server.token ?? ''}` };
+const CM = '/api/v1/namespaces/default/configmaps';
+
+async function send(method: string, path: string, body?: string, type = 'application/json'): Promise<number> {
+  const res = await fetch(url + path, { method, body, headers: { ...auth, 'content-type': type } });
+  await res.arrayBuffer();
+  return res.status;
+}
+await send('POST', CM, JSON.stringify({ metadata: { name: 'target' }, data: { x: 'y' } }));
+
+const deepYaml = `a:\n  - ${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}\n`;
+const flatYaml = `metadata:\n  name: flat\ndata:\n${Array.from({ length: 20_000 }, (_, i) => `  k${i}: v${i}`).join('\n')}\n`;
+const cases: { name: string; method: string; path: string; body: string; type: string; expect: number }[] = [
+  {
+    name: 'JSON nested 100 000 deep (POST)',
+    method: 'POST',
+    path: CM,
+    body: `{"metadata":{"name":"d"},"data":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}`,
+    type: 'application/json',
+    expect: 400,
+  },
+  {
+    name: '2 MB YAML nested 1 000 000 deep (POST)',
+    method: 'POST',
+    path: CM,
+    body: deepYaml,
+    type: 'application/yaml',
+    expect: 400,
+  },
+  {
+    name: `${(flatYaml.length / 1e6).toFixed(1)} MB flat YAML, 20 000 keys (POST)`,
+    method: 'POST',
+    path: CM,
+    body: flatYaml,
+    type: 'application/yaml',
+    expect: 201,
+  },
+  {
+    name: 'YAML alias bomb (POST)',
+    method: 'POST',
+    path: CM,
+    body: `a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n`,
+    type: 'application/yaml',
+    expect: 400,
+  },
+  {
+    name: 'JSON patch: 24 self-doubling copies',
+    method: 'PATCH',
+    path: `${CM}/target`,
+    body: JSON.stringify(
+      Array.from({ length: 24 }, (_, i) => ({
+        op: 'copy',
+        from: '',
+        path: `/data/${String.fromCharCode(65 + i)}`,
+      })),
+    ),
+    type: 'application/json-patch+json',
+    expect: 422,
+  },
+  {
+    name: 'JSON patch: 10 000 test ops (the most allowed)',
+    method: 'PATCH',
+    path: `${CM}/target`,
+    body: JSON.stringify(Array.from({ length: 10_000 }, () => ({ op: 'test', path: '/data/x', value: 'y' }))),
+    type: 'application/json-patch+json',
+    expect: 200,
+  },
+  {
+    name: 'JSON patch: 90 000 ops',
+    method: 'PATCH',
+    path: `${CM}/target`,
+    body: JSON.stringify(Array.from({ length: 90_000 }, () => ({ op: 'test', path: '', value: 0 }))),
+    type: 'application/json-patch+json',
+    expect: 413,
+  },
+  {
+    name: 'merge patch nested 100 000 deep',
+    method: 'PATCH',
+    path: `${CM}/target`,
+    body: `{"data":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}`,
+    type: 'application/merge-patch+json',
+    expect: 400,
+  },
+  {
+    name: 'body over 3 MiB',
+    method: 'POST',
+    path: CM,
+    body: JSON.stringify({ metadata: { name: 'big' }, data: { a: 'x'.repeat(3 * 1024 * 1024) } }),
+    type: 'application/json',
+    expect: 413,
+  },
+  {
+    name: 'ConfigMap data 1 MiB + 1 (POST)',
+    method: 'POST',
+    path: CM,
+    body: JSON.stringify({ metadata: { name: 'big2' }, data: { a: 'x'.repeat(1024 * 1024 + 1) } }),
+    type: 'application/json',
+    expect: 422,
+  },
+];
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const fmt = (xs: number[]): string =>
+  `${median(xs).toFixed(1)} (${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}) ms`;
+
+async function getLatency(): Promise<number> {
+  const start = performance.now();
+  await send('GET', `${CM}/target`);
+  return performance.now() - start;
+}
+
+let failed = false;
+const gets: number[] = [];
+for (let i = 0; i < 20; i++) gets.push(await getLatency());
+console.log(`plain GET latency: ${fmt(gets)}`);
+console.log('| request | answer | largest event-loop stall | goal |');
+console.log('| --- | --- | --- | --- |');
+for (const c of cases) {
+  const stalls: number[] = [];
+  let status = 0;
+  for (let run = 0; run < RUNS; run++) {
+    if (c.expect === 201) await send('DELETE', `${CM}/flat`);
+    const h = monitorEventLoopDelay({ resolution: 1 });
+    h.enable();
+    status = await send(c.method, c.path, c.body, c.type);
+    h.disable();
+    stalls.push(h.max / 1e6);
+  }
+  if (status !== c.expect || status >= 500) failed = true;
+  const ok = median(stalls) <= 50 ? 'ok' : 'FAIL';
+  console.log(
+    `| ${c.name} | ${status}${status === c.expect ? '' : ` (expected ${c.expect})`} | ${fmt(stalls)} | ${ok} |`,
+  );
+}
+await server.close();
+process.exit(failed ? 1 : 0);
