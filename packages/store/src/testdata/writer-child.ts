@@ -20,7 +20,14 @@ const type = {
   namespaced: true,
   generation: false,
 };
-const store = new Store({ dataDir, fsync, snapshotEveryRecords: 40, types: [type] });
+// Small thresholds so snapshots and log replacements happen often: kills land inside them too.
+const store = new Store({
+  dataDir,
+  fsync,
+  snapshotEveryRecords: 40,
+  persistence: { minLogBytes: 2_048, logToSnapshotRatio: 1 },
+  types: [type],
+});
 const ack = (op: string, name: string, rv: string, value: string): void => {
   process.stdout.write(`${op} ${name} ${rv} ${value}\n`);
 };
