@@ -184,6 +184,7 @@ for (const [label, node] of [
     it('runs the operator with plain node against an in-process embedded API server', async () => {
       const { stdout } = await run('node', ['embedded.ts'], { cwd: project, env: envFor(node()) });
       expect(stdout).toContain('copied {"hello":"world"} owned by greeting');
+      expect(stdout).toMatch(/created from \d{5} bytes of YAML/);
     });
 
     it('runs it under npx converge dev, driven by kubectl', async () => {
