@@ -15,7 +15,10 @@ export interface StorePersistenceOptions {
    * it holds across restarts. Default 262 144 (256 KiB).
    */
   readonly minLogBytes?: number;
-  /** See `minLogBytes`. Default 2: the log plus the snapshot stay within about 3× the live data. */
+  /**
+   * See `minLogBytes`. Default 1.5: the log plus the snapshot (whose records carry a little framing
+   * beyond the objects' JSON) stay within 3× the live data once it is past `minLogBytes`.
+   */
   readonly logToSnapshotRatio?: number;
   /** First wait before retrying a failed snapshot; doubles per failure. Default 1 000. */
   readonly retryInitialMs?: number;
@@ -91,7 +94,7 @@ export function resolvePersistenceOptions(
     throw new OptionsError('persistence.fileSystem', o.fileSystem, 'a StoreFileSystem');
   return {
     minLogBytes: number('minLogBytes', o.minLogBytes, 262_144, 0),
-    logToSnapshotRatio: number('logToSnapshotRatio', o.logToSnapshotRatio, 2, 0.5),
+    logToSnapshotRatio: number('logToSnapshotRatio', o.logToSnapshotRatio, 1.5, 0.5),
     retryInitialMs: number('retryInitialMs', o.retryInitialMs, 1_000, 1),
     retryMaxMs: number('retryMaxMs', o.retryMaxMs, 300_000, 1),
     allowReinitialize: o.allowReinitialize ?? false,
