@@ -33,7 +33,7 @@ const CM: ResourceType = {
 };
 const SELF = fileURLToPath(import.meta.url);
 
-function object(i: number, version: number): KubeObject {
+function object(i: number, version: number): KubeObject & { data: Record<string, string> } {
   return {
     metadata: { name: `cm-${i}`, namespace: 'default', labels: { app: 'bench', shard: String(i % 16) } },
     data: { value: `v${version}`, config: `key=${i}\nmode=steady\nreplicas=3\n` },
