@@ -15,7 +15,11 @@
  *   computed once when it is written; only versions that were superseded or deleted count (current
  *   objects are live data, not history), the oldest are dropped first, and a watch, list or continue
  *   token from before what is retained gets 410 Expired. {@link Store.history} reports what is held.
+ * - Persistence (`dataDir`): compaction by log size, `health()` for readiness, a damage policy
+ *   ({@link StoreCorruptError}, {@link StoreDataMissingError}) and {@link checkDataDir} /
+ *   {@link repairDataDir} behind `converge store check|repair`.
  * - Errors: the runtime's backend errors, plus {@link StoreCorruptError} (`CONVERGE_ERR_STORE_CORRUPT`),
+ *   {@link StoreDataMissingError} (`CONVERGE_ERR_STORE_DATA_MISSING`),
  *   {@link TypeConflictError} (`CONVERGE_ERR_STORE_TYPE_CONFLICT`) and {@link StorePersistError}
  *   (`CONVERGE_ERR_STORE_PERSIST_FAILED`, the cause of an InternalError).
  *
