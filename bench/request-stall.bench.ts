@@ -16,7 +16,8 @@ const auth = { authorization: `Bearer ${server.token ?? ''}` };
 const CM = '/api/v1/namespaces/default/configmaps';
 
 async function send(method: string, path: string, body?: string, type = 'application/json'): Promise<number> {
-  const res = await fetch(url + path, { method, body, headers: { ...auth, 'content-type': type } });
+  const headers = { ...auth, 'content-type': type };
+  const res = await fetch(url + path, body === undefined ? { method, headers } : { method, body, headers });
   await res.arrayBuffer();
   return res.status;
 }

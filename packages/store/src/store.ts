@@ -28,6 +28,7 @@ import { patchObject } from './patch.ts';
 import type { PersistenceStatus } from './persistence/index.ts';
 import { resolveStoreOptions, type StoreOptions } from './store-options.ts';
 import { updateObject } from './update.ts';
+import { Watcher } from './watcher.ts';
 
 /** What {@link Store.health} reports. */
 export interface StoreHealth {
@@ -36,7 +37,6 @@ export interface StoreHealth {
   readonly persistence: PersistenceStatus | undefined;
 }
 
-import { Watcher } from './watcher.ts';
 
 function checkSignal(signal: AbortSignal | undefined): void {
   if (signal?.aborted === true) throw new AbortedError('operation aborted', { cause: signal.reason });

@@ -10,6 +10,7 @@ import { ApiServerErrorCodes, ApiServerStartError } from './errors.ts';
 import { FAULT_ADMIN_PATH } from './fault-admin.ts';
 import { type FaultInjector, ServerFaultInjector } from './fault-injector.ts';
 import { restartListener } from './fault-restart.ts';
+import { serverHealthChecks } from './health.ts';
 import { createRequestHandler } from './http-handler.ts';
 import { kubeconfigYaml, writeKubeconfig, writeServerFile } from './kubeconfig.ts';
 import { OpenApiV3 } from './openapi-v3.ts';
@@ -189,6 +190,7 @@ class EmbeddedApiServer implements ApiServer {
       token: this.#options.token,
       faults: this.faults,
       faultAdminToken: this.#options.faultAdmin?.token,
+      health: serverHealthChecks({ store: this.store, shuttingDown: () => this.#state !== 'listening' }),
       serverAddress: () => this.#url?.replace(/^https?:\/\//, '') ?? `${host}:${port}`,
     });
     const server =

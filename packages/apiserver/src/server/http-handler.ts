@@ -14,6 +14,7 @@ import { dispatchResource, unknownResource } from './dispatch.ts';
 import { HttpStatusError, methodNotAllowed } from './errors.ts';
 import { isFaultAdminPath, serveFaultAdmin } from './fault-admin.ts';
 import type { ServerFaultInjector } from './fault-injector.ts';
+import { type HealthChecks, healthPath } from './health.ts';
 import { acceptsAggregatedDiscovery } from './media.ts';
 import type { OpenApiV3 } from './openapi-v3.ts';
 import { queryBool } from './query.ts';
@@ -28,6 +29,8 @@ export interface HandlerContext extends ServerContext {
   readonly token: string | undefined;
   /** `host:port` for `serverAddressByClientCIDRs`. */
   readonly serverAddress: () => string;
+  /** `/healthz`, `/livez`, `/readyz` and their checks (health.ts). */
+  readonly health: HealthChecks;
   /** Fault injection: wraps every request but the admin endpoint's (fault-injector.ts). */
   readonly faults: ServerFaultInjector;
   /** The fault admin endpoint's own token; undefined when the endpoint is not served (404). */
@@ -46,9 +49,19 @@ function serveDiscovery(
     case 'version':
       writeValue(res, 200, KUBERNETES_VERSION, { pretty });
       return true;
-    case 'health':
-      writeText(res, 200, 'ok');
+    case 'health': {
+      const path = healthPath(new URL(req.url ?? '/', 'http://x').pathname);
+      if (path === undefined) return false;
+      const answer = ctx.health.answer(
+        path.endpoint,
+        path.check,
+        new URL(req.url ?? '/', 'http://x').searchParams,
+      );
+      if (answer.failures.length > 0)
+        ctx.logger.warn({ endpoint: path.endpoint, failures: answer.failures }, 'Health check failed');
+      writeText(res, answer.status, answer.body);
       return true;
+    }
     case 'api':
     case 'apis':
       if (aggregated !== undefined) {
