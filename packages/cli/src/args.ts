@@ -20,6 +20,8 @@ export interface ServeArgs {
   readonly insecure: boolean;
   /** `--insecure-bind-non-loopback`: plain HTTP without a token on an address beyond loopback. */
   readonly insecureBindNonLoopback: boolean;
+  /** `--reinitialize-store`: start empty when the data dir's store files went missing. */
+  readonly reinitializeStore: boolean;
   /** Serve the fault admin endpoint `/converge/faults` (`--fault-admin`; always with `dev`). */
   readonly faultAdmin: boolean;
   /** Its token, from `--fault-admin-token-file` or `CONVERGE_FAULT_ADMIN_TOKEN` (undefined: generated). */
@@ -94,6 +96,9 @@ const SERVE_OPTIONS = `Options:
   --insecure-bind-non-loopback
                            With --insecure, allow a --host beyond loopback: anyone who can reach
                            it can read and change everything, Secrets included
+  --reinitialize-store     Start with an empty store when the data dir's store log or snapshot is
+                           missing or emptied (leftovers are moved aside); without it converge
+                           refuses to start. For damage, see converge store check|repair
   -h, --help               Show this help`;
 
 export const HELP: Record<string, string> = {
@@ -159,6 +164,7 @@ const SERVE_SPECS = {
   'fault-admin-token-file': { type: 'string', value: 'PATH' },
   insecure: { type: 'boolean' },
   'insecure-bind-non-loopback': { type: 'boolean' },
+  'reinitialize-store': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionSpecs;
 
@@ -286,6 +292,7 @@ function parseServe(
     tokenFile: values['token-file'],
     insecure,
     insecureBindNonLoopback,
+    reinitializeStore: values['reinitialize-store'] ?? false,
     faultAdmin,
     faultAdminToken,
   };

@@ -55,6 +55,7 @@ export async function serve(
     port: args.port,
     insecure: args.insecure,
     insecureBindNonLoopback: args.insecureBindNonLoopback,
+    reinitializeStore: args.reinitializeStore,
     kubeconfigPath: kubeconfig,
     logger,
     ...(args.dataDir === undefined ? {} : { dataDir: resolve(args.dataDir) }),

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Store } from '@converge/store';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnConverge } from './processes.ts';
+import { spawnConverge, waitFor } from './processes.ts';
 
 const CM = { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true };
 const dirs: string[] = [];
@@ -92,5 +92,48 @@ describe('converge store check|repair (real binary)', () => {
   it('a bad verb or a missing --data-dir is a usage error (exit 2)', async () => {
     expect((await converge(['store', 'fix', '--data-dir', 'x'])).code).toBe(2);
     expect((await converge(['store', 'check'])).err).toContain('check needs --data-dir DIR');
+  }, 30_000);
+});
+
+describe('a data dir whose store files went missing (real binary)', () => {
+  it('serve refuses to start on an emptied log instead of starting an empty store, and starts empty only with --reinitialize-store', async () => {
+    const { root, store } = await dataDir(3);
+    writeFileSync(join(store, 'log'), '');
+    const refused = await converge([
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      root,
+      '--kubeconfig',
+      join(root, 'kc'),
+    ]);
+    expect(refused.code, refused.err).toBe(1);
+    expect(refused.err).toContain('CONVERGE_ERR_STORE_DATA_MISSING');
+    expect(await names(store).catch((error: Error) => error.name)).toBe('StoreDataMissingError');
+
+    const proc = spawnConverge(tmpdir(), [
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      root,
+      '--kubeconfig',
+      join(root, 'kc'),
+      '--reinitialize-store',
+    ]);
+    try {
+      await waitFor(
+        'the server to start',
+        () => (proc.stdout().includes('serving Kubernetes API') ? true : undefined),
+        () => proc.stderr(),
+      );
+      expect(proc.stdout(), proc.stderr()).toContain('converge: serving Kubernetes API at');
+    } finally {
+      proc.child.kill('SIGINT');
+      expect((await proc.exited).code).toBe(0);
+    }
+    expect(readdirSync(store).some((f) => f.startsWith('reinitialized-'))).toBe(true);
+    expect(await names(store)).toEqual([]);
   }, 30_000);
 });

@@ -86,6 +86,7 @@ class EmbeddedApiServer implements ApiServer {
         clock: options.clock,
         logger: options.logger,
         ...(options.dataDir === undefined ? {} : { dataDir: join(options.dataDir, 'store') }),
+        ...(options.reinitializeStore ? { persistence: { allowReinitialize: true } } : {}),
       });
     // Fault injection (fault-injector.ts): restart() reaches the listener through #restart.
     this.faults = new ServerFaultInjector({

@@ -57,6 +57,12 @@ export interface ApiServerOptions {
   readonly faultAdmin?: boolean | FaultAdminOptions;
   /** Where state (store, certificates, token) survives restarts. Default: memory only. */
   readonly dataDir?: string;
+  /**
+   * Start with an empty store when the data dir's store log or snapshot is missing or emptied
+   * (its leftovers are moved aside into `reinitialized-<time>/`) instead of refusing to start
+   * with a StoreDataMissingError. Default false: data that went missing is never papered over.
+   */
+  readonly reinitializeStore?: boolean;
   /** Time and randomness (watch timeouts, generated names, certificates). Default `realClock`. */
   readonly clock?: Clock;
   readonly logger?: Logger;
@@ -78,6 +84,7 @@ export interface ResolvedApiServerOptions {
   readonly tls: boolean;
   readonly insecure: boolean;
   readonly dataDir: string | undefined;
+  readonly reinitializeStore: boolean;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly kubeconfigPath: string | undefined;
@@ -192,6 +199,7 @@ export function resolveApiServerOptions(options: ApiServerOptions = {}): Resolve
     tls: !insecure && options.tls !== false,
     insecure,
     dataDir,
+    reinitializeStore: options.reinitializeStore === true,
     clock: options.clock ?? realClock,
     logger,
     kubeconfigPath,
