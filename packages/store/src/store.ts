@@ -37,7 +37,6 @@ export interface StoreHealth {
   readonly persistence: PersistenceStatus | undefined;
 }
 
-
 function checkSignal(signal: AbortSignal | undefined): void {
   if (signal?.aborted === true) throw new AbortedError('operation aborted', { cause: signal.reason });
 }

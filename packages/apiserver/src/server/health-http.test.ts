@@ -71,7 +71,7 @@ describe('/healthz, /livez and /readyz', () => {
 
     // The disk has room again; the snapshot is retried on the first write after its backoff.
     full = false;
-    clock.advance(60_000);
+    await clock.advance(60_000);
     await server.request('/api/v1/namespaces/default/configmaps', {
       method: 'POST',
       body: { metadata: { name: 'after' }, data: {} },
