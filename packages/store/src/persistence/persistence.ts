@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Clock, KubeObject, Logger } from '@converge/runtime';
+import { type Clock, isConvergeError, type KubeObject, type Logger } from '@converge/runtime';
 import { StoreCorruptError, StoreDataMissingError, StorePersistError } from '../errors.ts';
 import { hasManifest, LOG_FILE, MANIFEST_FILE, makePrivate, STORE_FILES, writeManifest } from './data-dir.ts';
 import { fsyncDir, type StoreFileSystem, writeAll } from './file-system.ts';
@@ -69,6 +69,20 @@ export class Persistence {
    * that went missing (unless `allowReinitialize`).
    */
   static open(dir: string, options: PersistenceOptions): { persistence: Persistence; state: LoadedState } {
+    try {
+      return Persistence.#open(dir, options);
+    } catch (error) {
+      if (isConvergeError(error)) throw error;
+      // A file system that refuses (EROFS, EACCES, ENOSPC, EIO): typed, naming the directory.
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new StorePersistError(
+        `cannot open the data directory ${dir}${code === undefined ? '' : ` (${code})`}: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+  }
+
+  static #open(dir: string, options: PersistenceOptions): { persistence: Persistence; state: LoadedState } {
     const fsys = options.fileSystem;
     makePrivate(fsys, dir, options.logger);
     for (const tmp of [`${SNAPSHOT_FILE}.tmp`, `${LOG_FILE}.tmp`, `${MANIFEST_FILE}.tmp`]) {
