@@ -24,7 +24,7 @@
  * live heap growth in the bounded run exceeds twice the bound; else 0.
  */
 import v8 from 'node:v8';
-import { ExpiredError, type KubeObject, type ResourceType, type WatchEvent } from '@converge/runtime';
+import { configMapType as CM, ExpiredError, type KubeObject, type WatchEvent } from '@converge/runtime';
 import { DEFAULT_MAX_HISTORY_BYTES, Store } from '../packages/store/src/index.ts';
 import { collectGarbage, fmt, positiveInt } from './harness.ts';
 
@@ -34,15 +34,6 @@ const UNBOUNDED_WRITES = positiveInt('BENCH_UNBOUNDED_WRITES', 150);
 const BOUND = positiveInt('BENCH_BOUND_MIB', DEFAULT_MAX_HISTORY_BYTES / 2 ** 20) * 2 ** 20;
 /** Heap samples after a forced GC, every this many writes. */
 const GC_EVERY = 50;
-
-const CM: ResourceType = {
-  group: '',
-  version: 'v1',
-  kind: 'ConfigMap',
-  plural: 'configmaps',
-  namespaced: true,
-  generation: false,
-};
 
 const MiB = (bytes: number): string => `${fmt(bytes / 2 ** 20)} MiB`;
 const failures: string[] = [];

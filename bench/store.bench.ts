@@ -20,17 +20,9 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { KubeObject, ResourceType } from '@converge/runtime';
+import { configMapType as CM, type KubeObject } from '@converge/runtime';
 import { Store } from '../packages/store/src/index.ts';
 
-const CM: ResourceType = {
-  group: '',
-  version: 'v1',
-  kind: 'ConfigMap',
-  plural: 'configmaps',
-  namespaced: true,
-  generation: false,
-};
 const SELF = fileURLToPath(import.meta.url);
 
 function object(i: number, version: number): KubeObject & { data: Record<string, string> } {
