@@ -2,7 +2,7 @@ import type { KubeObject } from '@converge/runtime';
 import type { MutableObject } from './api-resource.ts';
 import type { RequestContext } from './context.ts';
 import { checkObjectSize } from './limits.ts';
-import { checkIdentity, fromStorage, readObjectBody, toStorage } from './object-io.ts';
+import { checkIdentity, readObjectBody, toResponse, toStorage } from './object-io.ts';
 import { parseWriteQuery, type WriteQuery } from './query.ts';
 import { writeValue } from './respond.ts';
 import { handleUnknownFields } from './unknown-fields.ts';
@@ -67,5 +67,5 @@ export async function handleCreate(ctx: RequestContext): Promise<void> {
     ctx.warnings.push(w),
   );
   const stored = await createObject(ctx, object, write);
-  writeValue(ctx.res, 201, fromStorage(ctx.resource, stored), { pretty: ctx.pretty }, ctx.warnings);
+  writeValue(ctx.res, 201, toResponse(ctx.resource, stored), { pretty: ctx.pretty }, ctx.warnings);
 }

@@ -7,7 +7,7 @@ import { isCrdResource } from './handle-create.ts';
 import { getStored } from './handle-update.ts';
 import { cloneJson } from './json-util.ts';
 import { streamList } from './list-stream.ts';
-import { fromStorage } from './object-io.ts';
+import { fromStorage, toResponse } from './object-io.ts';
 import { parseListQuery } from './query.ts';
 import { writeValue } from './respond.ts';
 import { listSelection } from './selection.ts';
@@ -50,7 +50,7 @@ export async function handleDelete(ctx: RequestContext, name: string): Promise<v
   if (isCrdResource(ctx) && options.dryRun !== true) await server.crds.reconcile(name);
   if (result.status === 'pending') {
     const code = orphanDependents === false ? 202 : 200;
-    writeValue(ctx.res, code, fromStorage(resource, result.object), { pretty: ctx.pretty }, ctx.warnings);
+    writeValue(ctx.res, code, toResponse(resource, result.object), { pretty: ctx.pretty }, ctx.warnings);
     return;
   }
   if (resource.strategy.returnDeletedObject === true) {

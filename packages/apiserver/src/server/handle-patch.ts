@@ -16,7 +16,7 @@ import { createObject } from './handle-create.ts';
 import { getStored, updateObject } from './handle-update.ts';
 import { checkValueDepth, LIMITS, tooManyPatchOperations } from './limits.ts';
 import { parseMediaType } from './media.ts';
-import { checkIdentity, fromStorage } from './object-io.ts';
+import { checkIdentity, fromStorage, toResponse } from './object-io.ts';
 import { parseWriteQuery, type WriteQuery } from './query.ts';
 import { writeValue } from './respond.ts';
 import { handleUnknownFields } from './unknown-fields.ts';
@@ -140,13 +140,13 @@ async function applyServerSide(
     try {
       if (current === undefined) {
         const created = await createObject(ctx, result, write);
-        writeValue(ctx.res, 201, fromStorage(ctx.resource, created), { pretty: ctx.pretty }, ctx.warnings);
+        writeValue(ctx.res, 201, toResponse(ctx.resource, created), { pretty: ctx.pretty }, ctx.warnings);
         return;
       }
       result.metadata.resourceVersion ??= current.metadata.resourceVersion;
       const sub = ctx.target.subresource === 'status' ? 'status' : undefined;
       const stored = await updateObject(ctx, result, current, write, sub);
-      writeValue(ctx.res, 200, fromStorage(ctx.resource, stored), { pretty: ctx.pretty }, ctx.warnings);
+      writeValue(ctx.res, 200, toResponse(ctx.resource, stored), { pretty: ctx.pretty }, ctx.warnings);
       return;
     } catch (error) {
       if (
@@ -198,7 +198,7 @@ export async function handlePatch(ctx: RequestContext, name: string): Promise<vo
     );
     try {
       const stored = await updateObject(ctx, object, current, write, subresource);
-      writeValue(ctx.res, 200, fromStorage(ctx.resource, stored), { pretty: ctx.pretty }, ctx.warnings);
+      writeValue(ctx.res, 200, toResponse(ctx.resource, stored), { pretty: ctx.pretty }, ctx.warnings);
       return;
     } catch (error) {
       if (explicit || attempt >= ATTEMPTS || !isConflict(error)) throw error;

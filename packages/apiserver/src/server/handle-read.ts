@@ -3,7 +3,7 @@ import { type ApiResource, groupVersion, type JsonObject } from './api-resource.
 import type { RequestContext } from './context.ts';
 import { streamList } from './list-stream.ts';
 import { negotiateObject, type ObjectFormat } from './media.ts';
-import { fromStorage } from './object-io.ts';
+import { fromStorage, toResponse } from './object-io.ts';
 import { parseListQuery } from './query.ts';
 import { writeValue } from './respond.ts';
 import { listSelection } from './selection.ts';
@@ -77,7 +77,7 @@ export async function handleGet(ctx: RequestContext, name: string): Promise<void
       return;
     case 'json':
     case 'yaml':
-      writeValue(ctx.res, 200, fromStorage(resource, stored), {
+      writeValue(ctx.res, 200, toResponse(resource, stored), {
         ...encoding,
         yaml: chosen.format === 'yaml',
       });

@@ -4,7 +4,7 @@ import type { RequestContext } from './context.ts';
 import { createObject, isCrdResource } from './handle-create.ts';
 import { cloneJson } from './json-util.ts';
 import { checkObjectSize } from './limits.ts';
-import { checkIdentity, fromStorage, readObjectBody, toStorage } from './object-io.ts';
+import { checkIdentity, readObjectBody, toResponse, toStorage } from './object-io.ts';
 import { parseWriteQuery, type WriteQuery } from './query.ts';
 import { writeValue } from './respond.ts';
 import { handleUnknownFields } from './unknown-fields.ts';
@@ -78,9 +78,9 @@ export async function handleUpdate(ctx: RequestContext, name: string): Promise<v
   if (old === undefined) {
     delete object.metadata.resourceVersion;
     const created = await createObject(ctx, object, write);
-    writeValue(ctx.res, 201, fromStorage(ctx.resource, created), { pretty: ctx.pretty }, ctx.warnings);
+    writeValue(ctx.res, 201, toResponse(ctx.resource, created), { pretty: ctx.pretty }, ctx.warnings);
     return;
   }
   const stored = await updateObject(ctx, object, old, write, subresource);
-  writeValue(ctx.res, 200, fromStorage(ctx.resource, stored), { pretty: ctx.pretty }, ctx.warnings);
+  writeValue(ctx.res, 200, toResponse(ctx.resource, stored), { pretty: ctx.pretty }, ctx.warnings);
 }

@@ -6,8 +6,16 @@ import { asObject, cloneJson } from './json-util.ts';
 
 /** The stored object as `resource` serves it (a fresh, mutable copy). */
 export function fromStorage(resource: ApiResource, stored: KubeObject): MutableObject {
-  const served = resource.converter === undefined ? stored : resource.converter.fromStorage(stored);
-  return cloneJson(served) as MutableObject;
+  return cloneJson(toResponse(resource, stored)) as MutableObject;
+}
+
+/**
+ * The stored object as `resource` serves it, for a response body only: not copied (the store's
+ * objects are frozen, and encoding reads them), so a write's answer costs one encode, not a deep
+ * copy of the object first.
+ */
+export function toResponse(resource: ApiResource, stored: KubeObject): unknown {
+  return resource.converter === undefined ? stored : resource.converter.fromStorage(stored);
 }
 
 /** A served-shape object as the store keeps it. */
