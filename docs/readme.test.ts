@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { USAGE } from '../packages/cli/src/args.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -23,7 +24,11 @@ describe('README', () => {
       .filter((name) => statSync(join(root, 'packages', name, 'package.json'), { throwIfNoEntry: false }))
       .map((name) => `packages/${name}`);
     expect([...rows.keys()].sort()).toEqual(packages.sort());
-    for (const command of ['serve', 'dev', 'run', 'kv'])
-      expect(rows.get('packages/cli')).toContain(`\`${command}\``);
+    // Every command `converge help` lists (but help itself), so the table follows the CLI.
+    const commands = [...USAGE.matchAll(/^ {2}([a-z]+)\s/gm)]
+      .map((m) => m[1] as string)
+      .filter((c) => c !== 'help');
+    expect(commands).toEqual(expect.arrayContaining(['serve', 'dev', 'run', 'kv', 'store']));
+    for (const command of commands) expect(rows.get('packages/cli'), command).toContain(`\`${command}\``);
   });
 });
