@@ -243,6 +243,25 @@ describe('watch lifetime', () => {
     expect(await slow.next()).toEqual({ done: true, value: undefined });
   });
 
+  it('only the events a watch would deliver count against maxWatcherBuffer: a storm in another namespace does not expire a namespaced watch (kube filters before buffering), its own backlog still does', async () => {
+    const { store } = makeStore({ maxWatcherBuffer: 3 });
+    const narrow = store
+      .watch(CM, { namespace: 'quiet', resourceVersion: String(store.revision) })
+      [Symbol.asyncIterator]();
+    for (let i = 0; i < 3; i++) await store.create(CM, cm(`q${i}`, {}, { namespace: 'quiet' }));
+    for (let i = 0; i < 50; i++) await store.create(CM, cm(`storm-${i}`));
+    const names: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const next = await narrow.next();
+      if (!next.done && next.value.type !== 'BOOKMARK') names.push(next.value.object.metadata.name as string);
+    }
+    expect(names).toEqual(['q0', 'q1', 'q2']);
+    for (let i = 3; i < 7; i++) await store.create(CM, cm(`q${i}`, {}, { namespace: 'quiet' }));
+    const error = await narrow.next().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ExpiredError);
+    expect((error as Error).message).toContain('fell more than 3 events behind');
+  });
+
   it('a consumer that falls behind the history window gets ExpiredError', async () => {
     const { store } = makeStore({ maxHistoryEvents: 2 });
     const reader = new Reader(store, CM, { resourceVersion: '1' });

@@ -22,8 +22,9 @@ const DONE: IteratorResult<WatchEvent> = Object.freeze({ done: true, value: unde
  * One watch: an async iterator over a type's event log. It holds a cursor into the log instead of a
  * buffer of its own, so a slow consumer costs no memory of its own (the history it has still to
  * read is shared and bounded by `maxHistoryBytes`) until it falls `maxWatcherBuffer` events or
- * `maxWatcherBufferBytes` bytes behind, or behind the history window: then it ends with an
- * ExpiredError and the client relists.
+ * `maxWatcherBufferBytes` bytes behind — counting only the events it would deliver, so writes in
+ * other namespaces or outside its selector never expire it — or behind the history window: then it
+ * ends with an ExpiredError and the client relists.
  *
  * Start: with resourceVersion unset or '0', a synthetic ADDED per matching object (the current
  * state, read lazily from a snapshot taken when the watch opened), then — with `sendInitialEvents`
@@ -46,6 +47,14 @@ export class Watcher implements AsyncIterableIterator<WatchEvent>, LogListener {
   #initialIndex = 0;
   #endBookmark: string | undefined;
   #cursor = 0;
+  /**
+   * The backlog this watch would deliver: events from the cursor up to `#counted` (absolute log
+   * index) that pass its namespace and selector, counted once each as they are appended. Events of
+   * other namespaces or not selected cost it nothing (kube-apiserver filters before buffering too).
+   */
+  #counted = 0;
+  #pending = 0;
+  #pendingBytes = 0;
   #endIndex: number | undefined;
   #bookmarkDue = false;
   #error: Error | undefined;
@@ -97,17 +106,34 @@ export class Watcher implements AsyncIterableIterator<WatchEvent>, LogListener {
   }
 
   /**
-   * Which bound this watcher's unread events exceed, if any: `maxWatcherBuffer` events, or
-   * `maxWatcherBufferBytes` bytes with more than one event unread (one large write alone never
-   * expires a watcher that has read everything before it).
+   * Which bound this watcher's unread deliverable events exceed, if any: `maxWatcherBuffer`
+   * events, or `maxWatcherBufferBytes` bytes with more than one event unread (one large write alone
+   * never expires a watcher that has read everything before it). Only events this watch would
+   * deliver count; the others are skipped when it reads on.
    */
   #lag(td: ServedType): string | undefined {
+    // A consumer waiting in next() had read everything: it reads on at once, nothing to count.
+    if (this.#wake !== undefined) return undefined;
     const { maxWatcherBuffer, maxWatcherBufferBytes } = this.#core.options;
-    const unread = td.log.end - this.#cursor;
-    if (unread > maxWatcherBuffer) return `${maxWatcherBuffer} events`;
-    if (unread > 1 && td.log.bytesFrom(this.#cursor) > maxWatcherBufferBytes)
+    for (let i = Math.max(this.#counted, this.#cursor); i < td.log.end; i++) {
+      const event = td.log.at(i) as StoredEvent;
+      if (this.#delivers(event)) {
+        this.#pending++;
+        this.#pendingBytes += event.size;
+      }
+    }
+    this.#counted = td.log.end;
+    if (this.#pending > maxWatcherBuffer) return `${maxWatcherBuffer} events`;
+    if (this.#pending > 1 && this.#pendingBytes > maxWatcherBufferBytes)
       return `${maxWatcherBufferBytes} bytes`;
     return undefined;
+  }
+
+  /** Whether `event` (after the cursor) is one this watch sends. */
+  #delivers(event: StoredEvent): boolean {
+    return (
+      event.revision > this.#after && convertEvent(event, this.#lo, this.#hi, this.#matcher) !== undefined
+    );
   }
 
   /** @internal */
@@ -189,6 +215,9 @@ export class Watcher implements AsyncIterableIterator<WatchEvent>, LogListener {
     } else {
       this.#cursor = td.log.indexAfter(this.#after);
     }
+    this.#counted = this.#cursor;
+    this.#pending = 0;
+    this.#pendingBytes = 0;
   }
 
   #scheduleBookmark(delayMs: number): void {
@@ -243,9 +272,15 @@ export class Watcher implements AsyncIterableIterator<WatchEvent>, LogListener {
       }
       const end = Math.min(td.log.end, this.#endIndex ?? Number.POSITIVE_INFINITY);
       while (this.#cursor < end) {
+        const counted = this.#cursor < this.#counted;
         const event = td.log.at(this.#cursor++) as StoredEvent;
         const out = this.#convert(event);
-        if (out !== undefined) return { done: false, value: out };
+        if (out === undefined) continue;
+        if (counted) {
+          this.#pending--;
+          this.#pendingBytes -= event.size;
+        }
+        return { done: false, value: out };
       }
       if (this.#endIndex !== undefined) {
         this.#finish();
