@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ADMIN_DURATION_MS, MAX_ADMIN_RULES } from './fault-admin-body.ts';
 import { FaultErrorCodes } from './fault-errors.ts';
+import { faultAdminClient } from './fault-test-support.ts';
 import { startTestServer, type TestServer } from './test-support.ts';
 
 const FAULTS = '/converge/faults';
@@ -17,12 +18,7 @@ afterAll(async () => {
   await t.close();
 });
 
-function admin(
-  path: string,
-  init: Parameters<TestServer['request']>[1] = {},
-): ReturnType<TestServer['request']> {
-  return t.request(path, { token: t.server.faultAdminToken as string, ...init });
-}
+const admin = faultAdminClient(() => t);
 
 describe('the fault admin endpoint is kept apart from the API', () => {
   it('is not served unless enabled: 404 with the API token (405 for writes, as any unknown path), nothing added, no restart', async () => {

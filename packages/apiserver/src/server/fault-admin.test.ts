@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FaultErrorCodes } from './fault-errors.ts';
-import { eventually, retrying } from './fault-test-support.ts';
+import { eventually, faultAdminClient, retrying } from './fault-test-support.ts';
 import { startTestServer, type TestServer } from './test-support.ts';
 
 const FAULTS = '/converge/faults';
@@ -17,13 +17,7 @@ afterAll(async () => {
   await t.close();
 });
 
-/** A request to the admin endpoint with the fault admin token (not the API's). */
-function admin(
-  path: string,
-  init: Parameters<TestServer['request']>[1] = {},
-): ReturnType<TestServer['request']> {
-  return t.request(path, { token: t.server.faultAdminToken as string, ...init });
-}
+const admin = faultAdminClient(() => t);
 
 function post(body: unknown): ReturnType<TestServer['request']> {
   return admin(FAULTS, { method: 'POST', body });

@@ -3,6 +3,20 @@
  *
  * @module
  */
+import type { TestServer } from './test-support.ts';
+
+/**
+ * Requests to the fault admin endpoint with the fault admin token (not the API's), for the server
+ * `server()` returns when called (tests assign theirs in `beforeAll`).
+ */
+export function faultAdminClient(
+  server: () => TestServer,
+): (path: string, init?: Parameters<TestServer['request']>[1]) => ReturnType<TestServer['request']> {
+  return (path, init = {}) => {
+    const t = server();
+    return t.request(path, { token: t.server.faultAdminToken as string, ...init });
+  };
+}
 
 /** Polls `check` every 10 ms (real time) until it holds; rejects after `timeoutMs`. */
 export async function eventually(check: () => boolean, timeoutMs = 8_000, what = 'condition'): Promise<void> {

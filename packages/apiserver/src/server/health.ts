@@ -7,6 +7,8 @@
  * an unknown check is a 404.
  */
 
+import type { Store } from '@converge/store';
+
 /** One named check: `undefined` when healthy, else why not. */
 export interface HealthCheck {
   readonly name: string;
@@ -90,21 +92,7 @@ function run(check: HealthCheck): string | undefined {
 
 /** What the server's checks read: the store's health, and whether the server is shutting down. */
 export interface HealthSources {
-  readonly store: {
-    health(): {
-      readonly ok: boolean;
-      readonly persistence:
-        | {
-            readonly writable: boolean;
-            readonly healthy: boolean;
-            readonly consecutiveSnapshotFailures: number;
-            readonly lastError:
-              | { readonly step: string; readonly message: string; readonly code: string | undefined }
-              | undefined;
-          }
-        | undefined;
-    };
-  };
+  readonly store: Pick<Store, 'health'>;
   readonly shuttingDown: () => boolean;
 }
 

@@ -43,20 +43,17 @@ function serveDiscovery(
   res: ServerResponse,
   target: RequestTarget,
 ): boolean {
-  const pretty = queryBool(new URL(req.url ?? '/', 'http://x').searchParams, 'pretty') === true;
+  const url = new URL(req.url ?? '/', 'http://x');
+  const pretty = queryBool(url.searchParams, 'pretty') === true;
   const aggregated = acceptsAggregatedDiscovery(req.headers.accept);
   switch (target.kind) {
     case 'version':
       writeValue(res, 200, KUBERNETES_VERSION, { pretty });
       return true;
     case 'health': {
-      const path = healthPath(new URL(req.url ?? '/', 'http://x').pathname);
+      const path = healthPath(url.pathname);
       if (path === undefined) return false;
-      const answer = ctx.health.answer(
-        path.endpoint,
-        path.check,
-        new URL(req.url ?? '/', 'http://x').searchParams,
-      );
+      const answer = ctx.health.answer(path.endpoint, path.check, url.searchParams);
       if (answer.failures.length > 0)
         ctx.logger.warn({ endpoint: path.endpoint, failures: answer.failures }, 'Health check failed');
       writeText(res, answer.status, answer.body);
