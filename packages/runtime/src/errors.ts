@@ -44,6 +44,8 @@ export const ErrorCodes = {
   RECONCILE_REQUEUE_AFTER: 'CONVERGE_ERR_RECONCILE_REQUEUE_AFTER',
   /** A wait was aborted through its AbortSignal. */
   ABORTED: 'CONVERGE_ERR_ABORTED',
+  /** A reconcile's kind stopped being served (the reason its signal aborted). */
+  DYNAMIC_KIND_STOPPED: 'CONVERGE_ERR_DYNAMIC_KIND_STOPPED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

@@ -7,6 +7,7 @@
  * - `reconcile` — `Reconciler`, result constructors, `TerminalError`
  * - `source`, `handler`, `predicate`, `event` — events in, requests out
  * - `controller` — sources → queue → workers → reconciler, with graceful shutdown
+ * - `dynamic` — runtime kinds: `DynamicController` serves and stops kinds while it runs (kro)
  * - `backend` — the Backend contract and its typed errors
  * - `client` — the cached client with read-your-writes, createOrUpdate, owners, finalizers, conditions,
  *   `ignoreNotFound`
@@ -23,6 +24,7 @@ export * from './cache/index.ts';
 export * from './client/index.ts';
 export * from './clock/index.ts';
 export * from './controller/index.ts';
+export * from './dynamic/index.ts';
 export {
   AbortedError,
   AlreadyStartedError,

@@ -54,6 +54,7 @@ export class Controller<R> implements Runnable {
   readonly #logger: Logger;
   readonly #metrics: ControllerMetrics | undefined;
   readonly #onError: ((error: Error, request: R) => void) | undefined;
+  readonly #kindOf: ((request: R) => string) | undefined;
   readonly #queue: WorkQueue<R>;
   readonly #running = new Set<Running<R>>();
   readonly #stop = new AbortController();
@@ -88,12 +89,14 @@ export class Controller<R> implements Runnable {
     this.#logger = (options.logger ?? noopLogger).child({ controller: this.name });
     this.#metrics = options.metrics;
     this.#onError = options.onError;
+    this.#kindOf = options.kindOf;
     this.#keyOf = options.keyOf ?? defaultRequestKey;
     this.#queue = new WorkQueue<R>({
       name: this.name,
       keyOf: this.#keyOf,
       clock: this.#clock,
       ...(options.partitionOf === undefined ? {} : { partitionOf: options.partitionOf }),
+      ...(options.partitionLimits === undefined ? {} : { partitionLimits: options.partitionLimits }),
       ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
       ...(options.hold === undefined ? {} : { hold: options.hold }),
       ...(options.coalesceWhileProcessing === undefined
@@ -111,6 +114,28 @@ export class Controller<R> implements Runnable {
   /** The add side of the controller's queue: enqueue requests from anywhere. */
   get queue(): RequestQueue<R> {
     return this.#queue;
+  }
+
+  /**
+   * Drops every queued or waiting request for which `predicate` is true and forgets their
+   * failures; a matching request that is processing is not run again after it finishes (however
+   * often it was added meanwhile). Returns how many were dropped from the queue.
+   */
+  removeWhere(predicate: (request: R) => boolean): number {
+    const queue = this.#queue;
+    return queue.removeWhere((request) => {
+      if (!predicate(request)) return false;
+      queue.forget(request);
+      return true;
+    });
+  }
+
+  /**
+   * Gives the requests of one fairness partition (see `partitionOf`) at most `limit` of the
+   * workers at once; `undefined` lifts the limit.
+   */
+  setPartitionLimit(partition: string, limit: number | undefined): void {
+    this.#queue.setPartitionLimit(partition, limit);
   }
 
   /** Queue counters (depth, processing, waiting, adds, retries, dropped after shutdown). */
@@ -268,7 +293,15 @@ export class Controller<R> implements Runnable {
       label = 'error';
     }
     const duration = this.#clock.now() - started;
-    this.#hook(() => this.#metrics?.onReconcile?.(this.name, label, duration));
+    const kindOf = this.#kindOf;
+    this.#hook(() =>
+      this.#metrics?.onReconcile?.(
+        this.name,
+        label,
+        duration,
+        kindOf === undefined ? undefined : kindOf(request),
+      ),
+    );
   }
 
   #apply(request: R, outcome: Outcome, logger: Logger): ReconcileResultLabel {

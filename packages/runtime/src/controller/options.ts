@@ -9,8 +9,11 @@ export type ReconcileResultLabel = 'success' | 'error' | 'terminal' | 'requeue' 
 
 /** Hooks a metrics adapter implements to observe a controller. Hooks that throw are ignored. */
 export interface ControllerMetrics {
-  /** A reconcile finished with `result` after `durationMs`. */
-  onReconcile?(controller: string, result: ReconcileResultLabel, durationMs: number): void;
+  /**
+   * A reconcile finished with `result` after `durationMs`. `kind` is the request's kind when the
+   * controller has a `kindOf` (a dynamic controller's `group/version/resource`).
+   */
+  onReconcile?(controller: string, result: ReconcileResultLabel, durationMs: number, kind?: string): void;
   /** The number of reconciles in progress changed. */
   onActiveWorkers?(controller: string, active: number): void;
 }
@@ -28,6 +31,13 @@ export interface ControllerOptions<R> {
   readonly keyOf?: (request: R) => string;
   /** Fairness partition of a request (kind, namespace, tenant…). Default: none. */
   readonly partitionOf?: (request: R) => string;
+  /**
+   * At most this many workers per partition at once (for example per kind). Default: none. Change
+   * later with `setPartitionLimit`.
+   */
+  readonly partitionLimits?: Readonly<Record<string, number>>;
+  /** The kind of a request, passed to the metric hooks. Default: none. */
+  readonly kindOf?: (request: R) => string;
   /** Backoff of retried requests. Default exponential 5 ms → 1000 s per request. */
   readonly rateLimiter?: RateLimiter;
   /** What to do after a retryable error. Default `unlimitedRetries`. */

@@ -3,6 +3,7 @@ import { ControllerBuilder } from '../builder/index.ts';
 import { Client } from '../client/index.ts';
 import { type Clock, realClock, type Timer } from '../clock/index.ts';
 import type { Controller } from '../controller/index.ts';
+import { DynamicController, type DynamicControllerOptions } from '../dynamic/index.ts';
 import { AlreadyStartedError, OptionsError } from '../errors.ts';
 import { InformerRegistry } from '../informer/index.ts';
 import { type Logger, noopLogger } from '../log/index.ts';
@@ -176,6 +177,31 @@ export class Manager implements Runnable {
       add: (controller: Controller<ObjectKey>, options?: { name?: string }) =>
         this.add(controller, options ?? {}),
     }).for(type);
+  }
+
+  /**
+   * A {@link DynamicController} over the default backend, added to the manager (leader-gated
+   * unless `needLeaderElection: false`). In a manager with a default backend its kinds' informers
+   * come from the manager's shared informers, which run before leadership: kinds served on a
+   * standby replica are warm when it takes over.
+   *
+   * @example
+   * const dynamic = manager.dynamicController({ workers: 4 });
+   * await dynamic.serve(widgetType, reconcileWidget);
+   */
+  dynamicController(
+    options: Omit<DynamicControllerOptions, 'backend' | 'informers'> & { readonly backend?: Backend } = {},
+  ): DynamicController {
+    const controller = new DynamicController({
+      clock: this.#clock,
+      logger: this.#baseLogger,
+      ...options,
+      backend: options.backend ?? this.backend,
+      // The shared informers run only in a manager with a default backend.
+      ...(this.#backend === undefined ? {} : { informers: this.#informers }),
+    });
+    this.add(controller, { name: controller.name });
+    return controller;
   }
 
   async #reader(type: ResourceType, signal?: AbortSignal) {

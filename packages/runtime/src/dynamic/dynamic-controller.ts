@@ -1,0 +1,605 @@
+import { type Backend, type ResourceType, resourceType } from '../backend/index.ts';
+import type { CacheReader } from '../cache/index.ts';
+import { type Clock, realClock, type Timer } from '../clock/index.ts';
+import {
+  Controller,
+  type ControllerMetrics,
+  ShutdownTimeoutError,
+  SourceSyncError,
+} from '../controller/index.ts';
+import { AbortedError, AlreadyStartedError, OptionsError } from '../errors.ts';
+import type { ObjectEvent } from '../event/index.ts';
+import type { RequestQueue } from '../handler/index.ts';
+import { type InformerHandle, InformerRegistry } from '../informer/index.ts';
+import { type Logger, noopLogger } from '../log/index.ts';
+import type { KubeObject } from '../object/index.ts';
+import { durationMs, integer, nonEmptyString } from '../options.ts';
+import { generationChanged } from '../predicate/index.ts';
+import { done, type ReconcileContext, type ReconcileReturn, toError } from '../reconcile/index.ts';
+import type { Runnable } from '../runnable/index.ts';
+import {
+  maxRetries as maxRetriesPolicy,
+  type RateLimiter,
+  type RetryPolicy,
+  unlimitedRetries,
+  type WorkQueueMetrics,
+  type WorkQueueStats,
+} from '../workqueue/index.ts';
+import { ControllerShutDownError, KindStoppedError } from './errors.ts';
+import {
+  type GroupVersionResource,
+  gvrOf,
+  type KindHandler,
+  type KindReconciler,
+  type KindRequest,
+  kindId,
+  type ServeOptions,
+  type ServesKinds,
+} from './types.ts';
+
+/** Hooks a metrics adapter implements to observe a dynamic controller (kro's `dynamic_controller_*`). */
+export interface DynamicControllerMetrics extends ControllerMetrics {
+  /** The number of served kinds changed. */
+  onKinds?(controller: string, count: number): void;
+  /** A newly served kind's cache synced after `durationMs`. */
+  onKindSynced?(controller: string, kind: string, durationMs: number): void;
+  /** An informer event of `kind` was seen; `enqueued` is false when the generation filter dropped it. */
+  onEvent?(controller: string, kind: string, type: ObjectEvent<unknown>['type'], enqueued: boolean): void;
+}
+
+export interface DynamicControllerOptions {
+  /** Name for logs and metrics. Default 'dynamic-controller'. */
+  readonly name?: string;
+  /** Where the served kinds live. Required. */
+  readonly backend: Backend;
+  /**
+   * Shared informers to take the kinds' informers from (a manager's `informers`, so that they may
+   * start before leadership). Default: the controller's own registry, started with it.
+   */
+  readonly informers?: InformerRegistry;
+  /** Reconciles at once over all kinds (kro's `Workers`). Default 1. */
+  readonly workers?: number;
+  /**
+   * Every this many milliseconds every cached object of every served kind is reconciled again.
+   * Default 0 (never). Unlike kro, whose resyncs are dropped by its generation filter, these run.
+   */
+  readonly resyncPeriodMs?: number;
+  /**
+   * Drop a request after this many retries, counted as kro's `QueueMaxRetries` (a request that
+   * always fails runs `1 + maxRetries` times). Default: retry forever. Exclusive with `retryPolicy`.
+   */
+  readonly maxRetries?: number;
+  /** What to do after a retryable error. Default `unlimitedRetries`. Exclusive with `maxRetries`. */
+  readonly retryPolicy?: RetryPolicy;
+  /** Backoff of retried requests. Default exponential 5 ms → 1000 s per request. */
+  readonly rateLimiter?: RateLimiter;
+  /**
+   * How long stopping the controller, or one kind, waits for its in-flight reconciles. Default
+   * 30 000; 0 does not wait.
+   */
+  readonly shutdownTimeoutMs?: number;
+  /** How long a newly served kind may take to sync before `serve` rejects. Default 120 000. */
+  readonly syncTimeoutMs?: number;
+  /** Per-reconcile timeout. Default 600 000; 0 disables it. */
+  readonly reconcileTimeoutMs?: number;
+  /**
+   * Drop updates whose `metadata.generation` did not change (status-only and metadata-only writes),
+   * as kro does. Kinds without generations (0 or none) are never filtered. Default true; a kind's
+   * `ServeOptions` may override it.
+   */
+  readonly filterUnchangedGeneration?: boolean;
+  /** Whether a manager runs it only while leading. Default true. */
+  readonly needLeaderElection?: boolean;
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  readonly metrics?: DynamicControllerMetrics;
+  readonly queueMetrics?: WorkQueueMetrics;
+  /** Called with every reconcile error, retried or not. Must not throw. */
+  readonly onError?: (error: Error, request: KindRequest) => void;
+}
+
+/** The states of a dynamic controller, in order. */
+export type DynamicControllerState = 'new' | 'running' | 'stopping' | 'stopped';
+
+/** One served kind. */
+interface Served {
+  readonly id: string;
+  readonly type: ResourceType;
+  readonly gvr: GroupVersionResource;
+  handler: KindReconciler;
+  filter: boolean;
+  watch: WatchSpec;
+  handle: InformerHandle;
+  unsubscribe: () => void;
+  /** Aborts when the kind stops being served. */
+  readonly stop: AbortController;
+  /** In-flight reconciles, by request key. */
+  readonly running: Map<Promise<ReconcileReturn>, string>;
+  resync: Timer | undefined;
+  synced: Promise<void> | undefined;
+}
+
+interface WatchSpec {
+  readonly namespace: string | undefined;
+  readonly labelSelector: string | undefined;
+}
+
+/**
+ * One controller for many kinds, served and stopped while it runs (kro's dynamic controller).
+ *
+ * All kinds share one work queue and one pool of `workers`. The queue is fair between kinds:
+ * ready requests are taken round-robin across kinds, so a storm of events on one kind delays a
+ * request of another kind by at most one request per busy kind; a kind can be held to fewer
+ * workers with `maxConcurrent`. A request carries its kind, so the same namespace/name in two
+ * kinds are two requests; one request is never reconciled twice at once.
+ *
+ * - `serve(type, handler)`: a new kind's informer starts (taken from the shared registry); once
+ *   the controller runs, `serve` resolves after the kind's cache synced, every existing object
+ *   being enqueued. Serving a served kind again replaces its handler and options and enqueues
+ *   every cached object again. Before `start`, `serve` only registers the kind: `start` waits for
+ *   every registered kind to sync before the workers start.
+ * - `stopServing(kind)`: the kind's informer is released (its watch closes when no one else
+ *   shares it), its resync timer is cancelled, its queued and waiting requests are dropped at
+ *   once, and its in-flight reconciles see their signal abort with a {@link KindStoppedError};
+ *   their results are ignored. Resolves once they finished (or rejects with a
+ *   `ShutdownTimeoutError` after `shutdownTimeoutMs`, the kind being stopped all the same). After it
+ *   resolves, no reconcile of that kind starts. Stopping a kind that is not served resolves.
+ * - Updates whose generation did not change are dropped by default (kro), so status writes do not
+ *   reconcile; `filterUnchangedGeneration: false` turns that off.
+ * - `start(signal)` runs once; stopping drops queued requests, aborts in-flight reconciles' signals
+ *   and waits up to `shutdownTimeoutMs` for them.
+ *
+ * @example
+ * const dynamic = new DynamicController({ backend, workers: 4 });
+ * void dynamic.start(signal);
+ * await dynamic.serve(widgetType, async ({ namespace, name }, { cache }) => {
+ *   const widget = cache.get({ namespace, name });
+ *   if (widget === undefined) return done();
+ *   await converge(widget);
+ *   return done();
+ * });
+ * await dynamic.stopServing(widgetType);
+ */
+export class DynamicController implements Runnable, ServesKinds {
+  readonly name: string;
+  readonly needLeaderElection: boolean;
+  readonly #backend: Backend;
+  readonly #registry: InformerRegistry;
+  readonly #ownRegistry: boolean;
+  readonly #resyncPeriodMs: number;
+  readonly #shutdownTimeoutMs: number;
+  readonly #syncTimeoutMs: number;
+  readonly #filter: boolean;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #metrics: DynamicControllerMetrics | undefined;
+  readonly #controller: Controller<KindRequest>;
+  readonly #kinds = new Map<string, Served>();
+  readonly #stop = new AbortController();
+  readonly #changedGeneration = generationChanged<KubeObject>();
+  #state: DynamicControllerState = 'new';
+
+  constructor(options: DynamicControllerOptions) {
+    if (typeof options !== 'object' || options === null)
+      throw new OptionsError('options', options, 'an object');
+    this.name = nonEmptyString('name', options.name, 'dynamic-controller');
+    if (this.name === '') throw new OptionsError('name', options.name, 'a non-empty string');
+    const backend = options.backend as unknown;
+    if (typeof backend !== 'object' || backend === null || typeof (backend as Backend).watch !== 'function') {
+      throw new OptionsError('backend', backend, 'a Backend');
+    }
+    this.#backend = options.backend;
+    if (options.informers !== undefined && !(options.informers instanceof InformerRegistry)) {
+      throw new OptionsError('informers', options.informers, 'an InformerRegistry');
+    }
+    this.#clock = options.clock ?? realClock;
+    this.#logger = (options.logger ?? noopLogger).child({ controller: this.name });
+    this.#ownRegistry = options.informers === undefined;
+    this.#registry =
+      options.informers ?? new InformerRegistry({ clock: this.#clock, logger: options.logger ?? noopLogger });
+    this.#resyncPeriodMs = durationMs('resyncPeriodMs', options.resyncPeriodMs, 0);
+    this.#shutdownTimeoutMs = durationMs('shutdownTimeoutMs', options.shutdownTimeoutMs, 30_000);
+    this.#syncTimeoutMs = durationMs('syncTimeoutMs', options.syncTimeoutMs, 120_000);
+    this.#filter = booleanOption('filterUnchangedGeneration', options.filterUnchangedGeneration, true);
+    this.needLeaderElection = booleanOption('needLeaderElection', options.needLeaderElection, true);
+    this.#metrics = options.metrics;
+    if (options.maxRetries !== undefined && options.retryPolicy !== undefined) {
+      throw new OptionsError('maxRetries', options.maxRetries, 'to be left out when retryPolicy is given');
+    }
+    const retryPolicy =
+      options.maxRetries === undefined
+        ? (options.retryPolicy ?? unlimitedRetries)
+        : maxRetriesPolicy(options.maxRetries);
+    const router: KindReconciler = { reconcile: (request, context) => this.#route(request, context) };
+    this.#controller = new Controller<KindRequest>({
+      name: this.name,
+      reconciler: router,
+      maxConcurrentReconciles: integer('workers', options.workers, 1, 1),
+      keyOf: requestKey,
+      partitionOf: requestKind,
+      kindOf: requestKind,
+      retryPolicy,
+      shutdownTimeoutMs: this.#shutdownTimeoutMs,
+      needLeaderElection: this.needLeaderElection,
+      clock: this.#clock,
+      logger: options.logger ?? noopLogger,
+      ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
+      ...(options.reconcileTimeoutMs === undefined ? {} : { reconcileTimeoutMs: options.reconcileTimeoutMs }),
+      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+      ...(options.queueMetrics === undefined ? {} : { queueMetrics: options.queueMetrics }),
+      ...(options.onError === undefined ? {} : { onError: options.onError }),
+    });
+  }
+
+  get state(): DynamicControllerState {
+    return this.#state;
+  }
+
+  /** The add side of the shared queue: enqueue a request of a served kind from anywhere. */
+  get queue(): RequestQueue<KindRequest> {
+    return this.#controller.queue;
+  }
+
+  /** The kinds served now, in the order they were first served. */
+  served(): ResourceType[] {
+    return [...this.#kinds.values()].map((served) => served.type);
+  }
+
+  /** The informer cache of a served kind, or undefined. */
+  cache(kind: GroupVersionResource | ResourceType): CacheReader<KubeObject> | undefined {
+    return this.#kinds.get(kindId(kind))?.handle.informer.cache;
+  }
+
+  /** True when every served kind's cache has synced (kro's `AllInformerHaveSynced`). */
+  allSynced(): boolean {
+    for (const served of this.#kinds.values()) if (!served.handle.informer.hasSynced()) return false;
+    return true;
+  }
+
+  /**
+   * Resolves once every kind served now has synced; a kind stopped meanwhile is not waited for.
+   * Rejects with an AbortedError when `signal` aborts first.
+   */
+  async waitForSync(signal: AbortSignal): Promise<void> {
+    const kinds = [...this.#kinds.values()];
+    await Promise.all(
+      kinds.map(async (served) => {
+        try {
+          await served.handle.informer.waitForSync(anySignal(signal, served.stop.signal).signal);
+        } catch (error) {
+          if (signal.aborted || !served.stop.signal.aborted) throw error;
+        }
+      }),
+    );
+  }
+
+  /** Queue counters, reconciles running and kinds served. */
+  stats(): WorkQueueStats & { readonly running: number; readonly kinds: number } {
+    return { ...this.#controller.stats(), kinds: this.#kinds.size };
+  }
+
+  async serve<T extends KubeObject = KubeObject>(
+    type: ResourceType<T>,
+    handler: KindHandler,
+    options: ServeOptions = {},
+  ): Promise<void> {
+    const checked = resourceType(type as ResourceType) as ResourceType;
+    const reconciler = handlerOption(handler);
+    const opts = serveOptions(options);
+    if (this.#state === 'stopping' || this.#state === 'stopped') {
+      throw new ControllerShutDownError(`dynamic controller ${this.name}`);
+    }
+    const id = kindId(checked);
+    const filter = opts.filterUnchangedGeneration ?? this.#filter;
+    const watch: WatchSpec = { namespace: opts.namespace, labelSelector: opts.labelSelector };
+    let served = this.#kinds.get(id);
+    if (served !== undefined) {
+      served.handler = reconciler;
+      served.filter = filter;
+      this.#controller.setPartitionLimit(id, opts.maxConcurrent);
+      if (served.watch.namespace !== watch.namespace || served.watch.labelSelector !== watch.labelSelector) {
+        this.#rewatch(served, watch);
+      }
+      this.#logger.info({ kind: id }, 'Kind served again; its handler is replaced and its objects enqueued');
+      this.#enqueueAll(served);
+    } else {
+      const handle = this.#acquire(checked, watch);
+      served = {
+        id,
+        type: checked,
+        gvr: gvrOf(checked),
+        handler: reconciler,
+        filter,
+        watch,
+        handle,
+        unsubscribe: () => undefined,
+        stop: new AbortController(),
+        running: new Map(),
+        resync: undefined,
+        synced: undefined,
+      };
+      this.#kinds.set(id, served);
+      this.#controller.setPartitionLimit(id, opts.maxConcurrent);
+      served.unsubscribe = handle.informer.subscribe(this.#listener(served));
+      this.#logger.info({ kind: id }, 'Serving kind');
+      this.#hook(() => this.#metrics?.onKinds?.(this.name, this.#kinds.size));
+    }
+    if (this.#state === 'running') await this.#sync(served);
+  }
+
+  async stopServing(kind: GroupVersionResource | ResourceType): Promise<void> {
+    if (typeof kind !== 'object' || kind === null)
+      throw new OptionsError('kind', kind, 'a GroupVersionResource or ResourceType');
+    const id = kindId(kind);
+    const served = this.#kinds.get(id);
+    if (served === undefined) return;
+    this.#retire(served);
+    const dropped = this.#controller.removeWhere((request) => requestKind(request) === id);
+    this.#logger.info({ kind: id, dropped, running: served.running.size }, 'Stopped serving kind');
+    this.#hook(() => this.#metrics?.onKinds?.(this.name, this.#kinds.size));
+    await this.#drain(served);
+  }
+
+  /** Runs the controller until `signal` aborts. Starts once. */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.#state !== 'new') throw new AlreadyStartedError(`dynamic controller ${this.name}`);
+    this.#state = 'running';
+    const stop = this.#stop.signal;
+    const onAbort = (): void => this.#stop.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    const registry = this.#ownRegistry ? this.#registry.start(stop) : undefined;
+    let failure: Error | undefined;
+    try {
+      try {
+        await Promise.all([...this.#kinds.values()].map((served) => this.#sync(served)));
+      } catch (error) {
+        if (!stop.aborted) {
+          failure = toError(error);
+          this.#stop.abort(error);
+        }
+      }
+      if (!stop.aborted) await this.#controller.start(stop);
+    } catch (error) {
+      failure ??= toError(error);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      this.#state = 'stopping';
+      for (const served of [...this.#kinds.values()]) this.#retire(served);
+      this.#hook(() => this.#metrics?.onKinds?.(this.name, 0));
+      await registry;
+      this.#state = 'stopped';
+    }
+    if (failure !== undefined) throw failure;
+  }
+
+  /** Stops the controller as if its start signal aborted. */
+  stop(): void {
+    this.#stop.abort(new Error(`dynamic controller ${this.name} stopped`));
+  }
+
+  #acquire(type: ResourceType, watch: WatchSpec): InformerHandle {
+    return this.#registry.acquire({
+      backend: this.#backend,
+      type,
+      ...(watch.namespace === undefined ? {} : { namespace: watch.namespace }),
+      ...(watch.labelSelector === undefined ? {} : { labelSelector: watch.labelSelector }),
+    });
+  }
+
+  /** Moves a served kind to another informer (its namespace or selector changed). */
+  #rewatch(served: Served, watch: WatchSpec): void {
+    const previous = served.handle;
+    served.unsubscribe();
+    served.handle = this.#acquire(served.type, watch);
+    served.watch = watch;
+    served.synced = undefined;
+    served.unsubscribe = served.handle.informer.subscribe(this.#listener(served));
+    previous.release();
+  }
+
+  #listener(served: Served): (event: ObjectEvent<KubeObject>) => void {
+    const queue = this.#controller.queue;
+    return (event) => {
+      if (served.stop.signal.aborted) return;
+      const enqueued = !(served.filter && !this.#changedGeneration(event));
+      this.#hook(() => this.#metrics?.onEvent?.(this.name, served.id, event.type, enqueued));
+      if (!enqueued) return;
+      queue.add(requestOf(served, event.object));
+    };
+  }
+
+  #enqueueAll(served: Served): void {
+    const queue = this.#controller.queue;
+    for (const object of served.handle.informer.cache.list()) queue.add(requestOf(served, object));
+  }
+
+  /** Waits for a kind's cache to sync (once per informer), then arms its resync timer. */
+  #sync(served: Served): Promise<void> {
+    served.synced ??= this.#waitForKind(served);
+    return served.synced;
+  }
+
+  async #waitForKind(served: Served): Promise<void> {
+    const started = this.#clock.now();
+    const timeout = new AbortController();
+    const timer = this.#clock.setTimer(() => timeout.abort(), this.#syncTimeoutMs);
+    const linked = anySignal(this.#stop.signal, served.stop.signal, timeout.signal);
+    try {
+      await served.handle.informer.waitForSync(linked.signal);
+    } catch (error) {
+      if (served.stop.signal.aborted) throw served.stop.signal.reason;
+      if (this.#stop.signal.aborted) {
+        throw new AbortedError(`dynamic controller ${this.name} stopped while ${served.id} synced`, {
+          cause: error,
+        });
+      }
+      const failure = new SourceSyncError(
+        `dynamic controller ${this.name}`,
+        served.id,
+        timeout.signal.aborted ? `did not sync within ${this.#syncTimeoutMs}ms` : 'failed to sync',
+        { cause: error },
+      );
+      if (this.#kinds.get(served.id) === served) {
+        this.#retire(served);
+        this.#controller.removeWhere((request) => requestKind(request) === served.id);
+        this.#hook(() => this.#metrics?.onKinds?.(this.name, this.#kinds.size));
+      }
+      this.#logger.error({ kind: served.id, err: failure }, 'Kind did not sync; it is not served');
+      throw failure;
+    } finally {
+      timer.cancel();
+      linked.dispose();
+    }
+    const duration = this.#clock.now() - started;
+    this.#hook(() => this.#metrics?.onKindSynced?.(this.name, served.id, duration));
+    this.#armResync(served);
+  }
+
+  #armResync(served: Served): void {
+    if (this.#resyncPeriodMs === 0 || served.stop.signal.aborted || served.resync !== undefined) return;
+    const tick = (): void => {
+      served.resync = undefined;
+      if (served.stop.signal.aborted) return;
+      this.#enqueueAll(served);
+      served.resync = this.#clock.setTimer(tick, this.#resyncPeriodMs);
+    };
+    served.resync = this.#clock.setTimer(tick, this.#resyncPeriodMs);
+  }
+
+  /** Takes a kind out of service: no events, no timer, no informer, in-flight signals aborted. */
+  #retire(served: Served): void {
+    if (this.#kinds.get(served.id) === served) this.#kinds.delete(served.id);
+    served.unsubscribe();
+    served.resync?.cancel();
+    served.resync = undefined;
+    served.handle.release();
+    this.#controller.setPartitionLimit(served.id, undefined);
+    if (!served.stop.signal.aborted) served.stop.abort(new KindStoppedError(served.id));
+  }
+
+  /** Waits for a stopped kind's in-flight reconciles, up to `shutdownTimeoutMs`. */
+  async #drain(served: Served): Promise<void> {
+    if (served.running.size === 0 || this.#shutdownTimeoutMs === 0) return;
+    let timer: Timer | undefined;
+    const timedOut = await Promise.race([
+      Promise.allSettled(served.running.keys()).then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = this.#clock.setTimer(() => resolve(true), this.#shutdownTimeoutMs);
+      }),
+    ]);
+    timer?.cancel();
+    if (timedOut) {
+      throw new ShutdownTimeoutError(`kind ${served.id}`, this.#shutdownTimeoutMs, [
+        ...served.running.values(),
+      ]);
+    }
+  }
+
+  async #route(request: KindRequest, context: ReconcileContext): Promise<ReconcileReturn> {
+    const served = this.#kinds.get(requestKind(request));
+    if (served === undefined) {
+      // Queued before its kind stopped and not removed (kro v0.6+: dropped, never retried).
+      context.logger.info({ kind: requestKind(request) }, 'Kind no longer served; request dropped');
+      return done();
+    }
+    const linked = anySignal(context.signal, served.stop.signal);
+    const call = (async () =>
+      served.handler.reconcile(request, {
+        ...context,
+        signal: linked.signal,
+        type: served.type,
+        cache: served.handle.informer.cache,
+      }))();
+    served.running.set(call, requestKey(request));
+    try {
+      const result = await call;
+      return served.stop.signal.aborted ? done() : result;
+    } catch (error) {
+      // A stopped kind's reconcile is over, whatever it says: nothing of that kind is retried.
+      if (served.stop.signal.aborted) return done();
+      throw error;
+    } finally {
+      served.running.delete(call);
+      linked.dispose();
+    }
+  }
+
+  #hook(call: () => void): void {
+    try {
+      call();
+    } catch {
+      // Observers must never break the controller.
+    }
+  }
+}
+
+/** The request of a cached object (the informer admits only objects with a name). */
+function requestOf(served: Served, object: KubeObject): KindRequest {
+  return { kind: served.gvr, namespace: object.metadata.namespace ?? '', name: object.metadata.name ?? '' };
+}
+
+/** The queue identity of a request: kind and namespace/name. */
+function requestKey(request: KindRequest): string {
+  return `${requestKind(request)}/${request.namespace}/${request.name}`;
+}
+
+function requestKind(request: KindRequest): string {
+  return kindId(request.kind);
+}
+
+function handlerOption(handler: KindHandler): KindReconciler {
+  const h = handler as unknown;
+  if (typeof h === 'function') return { reconcile: h as KindReconciler['reconcile'] };
+  if (typeof h === 'object' && h !== null && typeof (h as KindReconciler).reconcile === 'function') {
+    return h as KindReconciler;
+  }
+  throw new OptionsError('handler', h, 'a function or an object with a reconcile method');
+}
+
+function serveOptions(options: ServeOptions): ServeOptions {
+  if (typeof options !== 'object' || options === null)
+    throw new OptionsError('options', options, 'an object');
+  if (options.maxConcurrent !== undefined) integer('maxConcurrent', options.maxConcurrent, 1, 1);
+  if (options.filterUnchangedGeneration !== undefined) {
+    booleanOption('filterUnchangedGeneration', options.filterUnchangedGeneration, true);
+  }
+  if (options.namespace !== undefined && typeof options.namespace !== 'string') {
+    throw new OptionsError('namespace', options.namespace, 'a string');
+  }
+  if (options.labelSelector !== undefined && typeof options.labelSelector !== 'string') {
+    throw new OptionsError('labelSelector', options.labelSelector, 'a label selector string');
+  }
+  return options;
+}
+
+function booleanOption(field: string, value: boolean | undefined, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw new OptionsError(field, value, 'a boolean');
+  return value;
+}
+
+/**
+ * A signal that aborts when any of `signals` does, with its reason, and a `dispose` that removes
+ * its listeners (AbortSignal.any would keep them until every source is collected).
+ */
+function anySignal(...signals: AbortSignal[]): { readonly signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const aborted = signals.find((s) => s.aborted);
+  if (aborted !== undefined) {
+    controller.abort(aborted.reason);
+    return { signal: controller.signal, dispose: () => undefined };
+  }
+  const listeners = signals.map((source) => {
+    const onAbort = (): void => {
+      controller.abort(source.reason);
+      dispose();
+    };
+    source.addEventListener('abort', onAbort, { once: true });
+    return { source, onAbort };
+  });
+  const dispose = (): void => {
+    for (const { source, onAbort } of listeners) source.removeEventListener('abort', onAbort);
+  };
+  return { signal: controller.signal, dispose };
+}

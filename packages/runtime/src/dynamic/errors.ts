@@ -1,0 +1,19 @@
+import { ConvergeError, type ConvergeErrorOptions, ErrorCodes } from '../errors.ts';
+
+/** The reason an in-flight reconcile's signal aborts when its kind stops being served. */
+export class KindStoppedError extends ConvergeError {
+  /** `group/version/resource` of the kind. */
+  readonly kind: string;
+
+  constructor(kind: string, options?: ConvergeErrorOptions) {
+    super(ErrorCodes.DYNAMIC_KIND_STOPPED, `kind ${kind} is no longer served`, options);
+    this.kind = kind;
+  }
+}
+
+/** `serve` was called after the dynamic controller stopped. */
+export class ControllerShutDownError extends ConvergeError {
+  constructor(component: string) {
+    super(ErrorCodes.LIFECYCLE_SHUT_DOWN, `${component} has stopped; it serves no more kinds`);
+  }
+}
