@@ -364,6 +364,28 @@ describe('DynamicController', () => {
     await run;
   });
 
+  it('serve rejects with a KindStoppedError when the kind is stopped while it syncs', async () => {
+    const { backend, stop, controller, clock } = setup();
+    const kind = widgetKind(1);
+    backend.failNext('list', new UnavailableError('apiserver down'), 1_000);
+    backend.failNext('watch', new UnavailableError('apiserver down'), 1_000);
+    const run = controller.start(stop.signal);
+    const outcome = controller
+      .serve(kind, () => done())
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    await clock.advance(1_000);
+    await controller.stopServing(kind);
+    expect(await outcome).toBeInstanceOf(KindStoppedError);
+    expect(controller.served()).toEqual([]);
+    await settle();
+    expect(backend.openWatches).toBe(0);
+    stop.abort();
+    await run;
+  });
+
   it('resyncPeriodMs reconciles every cached object again each period, and stops with the kind', async () => {
     const { backend, stop, controller, clock } = setup({ resyncPeriodMs: 60_000 });
     const kind = widgetKind(1);
