@@ -87,6 +87,13 @@ export const KINDS: readonly KindFacts[] = [
     shortNames: ['hpa'],
     generation: false,
   },
+  {
+    group: 'apiextensions.k8s.io',
+    version: 'v1',
+    kind: 'CustomResourceDefinition',
+    shortNames: ['crd', 'crds'],
+    generation: true,
+  },
 ];
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
@@ -136,6 +143,19 @@ const RUNTIME_KINDS: Readonly<Record<string, RuntimeKind>> = {
 /** Generated names that would collide with a runtime export, and what they are called instead. */
 const RENAMES: Readonly<Record<string, string>> = {
   'io.k8s.api.core.v1.EventSeries': 'CoreEventSeries',
+};
+
+const APIEXTENSIONS = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1';
+
+/**
+ * Definitions Kubernetes encodes by hand, so the document gives them neither a type nor fields:
+ * their TypeScript types, naming only definitions of the same file.
+ */
+const ALIASES: Readonly<Record<string, string>> = {
+  [`${APIEXTENSIONS}.JSON`]: 'unknown',
+  [`${APIEXTENSIONS}.JSONSchemaPropsOrArray`]: 'JSONSchemaProps | readonly JSONSchemaProps[]',
+  [`${APIEXTENSIONS}.JSONSchemaPropsOrBool`]: 'JSONSchemaProps | boolean',
+  [`${APIEXTENSIONS}.JSONSchemaPropsOrStringArray`]: 'JSONSchemaProps | readonly string[]',
 };
 
 /** Core definitions are many: those reachable from these roots get files of their own, in this order. */
@@ -233,12 +253,14 @@ export function generateKinds(doc: OpenApiDocument, taken: ReadonlySet<string>):
     }
     byName.set(name, definition);
     const pkg = packageOf(definition);
+    const alias = ALIASES[definition];
     declared.set(definition, {
       definition,
       name,
       file: (kind === undefined ? sections.get(definition) : undefined) ?? pkg,
       apiVersion: versions.get(pkg) ?? pkg.replace('-', '/'),
       ...(kind === undefined ? {} : { kind }),
+      ...(alias === undefined ? {} : { alias }),
     });
   }
   const writers = new Map<string, FileWriter>();

@@ -47,6 +47,8 @@ export interface Declared {
   readonly file: string;
   readonly apiVersion: string;
   readonly kind?: KindFacts & { readonly resource: Resource };
+  /** Its TypeScript type, for a definition the document gives neither a type nor fields. */
+  readonly alias?: string;
 }
 
 export function lowerFirst(name: string): string {
@@ -152,6 +154,12 @@ export class FileWriter {
       const where = usedBy === undefined ? '' : `, in {@link ${usedBy}}`;
       const doc = `/** \`${declared.apiVersion}\` ${declared.name}${where}. */`;
       const fields = this.#fields(schema, []);
+      if (declared.alias !== undefined) {
+        if (fields.length > 0 || schema.type !== undefined)
+          fail(`${declared.definition} has a type of its own now: drop it from ALIASES`);
+        this.#blocks.push(`${doc}\nexport type ${declared.name} = ${declared.alias};`);
+        return;
+      }
       this.#blocks.push(
         fields.length === 0
           ? `${doc}\nexport type ${declared.name} = Readonly<Record<string, unknown>>;`

@@ -81,6 +81,20 @@ describe('scripts/generate-kinds.ts', () => {
     );
     expect(() => generateKinds({ ...doc, paths }, new Set())).toThrow(/CronJob: expected one path/);
   });
+
+  it('types the hand-encoded apiextensions definitions, and fails loudly once the document types one', (ctx) => {
+    ctx.skip(!haveData, absent);
+    const doc = readDoc();
+    const text = generateKinds(doc, new Set()).get('apiextensions-v1.ts') ?? '';
+    expect(text).toContain('export type JSONSchemaPropsOrBool = JSONSchemaProps | boolean;');
+    expect(text).toContain('export type JSON = unknown;');
+    const name = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool';
+    const typed: OpenApiDocument = {
+      ...doc,
+      definitions: { ...doc.definitions, [name]: { type: 'object' } },
+    };
+    expect(() => generateKinds(typed, new Set())).toThrow(/JSONSchemaPropsOrBool has a type of its own/);
+  });
 });
 
 describe('kinds the embedded server does not serve yet', () => {

@@ -28,6 +28,7 @@ const KINDS = [
   'Lease',
   'PodDisruptionBudget',
   'HorizontalPodAutoscaler',
+  'CustomResourceDefinition',
 ];
 
 /** The Event kinds the runtime's event recorder writes, declared beside it rather than generated. */
@@ -124,6 +125,7 @@ describe('the runtime’s built-in kind constants', () => {
       expect.arrayContaining([
         'configMapType',
         'coreEventType',
+        'customResourceDefinitionType',
         'deploymentType',
         'eventType',
         'eventsV1Type',

@@ -10,7 +10,8 @@
  *
  * Kinds: ConfigMap, Secret, Service, ServiceAccount, Pod, Namespace, Event, PersistentVolumeClaim,
  * Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, Ingress, Role, RoleBinding,
- * ClusterRole, ClusterRoleBinding, Lease, PodDisruptionBudget, HorizontalPodAutoscaler.
+ * ClusterRole, ClusterRoleBinding, Lease, PodDisruptionBudget, HorizontalPodAutoscaler,
+ * CustomResourceDefinition.
  *
  * @example
  * const deployment = await client.get(deploymentType, { namespace: 'default', name: 'web' });
@@ -20,6 +21,7 @@
  *
  * @module
  */
+export * from './apiextensions-v1.ts';
 export * from './apps-v1.ts';
 export * from './autoscaling-v2.ts';
 export * from './batch-v1.ts';
