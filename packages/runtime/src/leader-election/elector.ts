@@ -2,7 +2,7 @@ import { TimeoutError } from '../backend/index.ts';
 import { jitter, sleepOn } from '../clock/index.ts';
 import { AbortedError, AlreadyStartedError } from '../errors.ts';
 import type { Logger } from '../log/index.ts';
-import type { LeaderElection } from '../manager/index.ts';
+import type { LeaderElection } from '../runnable/index.ts';
 import { type AttemptOutcome, type Observation, tryAcquireOrRenew } from './attempt.ts';
 import { type LeaderLostError, type LeaderStalledError, LeaderSupersededError } from './errors.ts';
 import {

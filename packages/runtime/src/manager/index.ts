@@ -6,7 +6,7 @@
  * @module
  */
 
-export type { Runnable } from '../runnable/index.ts';
+export type { LeaderElection, Runnable } from '../runnable/index.ts';
 export {
   CacheSyncTimeoutError,
   LeadershipLostError,
@@ -17,7 +17,6 @@ export {
 export { type Check, type CheckReport, Checks } from './health.ts';
 export {
   type AddOptions as ManagerAddOptions,
-  type LeaderElection,
   Manager,
   type ManagerOptions,
   type ManagerState,

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../clock/virtual-clock.ts';
 import { AlreadyStartedError, OptionsError } from '../errors.ts';
-import type { Runnable } from '../runnable/index.ts';
+import type { LeaderElection, Runnable } from '../runnable/index.ts';
 import {
   CacheSyncTimeoutError,
   LeadershipLostError,
   ManagerShutdownTimeoutError,
   RunnableFailedError,
 } from './errors.ts';
-import { type LeaderElection, Manager, type SyncingRunnable } from './manager.ts';
+import { Manager, type SyncingRunnable } from './manager.ts';
 
 function recorder(log: string[], name: string, extra: Partial<Runnable> = {}): Runnable {
   return {

@@ -9,7 +9,7 @@ import { InformerRegistry } from '../informer/index.ts';
 import { type Logger, noopLogger } from '../log/index.ts';
 import type { KubeObject, ObjectKey } from '../object/index.ts';
 import { durationMs } from '../options.ts';
-import type { Runnable } from '../runnable/index.ts';
+import type { LeaderElection, Runnable } from '../runnable/index.ts';
 import {
   CacheSyncTimeoutError,
   LeadershipLostError,
@@ -22,17 +22,6 @@ import { RunnableGroup } from './runnable-group.ts';
 /** A runnable with a cache that must be synced before controllers start (informers). */
 export interface SyncingRunnable extends Runnable {
   waitForSync(signal: AbortSignal): Promise<void>;
-}
-
-/**
- * How a manager wins leadership. Implemented by the leader-election module (Lease and KV locks);
- * any object with `acquire` works.
- */
-export interface LeaderElection {
-  /** Resolves once leading; the returned signal aborts when leadership is lost. */
-  acquire(signal: AbortSignal): Promise<AbortSignal>;
-  /** Resolves when the election ended after its signal aborted (its lease released, if it does that). */
-  stopped?(): Promise<void>;
 }
 
 /** The start order of runnables; they stop in reverse. */

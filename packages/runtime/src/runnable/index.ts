@@ -1,7 +1,8 @@
 /**
  * The {@link Runnable} interface every long-running part implements: nothing runs until
- * `start(signal)`, everything stops when the signal aborts.
+ * `start(signal)`, everything stops when the signal aborts; and {@link LeaderElection}, what gates
+ * the runnables that need leadership.
  *
  * @module
  */
-export type { Runnable } from './runnable.ts';
+export type { LeaderElection, Runnable } from './runnable.ts';

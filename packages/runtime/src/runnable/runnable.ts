@@ -7,3 +7,14 @@ export interface Runnable {
   /** True if it may only run while this process holds leadership. Default true for controllers. */
   readonly needLeaderElection?: boolean;
 }
+
+/**
+ * How a manager wins leadership. Implemented by the leader-election module (Lease and KV locks);
+ * any object with `acquire` works.
+ */
+export interface LeaderElection {
+  /** Resolves once leading; the returned signal aborts when leadership is lost. */
+  acquire(signal: AbortSignal): Promise<AbortSignal>;
+  /** Resolves when the election ended after its signal aborted (its lease released, if it does that). */
+  stopped?(): Promise<void>;
+}
