@@ -180,7 +180,7 @@ export class CrdFollower implements Runnable {
     const isOptions = typeof serveOptions === 'object' && serveOptions !== null;
     if (serveOptions !== undefined && !isOptions && typeof serveOptions !== 'function')
       throw new OptionsError('serveOptions', serveOptions, 'ServeOptions or a function');
-    if (informers !== undefined && !(informers instanceof InformerRegistry))
+    if (informers !== undefined && typeof informers?.acquire !== 'function')
       throw new OptionsError('informers', informers, 'an InformerRegistry');
     this.#o = {
       backend,
