@@ -123,7 +123,8 @@ function factsOf(type: ResourceType): string {
  * that matches (`labelSelector`, `filter`), is established ({@link isEstablished}) and gets a
  * handler from `handlerFor` has its kind — {@link resourceTypeOfCrd}, the storage version — served
  * by `controller`; it stops being served when the CRD is deleted, stops matching or stops being
- * established. Against a Kubernetes API server, discovery is refreshed before a new kind is served
+ * established. A CRD whose deletion started stays served until it is gone: its custom resources are
+ * being deleted, and their finalizers still need the handler. Against a Kubernetes API server, discovery is refreshed before a new kind is served
  * (where the backend can: `KubeBackend.resolve`), so clients resolving it by apiVersion and kind
  * find it.
  *
