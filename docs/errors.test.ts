@@ -23,6 +23,7 @@ const SECTION_OF_AREA: Readonly<Record<string, string>> = {
   LIFECYCLE: 'Error catalogue',
   SOURCE: 'Error catalogue',
   ABORTED: 'Error catalogue',
+  DYNAMIC: 'Runtime kinds',
   BACKEND: 'Backend errors',
   INFORMER: 'Informer and cache',
   CACHE: 'Informer and cache',
