@@ -189,7 +189,11 @@ export class DynamicController implements Runnable, ServesKinds {
       throw new OptionsError('backend', backend, 'a Backend');
     }
     this.#backend = options.backend;
-    if (options.informers !== undefined && !(options.informers instanceof InformerRegistry)) {
+    // Duck-typed: a registry from a duplicate install of the package is still a registry.
+    if (
+      options.informers !== undefined &&
+      typeof (options.informers as Partial<InformerRegistry>).acquire !== 'function'
+    ) {
       throw new OptionsError('informers', options.informers, 'an InformerRegistry');
     }
     this.#clock = options.clock ?? realClock;
