@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UnavailableError } from '../backend/index.ts';
+import { type ResourceType, UnavailableError } from '../backend/index.ts';
 import { SourceSyncError } from '../controller/index.ts';
 import { AlreadyStartedError, OptionsError } from '../errors.ts';
 import { done, requeueAfter } from '../reconcile/index.ts';
@@ -57,6 +57,14 @@ describe('DynamicController', () => {
     await settle();
     expect(second.sort()).toEqual(['a', 'b']);
     expect(first).toHaveLength(2);
+    // The type is replaced too (a CRD gained a status subresource): handlers see the new one.
+    let seenType: ResourceType | undefined;
+    await controller.serve({ ...kind, statusSubresource: true }, (_r, { type }) => {
+      seenType = type;
+    });
+    await settle();
+    expect(seenType?.statusSubresource).toBe(true);
+    expect(controller.served()[0]?.statusSubresource).toBe(true);
     expect(controller.served()).toHaveLength(1);
     expect(backend.openWatches).toBe(1);
     stop.abort();

@@ -104,7 +104,8 @@ export type DynamicControllerState = 'new' | 'running' | 'stopping' | 'stopped';
 /** One served kind. */
 interface Served {
   readonly id: string;
-  readonly type: ResourceType;
+  /** The latest type served under this id (a CRD may change facts such as its status subresource). */
+  type: ResourceType;
   readonly gvr: GroupVersionResource;
   handler: KindReconciler;
   filter: boolean;
@@ -135,9 +136,10 @@ interface WatchSpec {
  *
  * - `serve(type, handler)`: a new kind's informer starts (taken from the shared registry); once
  *   the controller runs, `serve` resolves after the kind's cache synced, every existing object
- *   being enqueued. Serving a served kind again replaces its handler and options and enqueues
- *   every cached object again. Before `start`, `serve` only registers the kind: `start` waits for
- *   every registered kind to sync before the workers start.
+ *   being enqueued. Serving a served kind again replaces its type (same group, version and
+ *   resource), handler and options and enqueues every cached object again. Before `start`, `serve`
+ *   only registers the kind: `start` waits for every registered kind to sync before the workers
+ *   start.
  * - `stopServing(kind)`: the kind's informer is released (its watch closes when no one else
  *   shares it), its resync timer is cancelled, its queued and waiting requests are dropped at
  *   once, and its in-flight reconciles see their signal abort with a {@link KindStoppedError};
@@ -298,6 +300,7 @@ export class DynamicController implements Runnable, ServesKinds {
     const watch: WatchSpec = { namespace: opts.namespace, labelSelector: opts.labelSelector };
     let served = this.#kinds.get(id);
     if (served !== undefined) {
+      served.type = checked;
       served.handler = reconciler;
       served.filter = filter;
       this.#controller.setPartitionLimit(id, opts.maxConcurrent);
