@@ -322,9 +322,13 @@ export class CrdFollower implements Runnable {
     const crd = this.#state.informer.cache.get({ namespace: '', name: follow.name });
     const wanted = crd === undefined ? undefined : this.#wanted(crd);
     const facts = wanted === undefined ? undefined : factsOf(wanted);
-    if (follow.serving !== undefined && follow.serving.facts !== facts) await this.#stop(follow);
+    // Another kind (a moved storage version, or none): stop the old one first. The same kind with
+    // other facts (a status subresource added) is served again in place, without a gap.
+    const sameKind =
+      follow.serving !== undefined && wanted !== undefined && kindId(follow.serving.type) === kindId(wanted);
+    if (follow.serving !== undefined && follow.serving.facts !== facts && !sameKind) await this.#stop(follow);
     if (crd === undefined || wanted === undefined || facts === undefined) return;
-    if (follow.serving?.served === true) return;
+    if (follow.serving?.served === true && follow.serving.facts === facts) return;
     const handler = this.#o.handlerFor(wanted, crd);
     if (handler === undefined) {
       if (follow.serving !== undefined) await this.#stop(follow);
