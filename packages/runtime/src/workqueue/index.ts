@@ -2,6 +2,12 @@
  * The work queue: deduplicating, exclusive, delayed, rate-limited, prioritised and fair across
  * partitions. See {@link WorkQueue}.
  *
+ * Partitions (`partitionOf`, for example a kind) are served round-robin, and each may have a
+ * concurrency limit (`partitionLimits`, `setPartitionLimit`): at most N of its keys processing
+ * at once, so one kind cannot take every worker of a pool shared by many. The ready keys of a
+ * partition at its limit keep their place and do not hold up other partitions; `length` counts
+ * them, `lengthIn` and `processingIn` give the figures of one partition.
+ *
  * @module
  */
 export type { WorkQueueMetrics, WorkQueueStats } from './metrics.ts';

@@ -29,4 +29,8 @@ export interface WorkQueueStats {
   readonly waiting: number;
   /** Pending `get` calls, plus aborted ones not yet pruned (bounded). */
   readonly getters: number;
+  /** Partitions with a concurrency limit (the queue keeps per-partition state for these only). */
+  readonly limitedPartitions: number;
+  /** Limited partitions at their limit now: their ready keys are not handed out. */
+  readonly saturatedPartitions: number;
 }

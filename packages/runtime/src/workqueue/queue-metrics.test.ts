@@ -196,6 +196,8 @@ describe('stats', () => {
       processing: 1,
       waiting: 2,
       getters: 0,
+      limitedPartitions: 0,
+      saturatedPartitions: 0,
     });
     await clock.advance(100);
     expect(q.stats()).toMatchObject({ adds: 5, depth: 3, waiting: 0 });

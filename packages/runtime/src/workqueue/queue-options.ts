@@ -45,6 +45,12 @@ export interface WorkQueueOptions<K> {
    * round-robin across partitions. Default: one partition.
    */
   readonly partitionOf?: (key: K) => string;
+  /**
+   * Initial concurrency limits by partition: at most this many keys of the partition processing
+   * at once (integers >= 1). Ready keys of a partition at its limit stay queued while other
+   * partitions are served. Change them later with `setPartitionLimit`. Default: no limits.
+   */
+  readonly partitionLimits?: Readonly<Record<string, number>>;
   /** Clock for delayed adds and timings. Default the real clock. */
   readonly clock?: Clock;
   /** Backoff for `addRateLimited`. Default exponential 5 ms → 1000 s per key. */
@@ -79,4 +85,27 @@ export function booleanOption(field: string, value: boolean | undefined, fallbac
   if (value === undefined) return fallback;
   if (typeof value !== 'boolean') throw new OptionsError(field, value, 'a boolean');
   return value;
+}
+
+/** A partition's concurrency limit: an integer >= 1 (or undefined for none, where `optional`). */
+export function partitionLimitOption(field: string, value: unknown, optional: boolean): number | undefined {
+  if (value === undefined && optional) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new OptionsError(field, value, optional ? 'an integer >= 1 or undefined' : 'an integer >= 1');
+  }
+  return value;
+}
+
+/** The `partitionLimits` option as a list of partition and limit. */
+export function partitionLimitsOption(
+  value: Readonly<Record<string, number>> | undefined,
+): { readonly partition: string; readonly limit: number }[] {
+  if (value === undefined) return [];
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new OptionsError('partitionLimits', value, 'an object of partition to limit');
+  }
+  return Object.entries(value).map(([partition, limit]) => ({
+    partition,
+    limit: partitionLimitOption(`partitionLimits.${partition}`, limit, false) as number,
+  }));
 }

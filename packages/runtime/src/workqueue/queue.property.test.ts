@@ -371,6 +371,8 @@ class Harness {
       depth: m.queue.length,
       processing: m.processing.size,
       waiting: m.waiting.size,
+      limitedPartitions: 0,
+      saturatedPartitions: 0,
     };
     if (JSON.stringify(actual) !== JSON.stringify(expected)) {
       this.#violation(`stats ${JSON.stringify(actual)}, model ${JSON.stringify(expected)}`);

@@ -1,4 +1,5 @@
 import { type Clock, realClock, type Timer } from '../clock/index.ts';
+import { OptionsError } from '../errors.ts';
 import { requestKey } from '../object/index.ts';
 import { func, nonEmptyString } from '../options.ts';
 import { DelayHeap } from './delay-heap.ts';
@@ -11,6 +12,8 @@ import {
   booleanOption,
   delayOption,
   Priority,
+  partitionLimitOption,
+  partitionLimitsOption,
   priorityOption,
   type RateLimitedOptions,
   type WorkQueueOptions,
@@ -21,6 +24,12 @@ import { ReadySet } from './ready-set.ts';
 /** Released entries kept for reuse, per queue. */
 const ENTRY_POOL_SIZE = 1024;
 
+/** The concurrency limit of one partition and its keys processing now. */
+interface PartitionSlots {
+  limit: number;
+  processing: number;
+}
+
 /**
  * A work queue with client-go's contract and more:
  * - **dedupe**: a key queued several times is handed out once, at the position of its first add;
@@ -29,6 +38,11 @@ const ENTRY_POOL_SIZE = 1024;
  * - **delays**: `addAfter` with earliest-deadline-wins, or openclarity's hold semantics;
  * - **rate limiting**: `addRateLimited`, `forget`, `numRequeues`;
  * - **priorities and fairness**: highest priority first, round-robin across partitions;
+ * - **partition limits**: at most N keys of a partition processing at once (`partitionLimits`,
+ *   `setPartitionLimit`). The ready keys of a partition at its limit stay queued in their order
+ *   and are passed over: `get` hands out the next key of another partition (by priority, then
+ *   round-robin), and the partition's next key once one of its keys is done or requeued. A
+ *   partition without a limit costs nothing extra;
  * - **shutdown**: `shutDown()` stops intake and timers; queued keys are not handed out any more,
  *   `get` resolves `undefined`, adds are ignored and counted.
  *
@@ -40,6 +54,14 @@ const ENTRY_POOL_SIZE = 1024;
  * queue.add('default/web');
  * const key = await queue.get(signal); // 'default/web'
  * try { await work(key); queue.forget(key); } finally { queue.done(key); }
+ *
+ * @example
+ * // One queue for many kinds: each kind may hold at most 2 of the shared workers.
+ * const shared = new WorkQueue<{ kind: string; name: string }>({
+ *   keyOf: (k) => `${k.kind}/${k.name}`,
+ *   partitionOf: (k) => k.kind,
+ * });
+ * shared.setPartitionLimit('Deployment', 2);
  */
 export class WorkQueue<K> {
   readonly name: string;
@@ -50,6 +72,8 @@ export class WorkQueue<K> {
   readonly #hold: boolean;
   readonly #coalesce: boolean;
   readonly #metrics: WorkQueueMetrics | undefined;
+  /** Limited partitions only: a partition without a limit has no entry (see #started). */
+  readonly #limits = new Map<string, PartitionSlots>();
 
   readonly #entries = new Map<string, Entry<K>>();
   readonly #ready = new ReadySet<Entry<K>>();
@@ -79,11 +103,62 @@ export class WorkQueue<K> {
     this.#hold = booleanOption('hold', options.hold, false);
     this.#coalesce = booleanOption('coalesceWhileProcessing', options.coalesceWhileProcessing, true);
     this.#metrics = options.metrics;
+    for (const { partition, limit } of partitionLimitsOption(options.partitionLimits)) {
+      this.#limits.set(partition, { limit, processing: 0 });
+    }
   }
 
-  /** Queued (ready, not processing) keys. Processing and waiting keys are not counted. */
+  /**
+   * Queued (ready, not processing) keys. Processing and waiting keys are not counted; ready keys
+   * of a partition at its limit are (they are queued, only not handed out yet).
+   */
   get length(): number {
     return this.#ready.size;
+  }
+
+  /** Queued (ready, not processing) keys of one partition, whether or not it is at its limit. */
+  lengthIn(partition: string): number {
+    return this.#ready.sizeOf(partition);
+  }
+
+  /**
+   * Keys of one partition handed out and not yet done. Constant time for a partition with a
+   * limit; walks the processing keys for one without.
+   */
+  processingIn(partition: string): number {
+    const slots = this.#limits.get(partition);
+    return slots === undefined ? this.#countProcessing(partition) : slots.processing;
+  }
+
+  /**
+   * Sets or removes (`undefined`) the concurrency limit of a partition: at most `limit` of its
+   * keys processing at once (handed out and not yet `done` or requeued). Its other ready keys
+   * wait in their order while other partitions are served. Lowering a limit below the keys
+   * processing only stops new hand-outs until enough are done; raising or removing one hands
+   * keys to pending `get`s at once. The limit applies to the partition named by `partitionOf`
+   * (without it every key is in the partition `''`).
+   *
+   * @throws OptionsError if `limit` is not an integer >= 1 or undefined.
+   */
+  setPartitionLimit(partition: string, limit: number | undefined): void {
+    if (typeof partition !== 'string') throw new OptionsError('partition', partition, 'a string');
+    partitionLimitOption('limit', limit, true);
+    const slots = this.#limits.get(partition);
+    if (limit === undefined) {
+      if (slots === undefined) return;
+      this.#limits.delete(partition);
+      if (this.#ready.unblock(partition)) this.#dispatch();
+      return;
+    }
+    if (slots === undefined) {
+      const processing = this.#countProcessing(partition);
+      this.#limits.set(partition, { limit, processing });
+      if (processing >= limit) this.#ready.block(partition);
+      return;
+    }
+    slots.limit = limit;
+    if (slots.processing >= limit) this.#ready.block(partition);
+    else if (this.#ready.unblock(partition)) this.#dispatch();
   }
 
   /** Keys handed out and not yet done. */
@@ -200,7 +275,10 @@ export class WorkQueue<K> {
     });
   }
 
-  /** The next ready key without waiting, or undefined. */
+  /**
+   * The next ready key without waiting, or undefined (also when every ready key is of a partition
+   * at its limit).
+   */
   tryGet(): K | undefined {
     if (this.#shutDown) return undefined;
     const e = this.#ready.shift();
@@ -297,7 +375,8 @@ export class WorkQueue<K> {
   /**
    * Removes every queued or waiting key for which `predicate` is true (for example all keys of a
    * kind that stopped being served). A matching key that is processing is not run again after
-   * `done`. Returns the number of keys removed from the queue or the delay heap.
+   * `done`, and holds its place under its partition's limit until then. Returns the number of keys
+   * removed from the queue or the delay heap.
    */
   removeWhere(predicate: (key: K) => boolean): number {
     let removed = 0;
@@ -382,6 +461,8 @@ export class WorkQueue<K> {
       processing: this.#processingCount,
       waiting: this.#waiting,
       getters: this.#waiters.length,
+      limitedPartitions: this.#limits.size,
+      saturatedPartitions: this.#ready.blockedPartitions,
     };
   }
 
@@ -444,10 +525,21 @@ export class WorkQueue<K> {
     if (this.#metrics?.onQueueLatency !== undefined) e.readyAt = this.#clock.now();
     this.#ready.push(e, priority);
     this.#depth();
+    this.#dispatch();
+  }
+
+  /** Hands ready keys to pending `get`s, oldest first, while both are left. */
+  #dispatch(): void {
     while (this.#waiters.length > 0 && this.#ready.size > 0) {
-      const w = this.#waiters.shift() as Waiter<K>;
-      if (w.settled) continue;
-      const next = this.#ready.shift() as Entry<K>;
+      const w = this.#waiters.peek() as Waiter<K>;
+      if (w.settled) {
+        this.#waiters.shift();
+        continue;
+      }
+      // Undefined when every ready key is of a partition at its limit: the waiter stays.
+      const next = this.#ready.shift();
+      if (next === undefined) return;
+      this.#waiters.shift();
       this.#start(next);
       w.settled = true;
       w.cleanup();
@@ -464,6 +556,7 @@ export class WorkQueue<K> {
     if (this.#processingHead !== undefined) this.#processingHead.prevProcessing = e;
     this.#processingHead = e;
     this.#processingCount++;
+    if (this.#limits.size !== 0) this.#started(e.partition);
     if (this.#metrics !== undefined) {
       this.#depth();
       this.#hook(() => this.#metrics?.onQueueLatency?.(this.name, now - e.readyAt));
@@ -482,6 +575,33 @@ export class WorkQueue<K> {
       const ms = this.#clock.now() - e.startedAt;
       this.#hook(() => this.#metrics?.onWorkDuration?.(this.name, ms));
     }
+    if (this.#limits.size !== 0) this.#finished(e.partition);
+  }
+
+  /** A key of `partition` was handed out: at its limit, the partition's other keys wait. */
+  #started(partition: string): void {
+    const slots = this.#limits.get(partition);
+    if (slots !== undefined && ++slots.processing >= slots.limit) this.#ready.block(partition);
+  }
+
+  /**
+   * A key of `partition` finished: below its limit again, the partition's next key goes to a
+   * pending `get` at once. The finishing key is out of the ready set and not processing, so it
+   * cannot be the one handed out.
+   */
+  #finished(partition: string): void {
+    const slots = this.#limits.get(partition);
+    if (slots === undefined) return;
+    slots.processing--;
+    if (slots.processing < slots.limit && this.#ready.unblock(partition)) this.#dispatch();
+  }
+
+  #countProcessing(partition: string): number {
+    let n = 0;
+    for (let e = this.#processingHead; e !== undefined; e = e.nextProcessing) {
+      if (e.partition === partition) n++;
+    }
+    return n;
   }
 
   /** Forgets an entry that is in no state any more. */

@@ -10,13 +10,21 @@ export interface ReadyEntry {
   priority: number;
 }
 
-/** The keys of one partition at one priority, in FIFO order. Copies whose slot is stale are skipped. */
+/**
+ * The keys of one partition at one priority, in FIFO order. Copies whose slot is stale are skipped.
+ *
+ * A lane is in one of three states: idle (no live keys, out of the ring, kept for reuse), in the
+ * ring (live keys, served in turn), or parked (live keys of a blocked partition, out of the ring
+ * until the partition is unblocked).
+ */
 export class Lane<E extends ReadyEntry> {
   readonly partition: string;
   readonly entries = new Deque<E>();
   readonly slots = new Deque<number>();
   live = 0;
   inRing = false;
+  /** The partition is blocked: this lane's keys are not handed out. */
+  blocked = false;
 
   constructor(partition: string) {
     this.partition = partition;
@@ -34,6 +42,8 @@ class Level<E extends ReadyEntry> {
   readonly lanes = new Map<string, Lane<E>>();
   readonly ring = new Deque<Lane<E>>();
   live = 0;
+  /** Lanes with live keys that are out of the ring (their partition is blocked). */
+  parked = 0;
 
   constructor(priority: number) {
     this.priority = priority;
@@ -46,12 +56,19 @@ class Level<E extends ReadyEntry> {
  * A storm of keys in one partition therefore delays a key of another partition by at most one
  * key per busy partition.
  *
+ * A partition can be blocked (the queue blocks one that reached its concurrency limit): its keys
+ * stay queued, in order, but `shift` passes over them. Its lanes leave the round when `shift`
+ * meets them and join the end of the round again when it is unblocked. Nothing of this runs for
+ * a set that never blocks a partition, except one flag read per `shift`.
+ *
  * @internal
  */
 export class ReadySet<E extends ReadyEntry> {
   #levels: Level<E>[] = [];
   #size = 0;
   #slot = 0;
+  /** Blocked partitions; lanes created for one of these start blocked. */
+  readonly #blocked = new Set<string>();
 
   get size(): number {
     return this.#size;
@@ -62,12 +79,69 @@ export class ReadySet<E extends ReadyEntry> {
     return this.#levels.length;
   }
 
+  /** Number of lanes held over all levels, idle ones kept for reuse included. */
+  get lanes(): number {
+    let n = 0;
+    for (const level of this.#levels) n += level.lanes.size;
+    return n;
+  }
+
+  /** Number of lanes out of the round because their partition is blocked (bookkeeping for the sweep). */
+  get parkedLanes(): number {
+    let n = 0;
+    for (const level of this.#levels) n += level.parked;
+    return n;
+  }
+
+  /** Number of blocked partitions. */
+  get blockedPartitions(): number {
+    return this.#blocked.size;
+  }
+
+  /** Number of ready entries of one partition, over all priorities (blocked or not). */
+  sizeOf(partition: string): number {
+    let n = 0;
+    for (const level of this.#levels) n += level.lanes.get(partition)?.live ?? 0;
+    return n;
+  }
+
+  /** Stops handing out entries of `partition` (they stay queued, in order). Idempotent. */
+  block(partition: string): void {
+    if (this.#blocked.has(partition)) return;
+    this.#blocked.add(partition);
+    // Lanes in the ring leave it when `shift` meets them; no ring is searched here.
+    for (const level of this.#levels) {
+      const lane = level.lanes.get(partition);
+      if (lane !== undefined) lane.blocked = true;
+    }
+  }
+
+  /**
+   * Hands out entries of `partition` again: its parked lanes join the end of the round of their
+   * level. Returns false if it was not blocked.
+   */
+  unblock(partition: string): boolean {
+    if (!this.#blocked.delete(partition)) return false;
+    for (const level of this.#levels) {
+      const lane = level.lanes.get(partition);
+      if (lane === undefined) continue;
+      lane.blocked = false;
+      if (lane.live > 0 && !lane.inRing) {
+        level.parked--;
+        lane.inRing = true;
+        level.ring.push(lane);
+      }
+    }
+    return true;
+  }
+
   /** Appends `entry` at `priority` to its partition's lane. The entry must not be queued. */
   push(entry: E, priority: number): void {
     const level = this.#level(priority);
     let lane = level.lanes.get(entry.partition);
     if (lane === undefined) {
       lane = new Lane<E>(entry.partition);
+      if (this.#blocked.size !== 0 && this.#blocked.has(entry.partition)) lane.blocked = true;
       level.lanes.set(entry.partition, lane);
     }
     const slot = ++this.#slot;
@@ -80,8 +154,12 @@ export class ReadySet<E extends ReadyEntry> {
     entry.slot = slot;
     entry.priority = priority;
     if (!lane.inRing) {
-      lane.inRing = true;
-      level.ring.push(lane);
+      if (!lane.blocked) {
+        lane.inRing = true;
+        level.ring.push(lane);
+      } else if (lane.live === 1) {
+        level.parked++;
+      }
     }
   }
 
@@ -94,6 +172,12 @@ export class ReadySet<E extends ReadyEntry> {
     if (level !== undefined) level.live--;
     this.#size--;
     entry.lane = undefined;
+    if (lane.live === 0 && !lane.inRing) {
+      // A parked lane lost its last key: it is idle now (a lane in the ring is retired by `shift`).
+      if (level !== undefined) level.parked--;
+      lane.entries.clear();
+      lane.slots.clear();
+    }
   }
 
   /** Takes the next entry, or undefined when none is ready. */
@@ -106,6 +190,13 @@ export class ReadySet<E extends ReadyEntry> {
         if (lane === undefined) break;
         if (lane.live === 0) {
           this.#retire(level, lane);
+          continue;
+        }
+        if (lane.blocked) {
+          // Park it: out of the ring, its keys kept in order, until `unblock`.
+          level.ring.shift();
+          lane.inRing = false;
+          level.parked++;
           continue;
         }
         let entry: E | undefined;
@@ -138,11 +229,13 @@ export class ReadySet<E extends ReadyEntry> {
     this.#size = 0;
   }
 
-  /** Number of partitions with ready keys, over all priorities. */
+  /** Number of partitions with ready keys, over all priorities, blocked ones included. */
   get partitions(): number {
-    let n = 0;
-    for (const level of this.#levels) for (const lane of level.ring) if (lane.live > 0) n++;
-    return n;
+    const partitions = new Set<string>();
+    for (const level of this.#levels) {
+      for (const [partition, lane] of level.lanes) if (lane.live > 0) partitions.add(partition);
+    }
+    return partitions.size;
   }
 
   /** Takes the lane at the head of the ring out of it; it stays in `lanes` for reuse. */
@@ -153,9 +246,12 @@ export class ReadySet<E extends ReadyEntry> {
     lane.slots.clear();
     // A partition that empties and refills (one key in, one out) reuses its lane instead of
     // allocating a lane and two deques per key. Idle lanes are swept once they outnumber the busy
-    // ones, so partitions used once do not pile up.
-    if (level.lanes.size > MAX_IDLE_LANES && level.lanes.size > 2 * level.ring.length) {
-      for (const [partition, idle] of level.lanes) if (!idle.inRing) level.lanes.delete(partition);
+    // ones (in the ring or parked), so partitions used once do not pile up.
+    const busy = level.ring.length + level.parked;
+    if (level.lanes.size > MAX_IDLE_LANES + level.parked && level.lanes.size > 2 * busy) {
+      for (const [partition, idle] of level.lanes) {
+        if (!idle.inRing && idle.live === 0) level.lanes.delete(partition);
+      }
     }
   }
 
