@@ -96,6 +96,11 @@ export interface DynamicControllerOptions {
   readonly queueMetrics?: WorkQueueMetrics;
   /** Called with every reconcile error, retried or not. Must not throw. */
   readonly onError?: (error: Error, request: KindRequest) => void;
+  /**
+   * Called once a kind stopped being served (by `stopServing`, a failed sync or the controller
+   * stopping), for what else holds on to the kind (a manager drops its cached reader). Must not throw.
+   */
+  readonly onKindStopped?: (type: ResourceType) => void;
 }
 
 /** The states of a dynamic controller, in order. */
@@ -175,6 +180,7 @@ export class DynamicController implements Runnable, ServesKinds {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #metrics: DynamicControllerMetrics | undefined;
+  readonly #onKindStopped: ((type: ResourceType) => void) | undefined;
   readonly #controller: Controller<KindRequest>;
   readonly #kinds = new Map<string, Served>();
   readonly #stop = new AbortController();
@@ -209,6 +215,7 @@ export class DynamicController implements Runnable, ServesKinds {
     this.#filter = booleanOption('filterUnchangedGeneration', options.filterUnchangedGeneration, true);
     this.needLeaderElection = booleanOption('needLeaderElection', options.needLeaderElection, true);
     this.#metrics = options.metrics;
+    this.#onKindStopped = options.onKindStopped;
     if (options.maxRetries !== undefined && options.retryPolicy !== undefined) {
       throw new OptionsError('maxRetries', options.maxRetries, 'to be left out when retryPolicy is given');
     }
@@ -482,7 +489,10 @@ export class DynamicController implements Runnable, ServesKinds {
     served.resync = undefined;
     served.handle.release();
     this.#controller.setPartitionLimit(served.id, undefined);
-    if (!served.stop.signal.aborted) served.stop.abort(new KindStoppedError(served.id));
+    if (served.stop.signal.aborted) return;
+    served.stop.abort(new KindStoppedError(served.id));
+    const onKindStopped = this.#onKindStopped;
+    if (onKindStopped !== undefined) this.#hook(() => onKindStopped(served.type));
   }
 
   /** Waits for a stopped kind's in-flight reconciles, up to `shutdownTimeoutMs`. */

@@ -39,6 +39,40 @@ describe('DynamicController in a manager', () => {
     expect(backend.openWatches).toBe(0);
   });
 
+  it("stopping a kind also releases the manager client's cached reader of it, so no informer is left", async () => {
+    const clock = new VirtualClock();
+    const backend = new FakeBackend({ clock });
+    const kind = widgetKind(1);
+    backend.set(kind, object(kind, 'a'));
+    const manager = new Manager({ clock, backend });
+    const dynamic = manager.dynamicController({ workers: 1 });
+    const stop = new AbortController();
+    const run = manager.start(stop.signal);
+    await settle();
+    const read: string[] = [];
+    let stoppedType: string | undefined;
+    const other = manager.dynamicController({
+      name: 'other',
+      onKindStopped: (type) => (stoppedType = type.kind),
+    });
+    await dynamic.serve(kind, async (request, { signal }) => {
+      // Reads through the manager's cached client, which acquires its own reader of the kind.
+      const got = await manager.client.get(kind, request, { signal });
+      read.push(got.metadata.name ?? '');
+    });
+    await settle();
+    expect(read).toEqual(['a']);
+    await dynamic.stopServing(kind);
+    await settle();
+    expect(manager.informers.size).toBe(0);
+    expect(backend.openWatches).toBe(0);
+    await other.serve(widgetKind(2), () => undefined);
+    await other.stopServing(widgetKind(2));
+    expect(stoppedType).toBe('Widget2');
+    stop.abort();
+    await run;
+  });
+
   it('without a default backend it runs its own informers for the backend it is given', async () => {
     const clock = new VirtualClock();
     const backend = new FakeBackend({ clock });

@@ -172,7 +172,8 @@ export class Manager implements Runnable {
    * A {@link DynamicController} over the default backend, added to the manager (leader-gated
    * unless `needLeaderElection: false`). In a manager with a default backend its kinds' informers
    * come from the manager's shared informers, which run before leadership: kinds served on a
-   * standby replica are warm when it takes over.
+   * standby replica are warm when it takes over. When a kind stops being served, the client's
+   * cached reader of it (from `manager.client` reads) is released too, so nothing keeps its watch.
    *
    * @example
    * const dynamic = manager.dynamicController({ workers: 4 });
@@ -181,16 +182,32 @@ export class Manager implements Runnable {
   dynamicController(
     options: Omit<DynamicControllerOptions, 'backend' | 'informers'> & { readonly backend?: Backend } = {},
   ): DynamicController {
+    const backend = options.backend ?? this.backend;
+    const onKindStopped = options.onKindStopped;
     const controller = new DynamicController({
       clock: this.#clock,
       logger: this.#baseLogger,
       ...options,
-      backend: options.backend ?? this.backend,
+      backend,
+      // The client's cached reader of a stopped kind would keep its informer (and watch) forever.
+      onKindStopped: (type) => {
+        if (backend === this.#backend) this.#dropReader(type);
+        onKindStopped?.(type);
+      },
       // The shared informers run only in a manager with a default backend.
       ...(this.#backend === undefined ? {} : { informers: this.#informers }),
     });
     this.add(controller, { name: controller.name });
     return controller;
+  }
+
+  /** Releases the client's cached reader of `type`, if any; the next read acquires it again. */
+  #dropReader(type: ResourceType): void {
+    const id = `${type.group}/${type.version}/${type.plural}`;
+    const handle = this.#readers.get(id);
+    if (handle === undefined) return;
+    this.#readers.delete(id);
+    handle.release();
   }
 
   async #reader(type: ResourceType, signal?: AbortSignal) {
