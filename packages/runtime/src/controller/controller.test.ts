@@ -107,6 +107,29 @@ describe('Controller', () => {
     await run;
   });
 
+  it('lets the event loop run during a backlog of reconciles that do no I/O (workers yield every 64 reconciles)', async () => {
+    let reconciled = 0;
+    const controller = new Controller<string>({
+      name: 'busy',
+      clock: new VirtualClock(),
+      maxConcurrentReconciles: 4,
+      reconciler: () => {
+        reconciled++;
+      },
+    });
+    for (let i = 0; i < 10_000; i++) controller.queue.add(`key-${i}`);
+    const stop = new AbortController();
+    const run = controller.start(stop.signal);
+    // A macrotask queued now (a timer, a socket read, an informer page) runs after at most 64
+    // reconciles per worker, not after the whole backlog.
+    const seenByMacrotask = await new Promise<number>((resolve) => setImmediate(() => resolve(reconciled)));
+    expect(seenByMacrotask).toBeGreaterThan(0);
+    expect(seenByMacrotask).toBeLessThanOrEqual(4 * 64);
+    while (reconciled < 10_000) await new Promise((resolve) => setImmediate(resolve));
+    stop.abort();
+    await run;
+  });
+
   it('runs at most maxConcurrentReconciles reconciles at once', async () => {
     let active = 0;
     let peak = 0;

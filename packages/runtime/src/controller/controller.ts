@@ -12,6 +12,14 @@ import { ShutdownTimeoutError, SourceFailedError, SourceSyncError } from './erro
 import { invoke } from './invoke.ts';
 import type { ControllerMetrics, ControllerOptions, ReconcileResultLabel } from './options.ts';
 
+/** Reconciles a worker runs back to back before it lets the event loop run. */
+const YIELD_EVERY = 64;
+
+/** A macrotask boundary (not a timer: it takes no time on any clock). */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** The states of a controller, in order. */
 export type ControllerState = 'new' | 'syncing' | 'running' | 'stopping' | 'stopped';
 
@@ -245,10 +253,18 @@ export class Controller<R> implements Runnable {
   }
 
   async #work(stopSignal: AbortSignal): Promise<void> {
+    let sinceYield = 0;
     for (;;) {
       const request = await this.#queue.get(stopSignal);
       if (request === undefined) return;
       await this.#reconcile(request, stopSignal);
+      // Reconciles that do no I/O (a cache read, nothing to change) settle in microtasks, and a
+      // ready queue hands out the next key at once: without a macrotask now and then, a backlog
+      // would hold off timers, watches and sockets until it drained.
+      if (++sinceYield >= YIELD_EVERY) {
+        sinceYield = 0;
+        await yieldToEventLoop();
+      }
     }
   }
 
