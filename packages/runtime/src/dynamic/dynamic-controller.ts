@@ -321,7 +321,7 @@ export class DynamicController implements Runnable, ServesKinds {
       served = {
         id,
         type: checked,
-        gvr: gvrOf(checked),
+        gvr: Object.freeze(gvrOf(checked)),
         handler: reconciler,
         filter,
         watch,
@@ -561,8 +561,17 @@ function requestKey(request: KindRequest): string {
   return `${requestKind(request)}/${request.namespace}/${request.name}`;
 }
 
+/** Kind ids by kind object: the requests of one served kind share its `gvr`, so this is one lookup. */
+const kindIds = new WeakMap<GroupVersionResource, string>();
+
 function requestKind(request: KindRequest): string {
-  return kindId(request.kind);
+  let id = kindIds.get(request.kind);
+  if (id === undefined) {
+    id = kindId(request.kind);
+    // Only frozen kinds are cached: a caller's mutable object could change under the cache.
+    if (Object.isFrozen(request.kind)) kindIds.set(request.kind, id);
+  }
+  return id;
 }
 
 function handlerOption(handler: KindHandler): KindReconciler {
