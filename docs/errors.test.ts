@@ -24,6 +24,7 @@ const SECTION_OF_AREA: Readonly<Record<string, string>> = {
   SOURCE: 'Error catalogue',
   ABORTED: 'Error catalogue',
   DYNAMIC: 'Runtime kinds',
+  WATCHER: 'Watchers',
   BACKEND: 'Backend errors',
   INFORMER: 'Informer and cache',
   CACHE: 'Informer and cache',

@@ -46,6 +46,10 @@ export const ErrorCodes = {
   ABORTED: 'CONVERGE_ERR_ABORTED',
   /** A reconcile's kind stopped being served (the reason its signal aborted). */
   DYNAMIC_KIND_STOPPED: 'CONVERGE_ERR_DYNAMIC_KIND_STOPPED',
+  /** The same informer was added twice for one kind to an InformerController. */
+  WATCHER_INFORMER_ALREADY_ADDED: 'CONVERGE_ERR_WATCHER_INFORMER_ALREADY_ADDED',
+  /** An event reconciler returned something that is not a ReconcileResult. */
+  WATCHER_INVALID_RESULT: 'CONVERGE_ERR_WATCHER_INVALID_RESULT',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
