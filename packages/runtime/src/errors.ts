@@ -50,6 +50,10 @@ export const ErrorCodes = {
   WATCHER_INFORMER_ALREADY_ADDED: 'CONVERGE_ERR_WATCHER_INFORMER_ALREADY_ADDED',
   /** An event reconciler returned something that is not a ReconcileResult. */
   WATCHER_INVALID_RESULT: 'CONVERGE_ERR_WATCHER_INVALID_RESULT',
+  /** A finalizer name (given or supplied) is not one Kubernetes accepts. */
+  WATCHER_INVALID_FINALIZER: 'CONVERGE_ERR_WATCHER_INVALID_FINALIZER',
+  /** Adding, replacing or removing the opinionated watcher's finalizer failed. */
+  WATCHER_FINALIZER_PATCH_FAILED: 'CONVERGE_ERR_WATCHER_FINALIZER_PATCH_FAILED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

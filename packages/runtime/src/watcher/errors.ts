@@ -1,4 +1,4 @@
-import { ConvergeError, describe, ErrorCodes } from '../errors.ts';
+import { ConvergeError, type ConvergeErrorOptions, describe, ErrorCodes } from '../errors.ts';
 
 /**
  * The same informer (event source) was added twice for one kind (grafana app-sdk's
@@ -32,5 +32,62 @@ export class InvalidReconcileResultError extends ConvergeError {
       `event reconciler returned ${describe(value)}; return nothing, {}, { state } or { requeueAfterMs, state }`,
     );
     this.value = value;
+  }
+}
+
+/**
+ * A finalizer name — given as `finalizer` / `inProgressFinalizer` or returned by a supplier — that
+ * Kubernetes would reject in `metadata.finalizers` (not a qualified name: empty, a name part longer
+ * than 63 characters, characters outside alphanumerics, '-', '_' and '.'), or a supplier that threw.
+ * Thrown by the opinionated watcher's and reconciler's constructors, never later.
+ */
+export class InvalidFinalizerError extends ConvergeError {
+  /** The option that named it (`finalizer`, `inProgressFinalizer`). */
+  readonly option: string;
+  /** The name given or supplied (undefined when the supplier threw). */
+  readonly finalizer: unknown;
+  /** What is wrong with it. */
+  readonly reason: string;
+
+  constructor(option: string, finalizer: unknown, reason: string, options?: ConvergeErrorOptions) {
+    super(
+      ErrorCodes.WATCHER_INVALID_FINALIZER,
+      `invalid ${option} ${describe(finalizer)}: ${reason}; pass a shorter, domain-qualified name such as "example.com/cleanup"`,
+      options,
+    );
+    this.option = option;
+    this.finalizer = finalizer;
+    this.reason = reason;
+  }
+}
+
+/**
+ * Adding, replacing or removing the opinionated watcher's (or reconciler's) finalizer failed: the
+ * patch, or the read after a conflict, failed with `cause`, or the object kept changing through
+ * every conflict retry. The handler that ran before is not undone; the call is retried by the
+ * controller's retry policy like any handler error.
+ */
+export class FinalizerPatchError extends ConvergeError {
+  readonly operation: 'add' | 'replace' | 'remove';
+  readonly finalizer: string;
+  /** The object's key (namespace '' when cluster-scoped). */
+  readonly key: { readonly namespace: string; readonly name: string };
+
+  constructor(
+    operation: 'add' | 'replace' | 'remove',
+    finalizer: string,
+    key: { readonly namespace: string; readonly name: string },
+    options?: ConvergeErrorOptions,
+  ) {
+    const object = key.namespace === '' ? key.name : `${key.namespace}/${key.name}`;
+    const cause = options?.cause instanceof Error ? `: ${options.cause.message}` : '';
+    super(
+      ErrorCodes.WATCHER_FINALIZER_PATCH_FAILED,
+      `${operation === 'remove' ? 'removing' : operation === 'add' ? 'adding' : 'replacing'} finalizer ${JSON.stringify(finalizer)} of ${object} failed${cause}`,
+      options,
+    );
+    this.operation = operation;
+    this.finalizer = finalizer;
+    this.key = { namespace: key.namespace, name: key.name };
   }
 }
