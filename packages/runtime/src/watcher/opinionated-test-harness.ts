@@ -18,6 +18,7 @@ import { noopLogger } from '../log/index.ts';
 import type { KubeObject, ObjectKey } from '../object/index.ts';
 import { applyJsonPatch } from '../patch/index.ts';
 import type { FinalizerPatchClient } from './finalizer-patcher.ts';
+import { OpinionatedWatcher } from './opinionated-watcher.ts';
 import type { ResourceWatcher, WatcherContext } from './types.ts';
 
 export const widgetType: ResourceType = resourceType({
@@ -200,4 +201,25 @@ export function recordingHandlers(failing: Iterable<Method> = []): ResourceWatch
     delete: (object) => call('delete', object),
     sync: (object) => call('sync', object),
   };
+}
+
+/** When a test object's deletion started. */
+export const DELETING = '2024-01-01T00:00:00Z';
+
+type Method_ = 'add' | 'update' | 'delete' | 'sync';
+
+/** v0.9.10's watcher (no in-progress finalizer) over a mock client holding `stored`. */
+export function v0910(stored: KubeObject | undefined, failing: Method_[] = []) {
+  const client = new MockPatchClient(stored);
+  const handlers = recordingHandlers(failing);
+  const watcher = new OpinionatedWatcher({ type: widgetType, client, handlers, inProgressFinalizer: false });
+  return { client, handlers, watcher };
+}
+
+/** The default watcher (with the in-progress finalizer) over a mock client holding `stored`. */
+export function withWip(stored: KubeObject | undefined, failing: Method_[] = []) {
+  const client = new MockPatchClient(stored);
+  const handlers = recordingHandlers(failing);
+  const watcher = new OpinionatedWatcher({ type: widgetType, client, handlers });
+  return { client, handlers, watcher };
 }
