@@ -129,13 +129,28 @@ async function stored(store: Store, type: ResourceType): Promise<KubeObject | un
 }
 
 function widgets(store: Store): ResourceType {
-  return store.registerType({ group: 'example.com', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
+  return store.registerType({
+    group: 'example.com',
+    version: 'v1',
+    kind: 'Widget',
+    plural: 'widgets',
+    namespaced: true,
+  });
 }
 
-const newWidget = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: KEY, spec: { size: 1 } } as KubeObject;
+const newWidget = {
+  apiVersion: 'example.com/v1',
+  kind: 'Widget',
+  metadata: KEY,
+  spec: { size: 1 },
+} as KubeObject;
 
 /** Runs `controller` with an informer of `type` until the returned stop is called. */
-function runController(store: Store, type: ResourceType, controller: InformerController): () => Promise<void> {
+function runController(
+  store: Store,
+  type: ResourceType,
+  controller: InformerController,
+): () => Promise<void> {
   const signal = new AbortController();
   controller.addInformer(new Informer({ backend: store, type }), type.kind);
   const started = controller.start(signal.signal);
@@ -167,22 +182,11 @@ async function untilStored(
 describe('OpinionatedWatcher against the in-memory store', () => {
   it('add + finalizer on create; sync (not add) after a restart; a delete while down runs delete, drops the finalizer, and the object goes', async () => {
     const store = new Store();
-    const type = store.registerType({
-      group: 'example.com',
-      version: 'v1',
-      kind: 'Widget',
-      plural: 'widgets',
-      namespaced: true,
-    });
+    const type = widgets(store);
 
     // 1. Created while the operator runs: add, then our finalizer (in-progress first, then final).
     const first = await startOperator(store, type);
-    await store.create(type, {
-      apiVersion: 'example.com/v1',
-      kind: 'Widget',
-      metadata: KEY,
-      spec: { size: 1 },
-    } as KubeObject);
+    await store.create(type, newWidget);
     await first.until(async () => (await stored(store, type))?.metadata.finalizers?.includes(FINAL) === true);
     const finalVersion = (await stored(store, type))?.metadata.resourceVersion;
     // Wait until the echo of the last patch was handled too, so any call it caused is counted.
