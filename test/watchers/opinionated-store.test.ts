@@ -8,20 +8,20 @@
 import {
   Client,
   Informer,
+  InformerController,
   isNotFound,
   type KubeObject,
   noopLogger,
   noRetries,
   type ObjectEvent,
+  OpinionatedReconciler,
+  OpinionatedWatcher,
+  type ResourceAction,
   type ResourceType,
+  type ResourceWatcher,
 } from '@converge/runtime';
 import { Store } from '@converge/store';
 import { afterEach, describe, expect, it } from 'vitest';
-// TODO(lead): import these from '@converge/runtime' once watcher/index.ts exports them.
-import { InformerController } from '../../packages/runtime/src/watcher/informer-controller.ts';
-import { OpinionatedReconciler } from '../../packages/runtime/src/watcher/opinionated-reconciler.ts';
-import { OpinionatedWatcher } from '../../packages/runtime/src/watcher/opinionated-watcher.ts';
-import type { ResourceAction, ResourceWatcher } from '../../packages/runtime/src/watcher/types.ts';
 
 const FINAL = 'operator.v1.Widget.example.com';
 const KEY = { namespace: 'default', name: 'w' };

@@ -14,6 +14,8 @@
  * - `kinds` — built-in Kubernetes kinds, typed: `Deployment` and `deploymentType`, `ConfigMap` and
  *   `configMapType`, …, and the types they use (`PodSpec`, `Container`, …), generated from the
  *   Kubernetes 1.32 OpenAPI document
+ * - `watcher` — event-style controllers (grafana app-sdk): `InformerController`, `OpinionatedWatcher`,
+ *   `OpinionatedReconciler`, retry and retry-dequeue policies
  * - `ownership` — owners in another backend: owner labels, `enqueueForLabelOwner`, `OrphanCollector`
  *
  * @module
@@ -51,4 +53,5 @@ export * from './reconcile/index.ts';
 export * from './runnable/index.ts';
 export * from './selector/index.ts';
 export * from './source/index.ts';
+export * from './watcher/index.ts';
 export * from './workqueue/index.ts';
