@@ -130,6 +130,37 @@ describe('Controller', () => {
     await run;
   });
 
+  it("retries with controller-runtime's default rate limiter: per-request backoff max-of an overall 10 qps, burst 100 bucket", async () => {
+    const clock = new VirtualClock();
+    const calls = new Map<string, number>();
+    const controller = new Controller<string>({
+      name: 'bucket',
+      clock,
+      maxConcurrentReconciles: 4,
+      reconciler: (key) => {
+        const n = (calls.get(key) ?? 0) + 1;
+        calls.set(key, n);
+        if (n === 1) throw new Error('first attempt fails');
+      },
+    });
+    for (let i = 0; i < 150; i++) controller.queue.add(`key-${i}`);
+    const stop = new AbortController();
+    const run = controller.start(stop.signal);
+    const total = (): number => [...calls.values()].reduce((a, b) => a + b, 0);
+    await clock.advance(0);
+    expect(total()).toBe(150);
+    // The per-request backoff alone would retry all 150 after 5 ms; the bucket lets 100 through.
+    await clock.advance(10);
+    expect(total()).toBe(250);
+    // The other 50 come at 10 per second.
+    await clock.advance(1_000);
+    expect(total()).toBe(260);
+    await clock.advance(4_000);
+    expect(total()).toBe(300);
+    stop.abort();
+    await run;
+  });
+
   it('runs at most maxConcurrentReconciles reconciles at once', async () => {
     let active = 0;
     let peak = 0;

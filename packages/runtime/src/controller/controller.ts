@@ -7,7 +7,12 @@ import { durationMs, integer, nonEmptyString } from '../options.ts';
 import { classify, type Outcome, type Reconciler, toError } from '../reconcile/index.ts';
 import type { Runnable } from '../runnable/index.ts';
 import type { Source } from '../source/index.ts';
-import { type RetryPolicy, unlimitedRetries, WorkQueue } from '../workqueue/index.ts';
+import {
+  defaultControllerRateLimiter,
+  type RetryPolicy,
+  unlimitedRetries,
+  WorkQueue,
+} from '../workqueue/index.ts';
 import { ShutdownTimeoutError, SourceFailedError, SourceSyncError } from './errors.ts';
 import { invoke } from './invoke.ts';
 import type { ControllerMetrics, ControllerOptions, ReconcileResultLabel } from './options.ts';
@@ -105,7 +110,8 @@ export class Controller<R> implements Runnable {
       clock: this.#clock,
       ...(options.partitionOf === undefined ? {} : { partitionOf: options.partitionOf }),
       ...(options.partitionLimits === undefined ? {} : { partitionLimits: options.partitionLimits }),
-      ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
+      // controller-runtime's default: per-request exponential backoff, max-of an overall bucket.
+      rateLimiter: options.rateLimiter ?? defaultControllerRateLimiter(this.#clock),
       ...(options.hold === undefined ? {} : { hold: options.hold }),
       ...(options.coalesceWhileProcessing === undefined
         ? {}

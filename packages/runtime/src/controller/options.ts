@@ -38,7 +38,10 @@ export interface ControllerOptions<R> {
   readonly partitionLimits?: Readonly<Record<string, number>>;
   /** The kind of a request, passed to the metric hooks. Default: none. */
   readonly kindOf?: (request: R) => string;
-  /** Backoff of retried requests. Default exponential 5 ms → 1000 s per request. */
+  /**
+   * Backoff of retried requests. Default controller-runtime's: exponential 5 ms → 1000 s per
+   * request, and at least what an overall token bucket (10 per second, burst 100) allows.
+   */
   readonly rateLimiter?: RateLimiter;
   /** What to do after a retryable error. Default `unlimitedRetries`. */
   readonly retryPolicy?: RetryPolicy;

@@ -71,7 +71,10 @@ export interface DynamicControllerOptions {
   readonly maxRetries?: number;
   /** What to do after a retryable error. Default `unlimitedRetries`. Exclusive with `maxRetries`. */
   readonly retryPolicy?: RetryPolicy;
-  /** Backoff of retried requests. Default exponential 5 ms → 1000 s per request. */
+  /**
+   * Backoff of retried requests. Default controller-runtime's: exponential 5 ms → 1000 s per
+   * request, and at least what an overall token bucket (10 per second, burst 100) allows.
+   */
   readonly rateLimiter?: RateLimiter;
   /**
    * How long stopping the controller, or one kind, waits for its in-flight reconciles. Default
