@@ -8,7 +8,7 @@ export const ManagerErrorCodes = {
   LEADERSHIP_LOST: 'CONVERGE_ERR_MANAGER_LEADERSHIP_LOST',
 } as const;
 
-/** A runnable failed (rejected, or returned before stop); the manager stops everything. */
+/** A runnable rejected; the manager stops everything. (One that returns before stop is only logged.) */
 export class RunnableFailedError extends ConvergeError {
   readonly runnable: string;
   constructor(runnable: string, options?: ConvergeErrorOptions) {

@@ -15,8 +15,8 @@ interface Running {
 
 /**
  * Runs a set of runnables that start together and stop together. Each gets its own AbortSignal so
- * groups can be stopped in order. A runnable that rejects, or resolves while the group still runs,
- * is reported to `onExit`.
+ * groups can be stopped in order. A runnable that rejects is reported to `onExit`; one that
+ * resolves while the group still runs is logged and left alone (app-sdk's Operator ignores it too).
  *
  * @internal
  */
