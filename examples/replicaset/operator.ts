@@ -6,7 +6,8 @@
  * garbage-collects them), deletes extra ones, replaces deleted ones, and writes what it can honestly
  * know into the status: `replicas`, `fullyLabeledReplicas`, `observedGeneration` (Pods never become
  * Ready without a kubelet). Like Kubernetes' own, it adopts orphan Pods that match the selector and
- * releases Pods it controls that stopped matching.
+ * releases Pods it controls that stopped matching. Do not run it against a real cluster: there
+ * kube-controller-manager's ReplicaSet controller does this job, and the two would both create Pods.
  *
  * Reconciles read the whole state and never look at the event that caused them, so the queue can
  * fold many Pod events for one ReplicaSet into one request: a burst of them costs a few reconciles.
