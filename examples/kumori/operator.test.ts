@@ -11,6 +11,7 @@ import {
   configMapType,
   type Deployment,
   deploymentType,
+  EventReasons,
   type EventsV1Event,
   eventsV1Type,
   FakeRecorder,
@@ -34,7 +35,6 @@ import kumori, {
   type Application,
   applicationOrphans,
   applicationType,
-  REASON_RESOURCE_EXISTS,
   reconcileApplication,
 } from './operator.ts';
 
@@ -218,7 +218,10 @@ describe('Kumori operator: Applications in NATS KV, their ConfigMap and Deployme
       const ready = app.status?.conditions?.find((c) => c.type === 'Ready');
       return ready?.status === 'False' ? ready : undefined;
     });
-    expect(blocked.reason).toBe(REASON_RESOURCE_EXISTS);
+    expect(blocked.reason).toBe(EventReasons.errResourceExists);
+    expect(blocked.message).toBe(
+      'Resource "taken-config" already exists and is not managed by this controller',
+    );
     const taken = await find(kube, configMapType, 'taken-config');
     expect(taken?.data).toEqual({ a: '1' });
     expect(taken?.metadata.labels?.[OWNER_KIND_LABEL]).toBeUndefined();
@@ -228,13 +231,13 @@ describe('Kumori operator: Applications in NATS KV, their ConfigMap and Deployme
       const events = (await kube.list<EventsV1Event>(eventsV1Type, { namespace: ns })).items;
       const notes = events.map((e) => `${e.reason}: ${e.regarding.kind}/${e.regarding.name}: ${e.note}`);
       const wanted = [
-        'ConfigMap hello-config synced (created)',
-        'Deployment hello synced (updated)',
+        '"hello-config" synced successfully (created)',
+        '"hello" synced successfully (updated)',
         'taken-config',
       ];
       return wanted.every((w) => notes.some((n) => n.includes(w))) ? notes : undefined;
     });
-    expect(notes).toContain('Synced: Deployment/hello: Deployment hello synced (created)');
+    expect(notes).toContain('Synced: Deployment/hello: "hello" synced successfully (created)');
     expect(notes.some((n) => n.startsWith('ErrResourceExists: ConfigMap/taken-config'))).toBe(true);
 
     // Other writers delete keys with a bare KV delete and a purge: the secondaries go.
@@ -297,8 +300,8 @@ describe('Kumori operator: Applications in NATS KV, their ConfigMap and Deployme
     await nats.create(applicationType, application('calm', { image: 'nginx:1.27', config: { A: '1' } }));
     await reconcileApplication(parts, key);
     expect(events.events.map((e) => `${e.reason} ${e.note}`)).toEqual([
-      'Synced ConfigMap calm-config synced (created)',
-      'Synced Deployment calm synced (created)',
+      'Synced "calm-config" synced successfully (created)',
+      'Synced "calm" synced successfully (created)',
     ]);
     const versions = async () => [
       (await kube.get(configMapType, { namespace: ns, name: 'calm-config' })).metadata.resourceVersion,

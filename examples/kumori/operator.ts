@@ -7,7 +7,7 @@
  * wakes its Application; when the Application goes (deleted through Converge, or by a bare
  * `kv.delete` from any writer) its secondaries are deleted, and an orphan collector is the
  * backstop. Status (a Ready condition with observedGeneration) goes back to NATS; Events about the
- * secondaries go to Kubernetes with Kumori's reasons (`Synced`, `ErrResourceExists`).
+ * secondaries go to Kubernetes with Kumori's reasons and messages (`EventReasons`, `eventMessages`).
  */
 import { createHash } from 'node:crypto';
 import {
@@ -27,7 +27,9 @@ import {
   deepEqual,
   deploymentType,
   done,
+  EventReasons,
   type EventRecorder,
+  eventMessages,
   ignoreNotFound,
   isOwnedBy,
   type KubeObject,
@@ -37,6 +39,7 @@ import {
   ownedBySelector,
   type ResourceType,
   requeueAfter,
+  type SyncedOperation,
   setOwnerLabels,
   setStatusCondition,
   type UnstructuredObject,
@@ -51,10 +54,6 @@ export const applicationType = {
   namespaced: true,
   statusSubresource: true,
 } satisfies ResourceType;
-
-/** Event reasons, as Kumori's controller runtime names them. */
-export const REASON_SYNCED = 'Synced';
-export const REASON_RESOURCE_EXISTS = 'ErrResourceExists';
 
 export interface Application extends KubeObject {
   readonly spec: {
@@ -81,18 +80,18 @@ export interface KumoriParts {
 class ResourceExistsError extends Error {
   readonly object: KubeObject;
   constructor(object: KubeObject) {
-    super(`${object.kind} ${object.metadata.name} already exists and is not managed by this controller`);
+    super(eventMessages.resourceExists(object.metadata.name ?? ''));
     this.object = object;
   }
 }
 
-const synced = (events: EventRecorder, object: KubeObject, how: string, app?: Application) =>
+const synced = (events: EventRecorder, object: KubeObject, how: SyncedOperation, app?: Application) =>
   events.event(
     object,
     'Normal',
-    REASON_SYNCED,
+    EventReasons.synced,
     'Reconcile',
-    `${object.kind} ${object.metadata.name} synced (${how})`,
+    eventMessages.synced(object.metadata.name ?? '', how),
     app,
   );
 
@@ -183,14 +182,15 @@ export async function reconcileApplication(parts: KumoriParts, key: ObjectKey) {
     await report(
       parts,
       app,
-      { status: 'True', reason: REASON_SYNCED, message },
+      { status: 'True', reason: EventReasons.synced, message },
       deployment.status?.availableReplicas,
     );
     return done();
   } catch (error) {
     if (!(error instanceof ResourceExistsError)) throw error;
-    parts.events.event(error.object, 'Warning', REASON_RESOURCE_EXISTS, 'Reconcile', error.message, app);
-    await report(parts, app, { status: 'False', reason: REASON_RESOURCE_EXISTS, message: error.message });
+    const reason = EventReasons.errResourceExists;
+    parts.events.event(error.object, 'Warning', reason, 'Reconcile', error.message, app);
+    await report(parts, app, { status: 'False', reason, message: error.message });
     return requeueAfter(30_000); // the object in the way is not ours: none of its changes wake us
   }
 }

@@ -54,6 +54,10 @@ export const ErrorCodes = {
   WATCHER_INVALID_FINALIZER: 'CONVERGE_ERR_WATCHER_INVALID_FINALIZER',
   /** Adding, replacing or removing the opinionated watcher's finalizer failed. */
   WATCHER_FINALIZER_PATCH_FAILED: 'CONVERGE_ERR_WATCHER_FINALIZER_PATCH_FAILED',
+  /** A stop hook (the builder's `onStop`) threw or rejected; logged, never thrown. */
+  LIFECYCLE_STOP_HOOK_FAILED: 'CONVERGE_ERR_LIFECYCLE_STOP_HOOK_FAILED',
+  /** A stop hook ran past its `timeoutMs`; logged, never thrown. */
+  LIFECYCLE_STOP_HOOK_TIMEOUT: 'CONVERGE_ERR_LIFECYCLE_STOP_HOOK_TIMEOUT',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

@@ -3,13 +3,15 @@ import type { Clock } from '../clock/index.ts';
 import { Controller, type ControllerOptions } from '../controller/index.ts';
 import { OptionsError } from '../errors.ts';
 import { type EventHandler, enqueueForObject, enqueueForOwner } from '../handler/index.ts';
-import type { InformerRegistry } from '../informer/index.ts';
-import type { Logger } from '../log/index.ts';
+import type { Informer, InformerRegistry } from '../informer/index.ts';
+import { type Logger, noopLogger } from '../log/index.ts';
 import type { KubeObject, ObjectKey } from '../object/index.ts';
-import { enqueueForLabelOwner, ownedByKindSelector } from '../ownership/index.ts';
+import { enqueueForLabelOwner, type OwnerLabelScheme, ownedByKindSelector } from '../ownership/index.ts';
 import type { Predicate } from '../predicate/index.ts';
 import type { ReconcileFunction, Reconciler } from '../reconcile/index.ts';
+import type { Runnable } from '../runnable/index.ts';
 import { fromEventSource, type Source } from '../source/index.ts';
+import { type StopHook, type StopHookOptions, withStopHook } from './stop-hook.ts';
 
 /**
  * What the builder needs from a manager: where informers come from, where to add the controller,
@@ -26,7 +28,8 @@ export interface BuilderHost {
    * reconciles are logged at error level with the error (`err`). Default: none (nothing is logged).
    */
   readonly logger?: Logger;
-  add(controller: Controller<ObjectKey>, options?: { name?: string }): void;
+  /** Adds the controller (wrapped when it has stop hooks) to run with the host. */
+  add(runnable: Runnable, options?: { name?: string }): void;
 }
 
 export interface BuilderWatchOptions {
@@ -39,6 +42,19 @@ export interface BuilderWatchOptions {
   readonly fieldSelector?: string;
 }
 
+/** Options of {@link ControllerBuilder.reads}: which objects of the kind are cached. */
+export interface ReadsOptions {
+  /** The backend the kind lives in. Default: the manager's. */
+  readonly backend?: Backend;
+  /** Cache only this namespace. Default: all. */
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+}
+
+/** Options of {@link ControllerBuilder.onStop}. */
+export type OnStopOptions = Pick<StopHookOptions, 'timeoutMs' | 'onError'>;
+
 export interface OwnsOptions extends BuilderWatchOptions {
   /**
    * Map only controller references (default true), as controller-runtime's Owns does. Ignored
@@ -50,12 +66,24 @@ export interface OwnsOptions extends BuilderWatchOptions {
    * owner labels of the ownership module, which work across backends.
    *
    * Default: 'labels' when `backend` is given and is not the primary kind's backend (owner
-   * references cannot cross backends), else 'references'. 'references' with another backend is an
-   * OptionsError. With 'labels', the informer caches only objects labelled
-   * `converge.dev/owner-kind=<primary kind>` (ANDed with `labelSelector`), and events map to the
-   * owner the labels record (`enqueueForLabelOwner`); write them with `setOwnerLabels`.
+   * references cannot cross backends) or when `ownerLabels` is given, else 'references'.
+   * 'references' with another backend or with `ownerLabels` is an OptionsError. With 'labels', the
+   * informer caches only objects labelled `converge.dev/owner-kind=<primary kind>` (ANDed with
+   * `labelSelector`), and events map to the owner the labels record (`enqueueForLabelOwner`);
+   * write them with `setOwnerLabels`.
    */
   readonly ownership?: 'references' | 'labels';
+  /**
+   * The owner labels, with label ownership. Default `convergeOwnerLabels`; `kumoriOwnerLabels`
+   * recognises the objects a Kumori controller labelled (`kumori/ownerkind`, `kumori/ownerkey`).
+   * Write them with the same scheme: `setOwnerLabels(object, type, owner, kumoriOwnerLabels)`.
+   */
+  readonly ownerLabels?: OwnerLabelScheme;
+}
+
+interface Read {
+  readonly type: ResourceType;
+  readonly options: ReadsOptions;
 }
 
 interface Watch {
@@ -69,11 +97,13 @@ interface Watch {
  * Wires a controller from public parts, as a user could by hand (controller-runtime's builder):
  * `for` the primary kind, `owns` kinds it creates (events map to the owner through controller
  * references, or through owner labels when the owned kind lives in another backend), `watches`
- * any kind with a handler, `withOptions`, then `complete(reconciler)`.
+ * any kind with a handler, `reads` kinds it only reads (cached, never enqueueing), `onStop`
+ * cleanup, `withOptions`, then `complete(reconciler)`.
  *
  * Hard mode, without the builder: acquire informers from `manager.informers`, turn each into a
- * source with `fromEventSource(informer, handler, ...predicates)`, create a `Controller` with
- * those sources and `manager.add(controller)`.
+ * source with `fromEventSource(informer, handler, ...predicates)` (a read-only kind is a source
+ * with only `waitForSync`), create a `Controller` with those sources and
+ * `manager.add(withStopHook(controller, hook))`.
  *
  * @example
  * controllerFor(manager, websiteType)
@@ -87,6 +117,8 @@ export class ControllerBuilder {
   #for: Watch | undefined;
   readonly #watches: Watch[] = [];
   readonly #sources: Source<ObjectKey>[] = [];
+  readonly #reads: Read[] = [];
+  readonly #stopHooks: { readonly hook: StopHook; readonly options: OnStopOptions }[] = [];
   #options: Partial<ControllerOptions<ObjectKey>> = {};
   #completed = false;
 
@@ -131,6 +163,43 @@ export class ControllerBuilder {
     return this;
   }
 
+  /**
+   * A kind the reconciler only reads (Kumori's "terciary" resources): its objects are cached by
+   * the manager's shared informers, and the controller's workers start only once that cache has
+   * synced, but its events never enqueue anything. Read it through `manager.client` (the
+   * manager's backend, without namespace or selectors: the same informer) or through
+   * `manager.informers.acquire(<the same spec>).informer.cache` (shared, not a second watch).
+   *
+   * @example
+   * manager.controller(applicationType).reads(quotaType, { backend: nats }).complete(reconcile);
+   */
+  reads(type: ResourceType, options: ReadsOptions = {}): this {
+    if (typeof options !== 'object' || options === null) {
+      throw new OptionsError(`reads(${type?.kind}).options`, options, 'an object');
+    }
+    this.#reads.push({ type, options });
+    return this;
+  }
+
+  /**
+   * Cleanup that runs once when the controller stops, after its workers finished (Kumori's
+   * `Clean()`), with a signal that aborts after `timeoutMs` (default 10 000). Its failure or
+   * timeout is logged and passed to `onError`, never thrown into the manager's shutdown: the
+   * controller stops as it would have without the hook. Several hooks run one after the other, in
+   * the order given. See {@link withStopHook}.
+   *
+   * @example
+   * manager.controller(applicationType).onStop(async ({ signal }) => tunnels.closeAll(signal)).complete(reconcile);
+   */
+  onStop(hook: StopHook, options: OnStopOptions = {}): this {
+    if (typeof hook !== 'function') throw new OptionsError('onStop', hook, 'a function');
+    if (typeof options !== 'object' || options === null) {
+      throw new OptionsError('onStop.options', options, 'an object');
+    }
+    this.#stopHooks.push({ hook, options });
+    return this;
+  }
+
   /** A source that is not an informer (a channel, a poller). */
   watchesSource(source: Source<ObjectKey>): this {
     this.#sources.push(source);
@@ -153,15 +222,27 @@ export class ControllerBuilder {
     this.#completed = true;
     const name = this.#name ?? this.#options.name ?? primary.type.kind.toLowerCase();
     const sources = [primary, ...watches].map((w) => this.#source(w));
+    const reads = this.#reads.map((r) => this.#readSource(r));
     const controller = new Controller<ObjectKey>({
       ...(this.#host.clock === undefined ? {} : { clock: this.#host.clock }),
       ...(this.#host.logger === undefined ? {} : { logger: this.#host.logger }),
       ...this.#options,
       name,
       reconciler,
-      sources: [...sources, ...this.#sources],
+      sources: [...sources, ...reads, ...this.#sources],
     });
-    this.#host.add(controller, { name: `controller:${name}` });
+    let runnable: Runnable = controller;
+    const clock = this.#options.clock ?? this.#host.clock;
+    const logger = (this.#options.logger ?? this.#host.logger ?? noopLogger).child({ controller: name });
+    for (const { hook, options } of this.#stopHooks) {
+      runnable = withStopHook(runnable, hook, {
+        ...options,
+        name: `controller ${name}`,
+        logger,
+        ...(clock === undefined ? {} : { clock }),
+      });
+    }
+    this.#host.add(runnable, { name: `controller:${name}` });
     return controller;
   }
 
@@ -170,7 +251,10 @@ export class ControllerBuilder {
     const options = w.options as OwnsOptions;
     const primaryBackend = primary.options.backend ?? this.#host.backend;
     const ownedBackend = options.backend ?? this.#host.backend;
-    const ownership = options.ownership ?? (ownedBackend === primaryBackend ? 'references' : 'labels');
+    const { ownerLabels } = options;
+    const ownership =
+      options.ownership ??
+      (ownedBackend === primaryBackend && ownerLabels === undefined ? 'references' : 'labels');
     if (ownership === 'references' && ownedBackend !== primaryBackend) {
       throw new OptionsError(
         `owns(${w.type.kind}).ownership`,
@@ -178,14 +262,22 @@ export class ControllerBuilder {
         "'labels': owner references cannot point to an owner in another backend",
       );
     }
+    if (ownership === 'references' && ownerLabels !== undefined) {
+      throw new OptionsError(
+        `owns(${w.type.kind}).ownerLabels`,
+        ownerLabels,
+        "no ownerLabels with ownership 'references', or ownership 'labels'",
+      );
+    }
     if (ownership === 'labels') {
-      const owned = ownedByKindSelector(primary.type);
+      const scheme = ownerLabels === undefined ? {} : { ownerLabels };
+      const owned = ownedByKindSelector(primary.type, ownerLabels);
       const extra = options.labelSelector;
       const labelSelector = extra === undefined || extra.trim() === '' ? owned : `${owned},${extra}`;
       return {
         ...w,
         options: { ...options, labelSelector },
-        handler: enqueueForLabelOwner<KubeObject>({ ownerType: primary.type }),
+        handler: enqueueForLabelOwner<KubeObject>({ ownerType: primary.type, ...scheme }),
       };
     }
     return {
@@ -199,14 +291,32 @@ export class ControllerBuilder {
     };
   }
 
+  #informer(type: ResourceType, options: ReadsOptions): Informer<KubeObject> {
+    return this.#host.informers.acquire<KubeObject>({
+      backend: options.backend ?? this.#host.backend,
+      type,
+      ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+      ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
+      ...(options.fieldSelector === undefined ? {} : { fieldSelector: options.fieldSelector }),
+    }).informer;
+  }
+
+  /** A read-only kind: a source that never enqueues, synced when the kind's cache is. */
+  #readSource(r: Read): Source<ObjectKey> {
+    const informer = this.#informer(r.type, r.options);
+    return {
+      name: `reads:${r.type.kind}`,
+      start: (signal) =>
+        new Promise<void>((resolve) => {
+          if (signal.aborted) resolve();
+          else signal.addEventListener('abort', () => resolve(), { once: true });
+        }),
+      waitForSync: (signal) => informer.waitForSync(signal),
+    };
+  }
+
   #source(w: Watch): Source<ObjectKey> {
-    const { informer } = this.#host.informers.acquire<KubeObject>({
-      backend: w.options.backend ?? this.#host.backend,
-      type: w.type,
-      ...(w.options.namespace === undefined ? {} : { namespace: w.options.namespace }),
-      ...(w.options.labelSelector === undefined ? {} : { labelSelector: w.options.labelSelector }),
-      ...(w.options.fieldSelector === undefined ? {} : { fieldSelector: w.options.fieldSelector }),
-    });
+    const informer = this.#informer(w.type, w.options);
     return fromEventSource({
       eventSource: informer,
       handler: w.handler,

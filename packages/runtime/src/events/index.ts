@@ -20,6 +20,8 @@
  *     pending writes;
  *   - `stats()`, and `close()` that flushes within a bound; `start(signal)` for the Manager.
  * - {@link FakeRecorder} — keeps events in memory for reconciler tests.
+ * - {@link EventReasons} and {@link eventMessages} — Kumori's reasons (`Synced`,
+ *   `ErrResourceExists`) and message formats (`"name" synced successfully (created)`).
  *
  * Errors, logged and counted, never thrown at the caller: {@link EventInvalidError}
  * (`CONVERGE_ERR_EVENTS_INVALID`), {@link EventWriteError} (`CONVERGE_ERR_EVENTS_WRITE_FAILED`),
@@ -55,6 +57,7 @@ export {
 export { FakeRecorder, type FakeRecorderOptions, type RecordedEvent } from './fake-recorder.ts';
 export { objectReference } from './format.ts';
 export type { EventRecorderOptions } from './options.ts';
+export { EventReasons, eventMessages, type SyncedOperation } from './reasons.ts';
 export type {
   BackendEventRecorder,
   EventRecorder,

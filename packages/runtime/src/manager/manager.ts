@@ -2,12 +2,11 @@ import type { Backend, ResourceType } from '../backend/index.ts';
 import { ControllerBuilder } from '../builder/index.ts';
 import { Client } from '../client/index.ts';
 import { type Clock, realClock, type Timer } from '../clock/index.ts';
-import type { Controller } from '../controller/index.ts';
 import { DynamicController, type DynamicControllerOptions } from '../dynamic/index.ts';
 import { AlreadyStartedError, OptionsError } from '../errors.ts';
 import { InformerRegistry } from '../informer/index.ts';
 import { type Logger, noopLogger } from '../log/index.ts';
-import type { KubeObject, ObjectKey } from '../object/index.ts';
+import type { KubeObject } from '../object/index.ts';
 import { durationMs } from '../options.ts';
 import type { LeaderElection, Runnable } from '../runnable/index.ts';
 import {
@@ -54,6 +53,14 @@ export interface ManagerOptions {
   readonly backend?: Backend;
   /** Field manager the client records on writes. Default 'converge'. */
   readonly fieldManager?: string;
+  /**
+   * How often the manager's shared informers replay every cached object to their controllers
+   * (controller-runtime's `SyncPeriod`, Kumori's `resyncInterval`): each arrives as an update with
+   * `isResync: true` and, with the builder's default handlers and no predicates, reconciles its
+   * object (or owner) at low priority. A predicate such as `generationChanged()` drops them.
+   * Default 0: no resync (controller-runtime resyncs every 10 hours by default).
+   */
+  readonly resyncPeriodMs?: number;
 }
 
 export type ManagerState = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
@@ -121,7 +128,11 @@ export class Manager implements Runnable {
     this.#ready.add('caches-synced', () => {
       if (!this.#synced) throw new Error('caches are not synced');
     });
-    this.#informers = new InformerRegistry({ clock: this.#clock, logger: this.#baseLogger });
+    this.#informers = new InformerRegistry({
+      clock: this.#clock,
+      logger: this.#baseLogger,
+      resyncPeriodMs: durationMs('resyncPeriodMs', options.resyncPeriodMs, 0),
+    });
     this.#backend = options.backend;
     if (options.backend !== undefined) {
       this.addCache(this.#informers, 'informers');
@@ -134,7 +145,10 @@ export class Manager implements Runnable {
     }
   }
 
-  /** Shared informers, one per (backend, type, namespace, selectors), started with the manager. */
+  /**
+   * Shared informers, one per (backend, type, namespace, selectors), started with the manager and
+   * resynced every `resyncPeriodMs` when set.
+   */
   get informers(): InformerRegistry {
     return this.#informers;
   }
@@ -163,8 +177,7 @@ export class Manager implements Runnable {
       backend: this.backend,
       clock: this.#clock,
       logger: this.#baseLogger,
-      add: (controller: Controller<ObjectKey>, options?: { name?: string }) =>
-        this.add(controller, options ?? {}),
+      add: (runnable: Runnable, options?: { name?: string }) => this.add(runnable, options ?? {}),
     }).for(type);
   }
 

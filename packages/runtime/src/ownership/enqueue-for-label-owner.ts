@@ -1,12 +1,15 @@
 import { OptionsError } from '../errors.ts';
 import { type EnqueueHandlerOptions, type EventHandler, eventPriority } from '../handler/index.ts';
 import type { KubeObject, ObjectKey } from '../object/index.ts';
-import { checkOwnerKind, type OwnerKind, ownerOf } from './owner-labels.ts';
+import { type OwnerLabelScheme, resolveOwnerLabelScheme } from './owner-label-scheme.ts';
+import { checkOwnerKind, type OwnerKind, ownerOf, recordsKind } from './owner-labels.ts';
 
 /** Options of {@link enqueueForLabelOwner}. */
 export interface EnqueueForLabelOwnerOptions extends EnqueueHandlerOptions {
   /** The owner's kind (a ResourceType works): only objects owned by this kind are mapped. */
   readonly ownerType: OwnerKind;
+  /** Where objects record their owner. Default `convergeOwnerLabels`. */
+  readonly ownerLabels?: OwnerLabelScheme;
 }
 
 /**
@@ -21,6 +24,8 @@ export interface EnqueueForLabelOwnerOptions extends EnqueueHandlerOptions {
  * @example
  * // ConfigMaps in Kubernetes wake the NATS-stored Website that owns them.
  * const handler = enqueueForLabelOwner({ ownerType: websiteType });
+ * // Objects a Kumori controller labelled (`kumori/ownerkind`, `kumori/ownerkey`).
+ * const kumori = enqueueForLabelOwner({ ownerType: applicationType, ownerLabels: kumoriOwnerLabels });
  */
 export function enqueueForLabelOwner<T extends KubeObject>(
   options: EnqueueForLabelOwnerOptions,
@@ -28,15 +33,16 @@ export function enqueueForLabelOwner<T extends KubeObject>(
   if (typeof options !== 'object' || options === null) {
     throw new OptionsError('options', options, 'an object with ownerType');
   }
-  const { group, kind } = checkOwnerKind(options.ownerType);
+  const ownerType = checkOwnerKind(options.ownerType);
+  const scheme = resolveOwnerLabelScheme(options.ownerLabels);
   const fixed = options.priority;
   if (fixed !== undefined && (typeof fixed !== 'number' || !Number.isFinite(fixed))) {
     throw new OptionsError('priority', fixed, 'a finite number');
   }
 
   const collect = (object: T, into: Map<string, ObjectKey>): void => {
-    const owner = ownerOf(object);
-    if (owner === undefined || owner.kind !== kind || owner.group !== group) return;
+    const owner = ownerOf(object, scheme);
+    if (owner === undefined || !recordsKind(owner, ownerType)) return;
     into.set(`${owner.key.namespace}/${owner.key.name}`, owner.key);
   };
 

@@ -8,6 +8,10 @@
  *   `converge.dev/owner-key` (`namespace_name`), hashed (`h-…`) when a value would not be a valid
  *   label value, and the annotations of the same names (plus `converge.dev/owner-uid`) that keep
  *   the full kind, key and uid. Annotations are authoritative; labels are for selection.
+ * - {@link OwnerLabelScheme}: other label and annotation names, given to every function and
+ *   option above as `ownerLabels`; {@link convergeOwnerLabels} is the default and
+ *   {@link kumoriOwnerLabels} reads and writes Kumori's `kumori/ownerkind` (the kind alone) and
+ *   `kumori/ownerkey`.
  * - {@link ownedByKindSelector}, {@link ownedBySelector}: label selectors of the objects a kind or
  *   one owner owns.
  * - {@link enqueueForLabelOwner}: an event handler that maps an owned object's events to its
@@ -45,11 +49,17 @@ export type {
   OrphanSecondary,
 } from './orphan-collector-options.ts';
 export {
-  isOwnedBy,
-  type LabelOwner,
+  convergeOwnerLabels,
+  kumoriOwnerLabels,
   OWNER_KEY_LABEL,
   OWNER_KIND_LABEL,
   OWNER_UID_ANNOTATION,
+  type OwnerKindFormat,
+  type OwnerLabelScheme,
+} from './owner-label-scheme.ts';
+export {
+  isOwnedBy,
+  type LabelOwner,
   type OwnerKind,
   type OwnerMetadata,
   ownedByKindSelector,

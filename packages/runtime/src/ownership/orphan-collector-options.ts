@@ -4,6 +4,7 @@ import { OptionsError } from '../errors.ts';
 import type { InformerRegistry } from '../informer/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { ObjectKey } from '../object/index.ts';
+import type { OwnerLabelScheme } from './owner-label-scheme.ts';
 
 /** A kind whose objects may be owned, through owner labels, by the collector's owner kind. */
 export interface OrphanSecondary {
@@ -25,6 +26,12 @@ export interface OrphanCollectorOptions {
   readonly ownerNamespace?: string;
   /** The owned kinds to collect; at least one. */
   readonly secondaries: readonly OrphanSecondary[];
+  /**
+   * Where the secondaries record their owner. Default `convergeOwnerLabels`; `kumoriOwnerLabels`
+   * collects what a Kumori controller labelled. Give the controller's `owns` the same scheme so
+   * they share informers.
+   */
+  readonly ownerLabels?: OwnerLabelScheme;
   /** Time between rounds. Default 60 000. */
   readonly intervalMs?: number;
   readonly clock?: Clock;

@@ -14,7 +14,8 @@ import {
   type OrphanSecondary,
   secondaryOption,
 } from './orphan-collector-options.ts';
-import { type LabelOwner, ownedByKindSelector, ownerOf } from './owner-labels.ts';
+import { type ResolvedOwnerLabelScheme, resolveOwnerLabelScheme } from './owner-label-scheme.ts';
+import { type LabelOwner, ownedByKindSelector, ownerOf, recordsKind } from './owner-labels.ts';
 
 interface Watched {
   readonly spec: OrphanSecondary;
@@ -28,7 +29,7 @@ type Verdict = 'alive' | 'orphan';
  * garbage collection Kubernetes does for owner references, for owners in another backend.
  *
  * It acquires its informers when created — the owners, and each secondary kind filtered by
- * `converge.dev/owner-kind=<kind>` (the same informers the builder's label-owned `owns` uses, so
+ * `converge.dev/owner-kind=<kind>` (the kind label of `ownerLabels`; the same informers the builder's label-owned `owns` uses, so
  * they are shared) — and does nothing until every informer of the registry has synced. Then, once
  * at start and every `intervalMs`, a round looks at each cached owned object:
  *
@@ -67,6 +68,7 @@ export class OrphanCollector implements Runnable {
   readonly #registry: InformerRegistry;
   readonly #ownerType: ResourceType;
   readonly #ownerBackend: Backend;
+  readonly #scheme: ResolvedOwnerLabelScheme;
   readonly #owners: InformerHandle;
   readonly #secondaries: readonly Watched[];
   readonly #intervalMs: number;
@@ -108,7 +110,8 @@ export class OrphanCollector implements Runnable {
     this.needLeaderElection = needLeaderElection;
     this.#log = (options.logger ?? noopLogger).child({ collector: this.name });
     this.#registry = informers;
-    const selector = ownedByKindSelector(this.#ownerType);
+    this.#scheme = resolveOwnerLabelScheme(options.ownerLabels);
+    const selector = ownedByKindSelector(this.#ownerType, this.#scheme);
     this.#owners = informers.acquire({
       backend: this.#ownerBackend,
       type: this.#ownerType,
@@ -220,9 +223,9 @@ export class OrphanCollector implements Runnable {
   /** The owner to confirm live, or undefined when the object is not ours or its owner is cached alive. */
   #ownerToCheck(object: KubeObject): LabelOwner | undefined {
     if (object.metadata.deletionTimestamp !== undefined) return undefined;
-    const owner = ownerOf(object);
+    const owner = ownerOf(object, this.#scheme);
     const type = this.#ownerType;
-    if (owner === undefined || owner.kind !== type.kind || owner.group !== type.group) return undefined;
+    if (owner === undefined || !recordsKind(owner, type)) return undefined;
     // A key that cannot name an object of the owner's scope is malformed: leave the object alone.
     if (type.namespaced === (owner.key.namespace === '')) return undefined;
     const cached = this.#owners.informer.cache.get(owner.key);

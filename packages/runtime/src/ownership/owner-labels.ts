@@ -3,21 +3,22 @@ import { AlreadyOwnedError, InvalidOwnerError } from '../client/index.ts';
 import { OptionsError } from '../errors.ts';
 import { groupOf, type KubeObject, keyToString, type ObjectKey, parseKey } from '../object/index.ts';
 import { isHashedValue, labelValue } from './label-value.ts';
-
-/** Label (and annotation) naming the owner's kind: `Kind.group`, or `Kind` for the core group. */
-export const OWNER_KIND_LABEL = 'converge.dev/owner-kind';
-/** Label (and annotation) naming the owner's key: see {@link ownerLabels} for the encoding. */
-export const OWNER_KEY_LABEL = 'converge.dev/owner-key';
-/** Annotation holding the owner's uid, when the owner has one. */
-export const OWNER_UID_ANNOTATION = 'converge.dev/owner-uid';
+import {
+  type OwnerKindFormat,
+  type OwnerLabelScheme,
+  resolveOwnerLabelScheme,
+} from './owner-label-scheme.ts';
 
 /** The kind of an owner: the group and kind of its resource type. */
 export type OwnerKind = Pick<ResourceType, 'group' | 'kind'>;
 
 /** The owner an object records in its labels and annotations. */
 export interface LabelOwner {
-  /** The owner's API group ('' for the core group). */
-  readonly group: string;
+  /**
+   * The owner's API group ('' for the core group); absent when the scheme writes the kind alone
+   * (`kindFormat: 'Kind'`, as {@link kumoriOwnerLabels} does).
+   */
+  readonly group?: string;
   readonly kind: string;
   /** The owner's key; namespace '' when the owner is cluster-scoped. */
   readonly key: ObjectKey;
@@ -50,8 +51,12 @@ const KEY_PART = /^[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?$/;
  * `converge.dev/owner-uid` when the owner has a uid: they are authoritative, the labels are for
  * selection.
  *
+ * `scheme` (default {@link convergeOwnerLabels}) names the labels and annotations, and may write
+ * the kind alone (`kindFormat: 'Kind'`); the encoding of the values is the same for every scheme.
+ *
  * Throws {@link InvalidOwnerError} when the owner has no name, a name or namespace with `/`, a
- * namespace that does not match its type's scope, or an apiVersion / kind of another type.
+ * namespace that does not match its type's scope, or an apiVersion / kind of another type, and an
+ * OptionsError for a bad scheme.
  *
  * @example
  * ownerLabels(websiteType, site);
@@ -59,19 +64,25 @@ const KEY_PART = /^[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?$/;
  * //   annotations: { 'converge.dev/owner-kind': 'Website.example.com', 'converge.dev/owner-key': 'default/blog',
  * //                  'converge.dev/owner-uid': '6f1c…' } }
  */
-export function ownerLabels(ownerType: ResourceType, owner: KubeObject): OwnerMetadata {
-  const kind = fullKind(checkOwnerKind(ownerType));
+export function ownerLabels(
+  ownerType: ResourceType,
+  owner: KubeObject,
+  scheme?: OwnerLabelScheme,
+): OwnerMetadata {
+  const s = resolveOwnerLabelScheme(scheme);
+  const kind = kindText(checkOwnerKind(ownerType), s.kindFormat);
   if (typeof ownerType.namespaced !== 'boolean') {
     throw new OptionsError('ownerType.namespaced', ownerType.namespaced, 'a boolean');
   }
   const key = ownerKeyOf(ownerType, owner);
   const uid = owner.metadata.uid;
+  const recordUid = s.uidAnnotation !== undefined && typeof uid === 'string' && uid !== '';
   return {
-    labels: { [OWNER_KIND_LABEL]: labelValue(kind, kind), [OWNER_KEY_LABEL]: keyLabelValue(key) },
+    labels: { [s.kindLabel]: labelValue(kind, kind), [s.keyLabel]: keyLabelValue(key) },
     annotations: {
-      [OWNER_KIND_LABEL]: kind,
-      [OWNER_KEY_LABEL]: keyToString(key),
-      ...(typeof uid === 'string' && uid !== '' ? { [OWNER_UID_ANNOTATION]: uid } : {}),
+      [s.kindAnnotation]: kind,
+      [s.keyAnnotation]: keyToString(key),
+      ...(recordUid ? { [s.uidAnnotation as string]: uid } : {}),
     },
   };
 }
@@ -80,7 +91,8 @@ export function ownerLabels(ownerType: ResourceType, owner: KubeObject): OwnerMe
  * Returns a copy of `object` labelled and annotated as owned by `owner` ({@link ownerLabels}),
  * like the client's `setControllerReference` for owners in another backend. Recording the same
  * owner again refreshes its uid (adoption by a re-created owner). Throws {@link AlreadyOwnedError}
- * if the object records another owner (remove it first with {@link removeOwnerLabels}).
+ * if the object records another owner (remove it first with {@link removeOwnerLabels}). `scheme`
+ * as in {@link ownerLabels}.
  *
  * @example
  * await createOrUpdate(kubeClient, configMapType, skeleton, (cm) =>
@@ -91,24 +103,27 @@ export function setOwnerLabels<T extends KubeObject>(
   object: T,
   ownerType: ResourceType,
   owner: KubeObject,
+  scheme?: OwnerLabelScheme,
 ): T {
-  const wanted = ownerLabels(ownerType, owner);
+  const s = resolveOwnerLabelScheme(scheme);
+  const wanted = ownerLabels(ownerType, owner, s);
   const labels = object.metadata.labels ?? {};
   const annotations = object.metadata.annotations ?? {};
   // Another owner is recorded when any owner label or annotation present differs from ours.
-  const other = [OWNER_KIND_LABEL, OWNER_KEY_LABEL].some(
-    (name) =>
-      (labels[name] !== undefined && labels[name] !== wanted.labels[name]) ||
-      (annotations[name] !== undefined && annotations[name] !== wanted.annotations[name]),
-  );
+  const differs =
+    (recorded: Readonly<Record<string, string>>, ours: Readonly<Record<string, string>>) => (name: string) =>
+      recorded[name] !== undefined && recorded[name] !== ours[name];
+  const other =
+    [s.kindLabel, s.keyLabel].some(differs(labels, wanted.labels)) ||
+    [s.kindAnnotation, s.keyAnnotation].some(differs(annotations, wanted.annotations));
   if (other) {
     throw new AlreadyOwnedError(keyToString(objectKeyOf(object)), {
-      kind: annotations[OWNER_KIND_LABEL] ?? labels[OWNER_KIND_LABEL] ?? '',
-      name: annotations[OWNER_KEY_LABEL] ?? labels[OWNER_KEY_LABEL] ?? '',
+      kind: annotations[s.kindAnnotation] ?? labels[s.kindLabel] ?? '',
+      name: annotations[s.keyAnnotation] ?? labels[s.keyLabel] ?? '',
     });
   }
   const keptAnnotations = { ...annotations };
-  delete keptAnnotations[OWNER_UID_ANNOTATION];
+  if (s.uidAnnotation !== undefined) delete keptAnnotations[s.uidAnnotation];
   return {
     ...object,
     metadata: {
@@ -119,15 +134,24 @@ export function setOwnerLabels<T extends KubeObject>(
   };
 }
 
-/** Returns a copy of `object` without the owner labels and annotations (the object itself if it has none). */
-export function removeOwnerLabels<T extends KubeObject>(object: T): T {
-  const names = [OWNER_KIND_LABEL, OWNER_KEY_LABEL, OWNER_UID_ANNOTATION];
+/**
+ * Returns a copy of `object` without the owner labels and annotations of `scheme` (default
+ * {@link convergeOwnerLabels}); the object itself if it has none.
+ */
+export function removeOwnerLabels<T extends KubeObject>(object: T, scheme?: OwnerLabelScheme): T {
+  const s = resolveOwnerLabelScheme(scheme);
+  const labelNames = [s.kindLabel, s.keyLabel];
+  const annotationNames = [s.kindAnnotation, s.keyAnnotation, s.uidAnnotation];
   const labels = object.metadata.labels ?? {};
   const annotations = object.metadata.annotations ?? {};
-  if (!names.some((name) => name in labels || name in annotations)) return object;
-  const keptLabels = Object.fromEntries(Object.entries(labels).filter(([name]) => !names.includes(name)));
+  const has =
+    labelNames.some((n) => n in labels) || annotationNames.some((n) => n !== undefined && n in annotations);
+  if (!has) return object;
+  const keptLabels = Object.fromEntries(
+    Object.entries(labels).filter(([name]) => !labelNames.includes(name)),
+  );
   const keptAnnotations = Object.fromEntries(
-    Object.entries(annotations).filter(([name]) => !names.includes(name)),
+    Object.entries(annotations).filter(([name]) => !annotationNames.includes(name)),
   );
   return { ...object, metadata: { ...object.metadata, labels: keptLabels, annotations: keptAnnotations } };
 }
@@ -137,46 +161,59 @@ export function removeOwnerLabels<T extends KubeObject>(object: T): T {
  * annotations are there they are authoritative, and they must agree with the labels (an object
  * whose labels and annotations disagree has no owner as far as Converge is concerned, so it is
  * never collected); without them the labels are decoded, which works unless they were hashed.
+ * `scheme` (default {@link convergeOwnerLabels}) says where to look; with `kindFormat: 'Kind'` the
+ * owner has no `group`.
  *
  * @example
  * const owner = ownerOf(configMap); // { group: 'example.com', kind: 'Website', key: { namespace: 'default', name: 'blog' }, uid: '…' }
+ * ownerOf(kumoriLabelled, kumoriOwnerLabels); // { kind: 'Application', key: { namespace: 'default', name: 'hello' } }
  */
-export function ownerOf(object: KubeObject): LabelOwner | undefined {
+export function ownerOf(object: KubeObject, scheme?: OwnerLabelScheme): LabelOwner | undefined {
+  const s = resolveOwnerLabelScheme(scheme);
   const labels = object.metadata?.labels ?? {};
   const annotations = object.metadata?.annotations ?? {};
-  const kindLabel = labels[OWNER_KIND_LABEL];
-  const keyLabel = labels[OWNER_KEY_LABEL];
+  const kindLabel = labels[s.kindLabel];
+  const keyLabel = labels[s.keyLabel];
   if (kindLabel === undefined || keyLabel === undefined) return undefined;
-  const kindText = annotations[OWNER_KIND_LABEL];
-  const keyText = annotations[OWNER_KEY_LABEL];
-  let owner: { group: string; kind: string; key: ObjectKey } | undefined;
-  if (kindText !== undefined || keyText !== undefined) {
-    const kind = kindText === undefined ? undefined : parseKind(kindText);
-    const key = keyText === undefined ? undefined : parseFullKey(keyText);
+  const kindAnnotation = annotations[s.kindAnnotation];
+  const keyAnnotation = annotations[s.keyAnnotation];
+  let owner: { group?: string; kind: string; key: ObjectKey } | undefined;
+  if (kindAnnotation !== undefined || keyAnnotation !== undefined) {
+    const kind = kindAnnotation === undefined ? undefined : parseKind(kindAnnotation, s.kindFormat);
+    const key = keyAnnotation === undefined ? undefined : parseFullKey(keyAnnotation);
     if (kind === undefined || key === undefined) return undefined;
-    if (labelValue(fullKind(kind), fullKind(kind)) !== kindLabel || keyLabelValue(key) !== keyLabel) {
-      return undefined;
-    }
+    const text = kindText(kind, s.kindFormat);
+    if (labelValue(text, text) !== kindLabel || keyLabelValue(key) !== keyLabel) return undefined;
     owner = { ...kind, key };
   } else {
     if (isHashedValue(kindLabel) || isHashedValue(keyLabel)) return undefined;
-    const kind = parseKind(kindLabel);
+    const kind = parseKind(kindLabel, s.kindFormat);
     const key = parseKeyLabel(keyLabel);
     if (kind === undefined || key === undefined) return undefined;
     owner = { ...kind, key };
   }
-  const uid = annotations[OWNER_UID_ANNOTATION];
+  const uid = s.uidAnnotation === undefined ? undefined : annotations[s.uidAnnotation];
   return uid === undefined || uid === '' ? owner : { ...owner, uid };
 }
 
+/** Whether `owner` (as {@link ownerOf} decoded it) is of kind `ownerType`; no recorded group matches any. */
+export function recordsKind(owner: LabelOwner, ownerType: OwnerKind): boolean {
+  return owner.kind === ownerType.kind && (owner.group === undefined || owner.group === ownerType.group);
+}
+
 /**
- * Whether `object` records `owner` (an object or a key) of kind `ownerType` as its owner. When
- * both the recorded owner and `owner` have a uid, they must be equal too.
+ * Whether `object` records `owner` (an object or a key) of kind `ownerType` as its owner, in the
+ * labels of `scheme` (default {@link convergeOwnerLabels}). When both the recorded owner and
+ * `owner` have a uid, they must be equal too.
  */
-export function isOwnedBy(object: KubeObject, ownerType: OwnerKind, owner: KubeObject | ObjectKey): boolean {
-  const recorded = ownerOf(object);
-  const { group, kind } = checkOwnerKind(ownerType);
-  if (recorded === undefined || recorded.kind !== kind || recorded.group !== group) return false;
+export function isOwnedBy(
+  object: KubeObject,
+  ownerType: OwnerKind,
+  owner: KubeObject | ObjectKey,
+  scheme?: OwnerLabelScheme,
+): boolean {
+  const recorded = ownerOf(object, scheme);
+  if (recorded === undefined || !recordsKind(recorded, checkOwnerKind(ownerType))) return false;
   const isObject = 'metadata' in owner;
   const key = isObject ? objectKeyOf(owner) : owner;
   if (recorded.key.namespace !== key.namespace || recorded.key.name !== key.name) return false;
@@ -186,12 +223,13 @@ export function isOwnedBy(object: KubeObject, ownerType: OwnerKind, owner: KubeO
 
 /**
  * The label selector of objects owned by any object of kind `ownerType`:
- * `converge.dev/owner-kind=<value>`. Informers of label-owned kinds use it so they cache only
- * owned objects.
+ * `converge.dev/owner-kind=<value>` (the kind label of `scheme`). Informers of label-owned kinds
+ * use it so they cache only owned objects.
  */
-export function ownedByKindSelector(ownerType: OwnerKind): string {
-  const kind = fullKind(checkOwnerKind(ownerType));
-  return `${OWNER_KIND_LABEL}=${labelValue(kind, kind)}`;
+export function ownedByKindSelector(ownerType: OwnerKind, scheme?: OwnerLabelScheme): string {
+  const s = resolveOwnerLabelScheme(scheme);
+  const kind = kindText(checkOwnerKind(ownerType), s.kindFormat);
+  return `${s.kindLabel}=${labelValue(kind, kind)}`;
 }
 
 /**
@@ -202,10 +240,15 @@ export function ownedByKindSelector(ownerType: OwnerKind): string {
  * @example
  * const mine = await kube.list(configMapType, { labelSelector: ownedBySelector(websiteType, key) });
  */
-export function ownedBySelector(ownerType: OwnerKind, owner: KubeObject | ObjectKey): string {
+export function ownedBySelector(
+  ownerType: OwnerKind,
+  owner: KubeObject | ObjectKey,
+  scheme?: OwnerLabelScheme,
+): string {
+  const s = resolveOwnerLabelScheme(scheme);
   const key = 'metadata' in owner ? objectKeyOf(owner) : owner;
   checkKey(key);
-  return `${ownedByKindSelector(ownerType)},${OWNER_KEY_LABEL}=${keyLabelValue(key)}`;
+  return `${ownedByKindSelector(ownerType, s)},${s.keyLabel}=${keyLabelValue(key)}`;
 }
 
 /** Validates the group and kind of an owner type; throws {@link OptionsError}. */
@@ -222,11 +265,16 @@ export function checkOwnerKind(ownerType: OwnerKind): OwnerKind {
   return ownerType;
 }
 
-function fullKind({ group, kind }: OwnerKind): string {
-  return group === '' ? kind : `${kind}.${group}`;
+/** The kind as `format` writes it: `Kind.group` (`Kind` for the core group), or `Kind` alone. */
+function kindText(
+  { group, kind }: { readonly group?: string; readonly kind: string },
+  format: OwnerKindFormat,
+): string {
+  return format === 'Kind' || group === undefined || group === '' ? kind : `${kind}.${group}`;
 }
 
-function parseKind(text: string): { group: string; kind: string } | undefined {
+function parseKind(text: string, format: OwnerKindFormat): { group?: string; kind: string } | undefined {
+  if (format === 'Kind') return KIND.test(text) ? { kind: text } : undefined;
   const dot = text.indexOf('.');
   const kind = dot < 0 ? text : text.slice(0, dot);
   const group = dot < 0 ? '' : text.slice(dot + 1);
