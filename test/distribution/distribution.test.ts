@@ -263,6 +263,8 @@ describe('bare converge dev outside the repository', { timeout: TEST_MS }, () =>
         env: kubectl,
       });
       expect(dev.output()).toMatch(/example kumori not started: NATS is not reachable/);
+      // The poller example's client library (postgres) is a dependency of the CLI: installed, it runs.
+      expect(dev.output()).toMatch(/converge: running operator .*poller\/operator\.js/);
     } finally {
       const exit = await dev.stop();
       expectCleanStop(exit, dev);

@@ -139,8 +139,11 @@ Serves the Kubernetes API and runs operator modules against it in the same proce
 default export is (manager) => void | Promise<void>. With no module, the bundled examples run.
 State is kept in .converge/data unless --data-dir says otherwise. The kumori example keeps its
 Applications in NATS JetStream KV ($NATS_URL, default nats://127.0.0.1:4222; buckets prefixed with
-$CONVERGE_NATS_BUCKET_PREFIX, default converge_); without a NATS server it is left out, said so,
-and the other examples run.
+$CONVERGE_NATS_BUCKET_PREFIX, default converge_); the poller example converges PostgreSQL roles
+and databases to the tables of the schema $CONVERGE_POLLER_SCHEMA (default converge_poller, created
+if missing) in the database of $DATABASE_URL or $PGHOST (default 127.0.0.1), $PGPORT, $PGUSER,
+$PGPASSWORD, $PGDATABASE. An example whose server does not answer is left out, said so, and the
+other examples run.
 
 ${SERVE_OPTIONS}`,
 };

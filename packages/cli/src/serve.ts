@@ -29,8 +29,9 @@ const STOPPED = Symbol('stopped');
  * Serves the API; with modules, runs them in one manager over the server's store, until
  * `io.stopped` or the manager fails. A module that fails to load or wire stops the command: the
  * server is closed and the error thrown (main prints it and exits 1). A bundled example (`converge
- * dev` with no module, `bundled`) is reported and left out instead: the NATS example needs a NATS
- * server, the others do not. A stop signal while modules load stops at once.
+ * dev` with no module, `bundled`) is reported and left out instead: the `kumori` example needs a
+ * NATS server and the `poller` example a PostgreSQL, the others need nothing. A stop signal while
+ * modules load stops at once.
  */
 export async function serve(
   args: ServeArgs,
@@ -140,6 +141,7 @@ async function wireAll(
     if (options.bundled && exampleName(file) === 'kumori') {
       for (const hint of kumoriHints(file, options.kubeconfig)) io.out(hint);
     }
+    if (options.bundled && exampleName(file) === 'poller') for (const hint of pollerHints()) io.out(hint);
   }
 }
 
@@ -169,6 +171,17 @@ function kumoriHints(moduleFile: string, kubeconfig: string): string[] {
     `converge: try  converge kv apply -f ${path}`,
     `converge: then kubectl --kubeconfig ${kubeconfig} get configmaps,deployments -A -l ${owned}`,
   ];
+}
+
+/**
+ * What to try with the poller example: desire a role in its table, read its status. psql reads the
+ * same PG* variables the example does; only the host default differs (psql: the local socket).
+ */
+function pollerHints(env: NodeJS.ProcessEnv = process.env): string[] {
+  const schema = env.CONVERGE_POLLER_SCHEMA || 'converge_poller';
+  const psql = env.DATABASE_URL ? 'psql "$DATABASE_URL"' : env.PGHOST ? 'psql' : 'psql -h 127.0.0.1';
+  const insert = `insert into ${schema}.desired_roles (name, can_login, connection_limit) values ('app', true, 5)`;
+  return [`converge: try  ${psql} -c "${insert}"`, `converge: then ${psql} -c "table ${schema}.status"`];
 }
 
 /** `website` for `…/examples/website/operator.ts`. */
