@@ -16,7 +16,6 @@ import {
   type Controller,
   type ControllerMetrics,
   compileLabelSelector,
-  controllerFor,
   controllerOf,
   done,
   enqueueFromMapFunction,
@@ -126,7 +125,8 @@ export function replicaSets(manager: Manager, options: ReplicaSetOptions = {}): 
       .filter((rs) => rs.spec !== undefined && compileLabelSelector(rs.spec.selector)(pod.metadata.labels))
       .map((rs) => ({ namespace, name: rs.metadata.name ?? '' }));
   };
-  return controllerFor(manager, replicaSetType, { predicates: [generationChanged()] })
+  return manager
+    .controller(replicaSetType, { predicates: [generationChanged()] })
     .owns(podType)
     .watches(podType, enqueueFromMapFunction(selecting))
     .named('replicaset')

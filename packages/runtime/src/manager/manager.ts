@@ -1,5 +1,5 @@
 import type { Backend, ResourceType } from '../backend/index.ts';
-import { ControllerBuilder } from '../builder/index.ts';
+import { type BuilderWatchOptions, ControllerBuilder } from '../builder/index.ts';
 import { Client } from '../client/index.ts';
 import { type Clock, realClock, type Timer } from '../clock/index.ts';
 import { DynamicController, type DynamicControllerOptions } from '../dynamic/index.ts';
@@ -168,17 +168,21 @@ export class Manager implements Runnable {
   }
 
   /**
-   * Starts a controller builder whose primary kind is `type` (see {@link ControllerBuilder}). Its
-   * controller runs on the manager's clock and logs through the manager's logger.
+   * Starts a controller builder whose primary kind is `type` (see {@link ControllerBuilder}), with
+   * the primary's watch options (`predicates`, `namespace`, selectors, `backend`). Its controller
+   * runs on the manager's clock and logs through the manager's logger.
+   *
+   * @example
+   * manager.controller(replicaSetType, { predicates: [generationChanged()] }).owns(podType).complete(reconcile);
    */
-  controller(type: ResourceType): ControllerBuilder {
+  controller(type: ResourceType, options: BuilderWatchOptions = {}): ControllerBuilder {
     return new ControllerBuilder({
       informers: this.#informers,
       backend: this.backend,
       clock: this.#clock,
       logger: this.#baseLogger,
-      add: (runnable: Runnable, options?: { name?: string }) => this.add(runnable, options ?? {}),
-    }).for(type);
+      add: (runnable: Runnable, addOptions?: { name?: string }) => this.add(runnable, addOptions ?? {}),
+    }).for(type, options);
   }
 
   /**
