@@ -4,7 +4,7 @@ import { OptionsError } from '../errors.ts';
 import type { KubeObject } from '../object/index.ts';
 import { FinalizerPatchError, InvalidFinalizerError } from './errors.ts';
 import { OpinionatedReconciler, type OpinionatedReconcilerState } from './opinionated-reconciler.ts';
-import { context, FINAL, MockPatchClient, widget, widgetType } from './opinionated-test-harness.ts';
+import { context, FINAL, MockPatchClient, widget, widgetType } from './opinionated-test-support.ts';
 import { reconcileStateOf, withReconcileState } from './reconcile-state.ts';
 import type { EventReconciler, ReconcileRequest, ReconcileResult, ResourceAction } from './types.ts';
 

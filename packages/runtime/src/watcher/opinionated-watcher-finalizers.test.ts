@@ -14,7 +14,7 @@ import {
   widget,
   widgetType,
   withWip,
-} from './opinionated-test-harness.ts';
+} from './opinionated-test-support.ts';
 import { OpinionatedWatcher } from './opinionated-watcher.ts';
 
 describe('OpinionatedWatcher finalizer patches (H7: resourceVersion preconditions and conflict retries)', () => {

@@ -4,7 +4,7 @@ import { ConflictError } from '../backend/index.ts';
 import { hasFinalizer, isBeingDeleted } from '../client/index.ts';
 import type { Clock } from '../clock/index.ts';
 import type { KubeObject } from '../object/index.ts';
-import { context, FINAL, MockPatchClient, WIP, widget, widgetType } from './opinionated-test-harness.ts';
+import { context, FINAL, MockPatchClient, WIP, widget, widgetType } from './opinionated-test-support.ts';
 import { OpinionatedWatcher } from './opinionated-watcher.ts';
 import type { ResourceWatcher } from './types.ts';
 

@@ -14,7 +14,7 @@ import {
   widget,
   widgetType,
   withWip,
-} from './opinionated-test-harness.ts';
+} from './opinionated-test-support.ts';
 import { OpinionatedWatcher, type OpinionatedWatcherOptions } from './opinionated-watcher.ts';
 
 describe('OpinionatedWatcher construction (§2.2, H1)', () => {
