@@ -27,6 +27,20 @@ export const KubeErrorCodes = {
   WATCH_LINE_TOO_LONG: 'CONVERGE_ERR_KUBE_WATCH_LINE_TOO_LONG',
   /** A response body or watch line was not the JSON the Kubernetes API defines. */
   RESPONSE_DECODE_FAILED: 'CONVERGE_ERR_KUBE_RESPONSE_DECODE_FAILED',
+  /** The webhook server's certificate or key could not be loaded, generated or reloaded. */
+  WEBHOOK_TLS_INVALID: 'CONVERGE_ERR_KUBE_WEBHOOK_TLS_INVALID',
+  /** The webhook server could not bind its host and port. */
+  WEBHOOK_LISTEN_FAILED: 'CONVERGE_ERR_KUBE_WEBHOOK_LISTEN_FAILED',
+  /** A webhook path is malformed or already registered. */
+  WEBHOOK_PATH_INVALID: 'CONVERGE_ERR_KUBE_WEBHOOK_PATH_INVALID',
+  /** A request to the webhook server was not a review it can answer (answered 400, 404, 405 or 413). */
+  WEBHOOK_BAD_REQUEST: 'CONVERGE_ERR_KUBE_WEBHOOK_BAD_REQUEST',
+  /** An admission handler threw or returned something that is not an admission result (a 500 denial). */
+  WEBHOOK_HANDLER_FAILED: 'CONVERGE_ERR_KUBE_WEBHOOK_HANDLER_FAILED',
+  /** An admission handler or converter did not finish within the per-request timeout. */
+  WEBHOOK_HANDLER_TIMEOUT: 'CONVERGE_ERR_KUBE_WEBHOOK_HANDLER_TIMEOUT',
+  /** A conversion webhook could not convert an object to the desired version (a Failure result). */
+  WEBHOOK_CONVERSION_FAILED: 'CONVERGE_ERR_KUBE_WEBHOOK_CONVERSION_FAILED',
 } as const;
 
 /**

@@ -13,6 +13,10 @@
  *   watches with bookmarks, random 5–10 minute server timeouts, a line cap, typed ERROR events and
  *   `sendInitialEvents`, every write verb with field managers, 429 handled with Retry-After, and
  *   every error typed from `metav1.Status`. Discovery resolves `apiVersion` + `kind` to types.
+ * - Webhooks: {@link WebhookServer} serves admission webhooks (validators answering `allowed()` or
+ *   `denied()`, defaulters answered with a JSON patch) and conversion webhooks ({@link hubAndSpoke})
+ *   over HTTPS, with certificates reloaded from files or generated for development
+ *   ({@link generateWebhookCertificates}).
  * - Errors of this package: {@link KubeErrorCodes} (`CONVERGE_ERR_KUBE_*`); API errors are the
  *   runtime's backend errors (`NotFoundError`, `ConflictError`, `ExpiredError`, …).
  *
@@ -61,3 +65,44 @@ export {
   WatchStalledError,
 } from './errors.ts';
 export { errorFromStatus, type Status } from './http/index.ts';
+export {
+  type AdmissionOperation,
+  type AdmissionRequest,
+  type AdmissionResult,
+  type AdmissionReviewVersion,
+  type AdmissionUserInfo,
+  type AdmissionWebhookOptions,
+  type AllowedOptions,
+  allowed,
+  type Converter,
+  createJsonPatch,
+  type Defaulter,
+  type DenialOptions,
+  denied,
+  type GenerateCertificatesOptions,
+  type GroupVersionKind,
+  type GroupVersionResource,
+  generateWebhookCertificates,
+  type HubAndSpokeOptions,
+  hubAndSpoke,
+  isAdmissionResult,
+  type MutatedResult,
+  mutated,
+  type SideEffects,
+  type Spoke,
+  type Validator,
+  type WebhookCertificates,
+  WebhookConversionError,
+  WebhookHandlerError,
+  type WebhookInfo,
+  WebhookListenError,
+  WebhookPathError,
+  WebhookRequestError,
+  WebhookServer,
+  type WebhookServerAddress,
+  type WebhookServerOptions,
+  WebhookTimeoutError,
+  WebhookTlsError,
+  type WebhookTlsOptions,
+  type WebhookType,
+} from './webhook/index.ts';
