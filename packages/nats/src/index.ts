@@ -20,7 +20,9 @@
  *   (`expected last subject sequence`): a stale resourceVersion is a ConflictError, a write without
  *   one is retried on the new state; a key whose last entry is a delete marker counts as absent.
  * - Deletes publish a delete marker (`KV-Operation: DEL`, or `PURGE` with `deleteMode: 'purge'`)
- *   whose body is the object's last state, so watchers get DELETED with it. A bare marker from
+ *   whose body is the object's last state, so watchers get DELETED with it; a watch marks the
+ *   DELETED of a purge marker (this backend's or another writer's `kv.purge`) `purged: true`, so
+ *   informers pass it on and a reconcile's causes tell a purge from a delete. A bare marker from
  *   another writer (`kv.delete`) is reported with metadata rebuilt from the key (apiVersion, kind,
  *   name, namespace, resourceVersion = the marker's revision).
  * - list: one ordered consumer delivering the last entry per key, read until nothing is pending — a

@@ -257,7 +257,12 @@ async function liveEvents(scope: Scope, decoded: DecodedEntry): Promise<Event[]>
       matched.delete(key);
       if (before === false) return [];
     }
-    return [{ type: 'DELETED', object }];
+    // A purge marker (the key's history dropped) is told apart from a delete marker.
+    return [
+      decoded.entry.operation === 'PURGE'
+        ? { type: 'DELETED', object, purged: true }
+        : { type: 'DELETED', object },
+    ];
   }
   const created = decoded.entry.create || decoded.entry.previous === 0;
   if (labels === undefined) return [{ type: created ? 'ADDED' : 'MODIFIED', object }];

@@ -50,7 +50,15 @@ export interface WatchOptions extends SelectorOptions {
 
 /** A change seen by a watch. DELETED carries the last state, with the deletion's resourceVersion. */
 export type WatchEvent<T extends KubeObject = KubeObject> =
-  | { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly object: T }
+  | {
+      readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
+      readonly object: T;
+      /**
+       * DELETED only: the backend removed the object's history with it (a NATS KV purge), where
+       * it can tell a purge from a delete.
+       */
+      readonly purged?: boolean;
+    }
   | {
       readonly type: 'BOOKMARK';
       readonly resourceVersion: string;

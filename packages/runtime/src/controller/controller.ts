@@ -1,14 +1,17 @@
 import { type Clock, realClock, type Timer } from '../clock/index.ts';
 import { AlreadyStartedError, OptionsError } from '../errors.ts';
 import type { RequestQueue } from '../handler/index.ts';
-import { type Logger, noopLogger } from '../log/index.ts';
+import { type LogFields, type Logger, noopLogger } from '../log/index.ts';
 import { keyToString } from '../object/index.ts';
 import { durationMs, integer, nonEmptyString } from '../options.ts';
 import { classify, type Outcome, type Reconciler, toError } from '../reconcile/index.ts';
 import type { Runnable } from '../runnable/index.ts';
 import type { Source } from '../source/index.ts';
 import {
+  type Cause,
+  type CauseSet,
   defaultControllerRateLimiter,
+  formatCause,
   type RetryPolicy,
   unlimitedRetries,
   WorkQueue,
@@ -19,6 +22,9 @@ import type { ControllerMetrics, ControllerOptions, ReconcileResultLabel } from 
 
 /** Reconciles a worker runs back to back before it lets the event loop run. */
 const YIELD_EVERY = 64;
+
+/** The cause of a `requeue()` or `requeueNow()` result. */
+const REQUEUE_CAUSE: Cause = Object.freeze({ type: 'requeue' });
 
 /** A macrotask boundary (not a timer: it takes no time on any clock). */
 function yieldToEventLoop(): Promise<void> {
@@ -42,6 +48,13 @@ interface Running<R> {
  * once. When `signal` aborts: intake, timers and sources stop; queued requests are not started;
  * in-flight reconciles see their signal abort at once; `start` resolves when they finish, or rejects
  * with a {@link ShutdownTimeoutError} naming them after `shutdownTimeoutMs`.
+ *
+ * Every reconcile gets the causes of its request (`context.causes`: what its sources and requeues
+ * said when they enqueued it since its previous start). A run that failed or asked for
+ * `requeue()` hands its causes on to the next run, after which come `retry` or `requeue`; a
+ * `requeueAfter` run starts afresh with `requeue-after`. The reconcile's logger carries them as
+ * short texts (`causes`, and `droppedCauses` when some were let go), a debug line 'Reconcile
+ * finished' gives result and duration, and the metric hook `onReconcile` receives them.
  *
  * @example
  * const controller = new Controller({
@@ -117,6 +130,7 @@ export class Controller<R> implements Runnable {
         ? {}
         : { coalesceWhileProcessing: options.coalesceWhileProcessing }),
       ...(options.queueMetrics === undefined ? {} : { metrics: options.queueMetrics }),
+      ...(options.maxCausesPerKey === undefined ? {} : { maxCausesPerKey: options.maxCausesPerKey }),
     });
     for (const source of options.sources ?? []) this.#sources.push(source);
   }
@@ -277,12 +291,20 @@ export class Controller<R> implements Runnable {
   async #reconcile(request: R, stopSignal: AbortSignal): Promise<void> {
     const id = `${this.name}-${(++this.#seq).toString(36)}`;
     const failures = this.#queue.numRequeues(request);
-    const logger = this.#logger.child({ reconcileId: id, ...requestFields(request, this.#keyOf) });
+    const causes = this.#queue.causesOf(request);
+    const logger =
+      this.#logger === noopLogger
+        ? noopLogger
+        : this.#logger.child({
+            reconcileId: id,
+            ...requestFields(request, this.#keyOf),
+            ...causeFields(causes),
+          });
     const started = this.#clock.now();
     const invocation = invoke(
       this.#reconciler,
       request,
-      { logger, reconcileId: id, failures },
+      { logger, reconcileId: id, failures, causes: causes.causes, droppedCauses: causes.dropped },
       {
         clock: this.#clock,
         stopSignal,
@@ -316,12 +338,14 @@ export class Controller<R> implements Runnable {
     }
     const duration = this.#clock.now() - started;
     const kindOf = this.#kindOf;
+    if (logger !== noopLogger) logger.debug({ result: label, durationMs: duration }, 'Reconcile finished');
     this.#hook(() =>
       this.#metrics?.onReconcile?.(
         this.name,
         label,
         duration,
         kindOf === undefined ? undefined : kindOf(request),
+        causes,
       ),
     );
   }
@@ -335,14 +359,14 @@ export class Controller<R> implements Runnable {
         queue.done(request);
         return 'success';
       case 'requeue':
-        queue.requeueRateLimited(request);
+        queue.requeueRateLimited(request, { cause: REQUEUE_CAUSE, keepCauses: true });
         return 'requeue';
       case 'requeueAfter':
         queue.forget(request);
         queue.requeueAfter(request, c.afterMs);
         return 'requeue_after';
       case 'requeueNow':
-        queue.requeueAfter(request, 0);
+        queue.requeueAfter(request, 0, { cause: REQUEUE_CAUSE, keepCauses: true });
         return 'requeue';
       case 'terminal':
         this.#report(c.error, request, logger, 'Reconciler error (terminal, not retried)');
@@ -365,7 +389,9 @@ export class Controller<R> implements Runnable {
         }
         queue.requeueRateLimited(
           request,
-          decision.delayMs === undefined ? {} : { delayMs: decision.delayMs },
+          decision.delayMs === undefined
+            ? { keepCauses: true }
+            : { keepCauses: true, delayMs: decision.delayMs },
         );
         return 'error';
       }
@@ -440,4 +466,10 @@ function requestFields<R>(request: R, keyOf: (request: R) => string): Record<str
     return { namespace, name };
   }
   return { request: keyOf(request) };
+}
+
+/** The causes of a run as log fields: short texts, and the count let go when there is one. */
+function causeFields(set: CauseSet): LogFields {
+  const causes = set.causes.map(formatCause);
+  return set.dropped === 0 ? { causes } : { causes, droppedCauses: set.dropped };
 }

@@ -2,7 +2,7 @@ import type { Clock } from '../clock/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { ReconcileFunction, Reconciler } from '../reconcile/index.ts';
 import type { Source } from '../source/index.ts';
-import type { RateLimiter, RetryPolicy, WorkQueueMetrics } from '../workqueue/index.ts';
+import type { CauseSet, RateLimiter, RetryPolicy, WorkQueueMetrics } from '../workqueue/index.ts';
 
 /** Result labels of the reconcile metric, named like controller-runtime's plus `terminal`. */
 export type ReconcileResultLabel = 'success' | 'error' | 'terminal' | 'requeue' | 'requeue_after' | 'dropped';
@@ -11,9 +11,16 @@ export type ReconcileResultLabel = 'success' | 'error' | 'terminal' | 'requeue' 
 export interface ControllerMetrics {
   /**
    * A reconcile finished with `result` after `durationMs`. `kind` is the request's kind when the
-   * controller has a `kindOf` (a dynamic controller's `group/version/resource`).
+   * controller has a `kindOf` (a dynamic controller's `group/version/resource`). `causes` are the
+   * run's causes (why it ran; count them by `type` for a `reconcile_causes_total`).
    */
-  onReconcile?(controller: string, result: ReconcileResultLabel, durationMs: number, kind?: string): void;
+  onReconcile?(
+    controller: string,
+    result: ReconcileResultLabel,
+    durationMs: number,
+    kind?: string,
+    causes?: CauseSet,
+  ): void;
   /** The number of reconciles in progress changed. */
   onActiveWorkers?(controller: string, active: number): void;
 }
@@ -49,6 +56,11 @@ export interface ControllerOptions<R> {
   readonly hold?: boolean;
   /** client-go coalescing of adds during processing. Default true. */
   readonly coalesceWhileProcessing?: boolean;
+  /**
+   * Causes a reconcile gets at most (`context.causes`): the newest distinct ones; the others are
+   * counted in `droppedCauses`. Default 8; 0 keeps none.
+   */
+  readonly maxCausesPerKey?: number;
   /**
    * Per-reconcile timeout: the reconcile's signal aborts with a `ReconcileTimeoutError` after
    * this long. Default 600 000 (10 min); 0 disables it.

@@ -11,6 +11,11 @@ export type ObjectEvent<T> =
       readonly object: T;
       /** True when the delete was missed (for example during a relist) and the object is a tombstone. */
       readonly finalStateUnknown?: boolean;
+      /**
+       * True when the backend removed the object's history with it (a NATS KV purge, as opposed
+       * to a delete that leaves a marker and keeps the history).
+       */
+      readonly purged?: boolean;
     }
   | { readonly type: 'generic'; readonly object: T };
 
@@ -23,6 +28,8 @@ export function eventObject<T>(event: ObjectEvent<T>): T {
 
 /** A stream of object events that listeners subscribe to (an informer, a poller, a channel). */
 export interface EventSource<T> {
+  /** A name for logs and for the causes of the keys its events enqueue. */
+  readonly name?: string;
   /** Registers a listener; returns a function that removes it. */
   subscribe(listener: (event: ObjectEvent<T>) => void): () => void;
   /** Runs the source until `signal` aborts. Sources that need no running may resolve at once. */

@@ -9,6 +9,7 @@ import { addOptionsFor, type EnqueueHandlerOptions, priorityOption } from './pri
  * state, so the reconciler learns the object is gone.
  *
  * Initial-list creates and resync updates are added at low priority unless `priority` is given.
+ * The cause of each add is the event's ({@link eventCause}).
  *
  * @example
  * const source = fromEventSource(informer, enqueueForObject());

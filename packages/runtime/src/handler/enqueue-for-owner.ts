@@ -29,6 +29,7 @@ export type EnqueueForOwnerOptions = OwnerType &
  * unparseable apiVersion (more than one `/`) are skipped.
  *
  * Initial-list creates and resync updates are added at low priority unless `priority` is given.
+ * The causes are the event's, marked `secondary` ({@link eventCause}).
  *
  * @example
  * // Reconcile the Deployment that controls a changed ReplicaSet.
@@ -55,7 +56,7 @@ export function enqueueForOwner<T extends Pick<KubeObject, 'metadata'>>(
       const owners = new Map<string, ObjectKey>();
       if (event.type === 'update') collect(event.oldObject, owners);
       collect(event.object, owners);
-      const addOptions = addOptionsFor(event, fixed);
+      const addOptions = addOptionsFor(event, fixed, true);
       for (const owner of owners.values()) queue.add(owner, addOptions);
     },
   };

@@ -10,6 +10,11 @@ export type MapFunction<T, R> = (object: T) => readonly R[];
 export interface EnqueueFromMapFunctionOptions<R> extends EnqueueHandlerOptions {
   /** Identity of a request, to dedupe the requests of one event. Default {@link requestKey}. */
   readonly keyOf?: (request: R) => string;
+  /**
+   * Mark the causes `secondary`: the function maps objects to other objects (owners, parents).
+   * Default true; pass false when it maps an object to its own key (a poller's items to their ids).
+   */
+  readonly secondary?: boolean;
 }
 
 /**
@@ -19,6 +24,7 @@ export interface EnqueueFromMapFunctionOptions<R> extends EnqueueHandlerOptions 
  * too. Deletes, including tombstones, map the last known state.
  *
  * Initial-list creates and resync updates are added at low priority unless `priority` is given.
+ * The causes are the event's ({@link eventCause}), marked `secondary` unless `secondary: false`.
  *
  * @example
  * // Reconcile every Gateway a Route points at.
@@ -33,9 +39,11 @@ export function enqueueFromMapFunction<T, R>(
   if (typeof map !== 'function') throw new OptionsError('map', map, 'a function');
   const fixed = priorityOption(options.priority);
   const keyOf = func<(request: R) => string>('keyOf', options.keyOf, requestKey);
+  const secondary = options.secondary ?? true;
+  if (typeof secondary !== 'boolean') throw new OptionsError('secondary', secondary, 'a boolean');
   return {
     handle(event, queue): void {
-      const addOptions = addOptionsFor(event, fixed);
+      const addOptions = addOptionsFor(event, fixed, secondary);
       const requests =
         event.type === 'update' ? [...map(event.oldObject), ...map(event.object)] : map(event.object);
       const seen = new Set<string>();

@@ -1,5 +1,6 @@
 import { OptionsError } from '../errors.ts';
 import type { ObjectEvent } from '../event/index.ts';
+import { eventCause } from './event-cause.ts';
 import type { EventHandler, RequestQueue } from './handler.ts';
 import { eventPriority, withDefaultPriority } from './priority.ts';
 
@@ -16,7 +17,9 @@ export interface HandlerFuncs<T, R> {
 /**
  * A handler from per-event-type callbacks (controller-runtime's `handler.Funcs`). Event types
  * without a callback are ignored. For initial-list creates and resync updates the callback gets a
- * queue whose adds default to {@link Priority.low}; a priority the callback passes wins.
+ * queue whose adds default to {@link Priority.low}; a priority the callback passes wins. Adds
+ * without a cause get the event's ({@link eventCause}); pass one to say more (for example
+ * `eventCause(event, { secondary: true })` when the callback enqueues another object).
  *
  * @example
  * const handler = handlerFuncs<ConfigMap, string>({
@@ -35,7 +38,7 @@ export function handlerFuncs<T, R>(funcs: HandlerFuncs<T, R>): EventHandler<T, R
   const { create, update, delete: remove, generic } = funcs;
   return {
     handle(event, queue): void {
-      const q = withDefaultPriority(queue, eventPriority(event));
+      const q = withDefaultPriority(queue, eventPriority(event), eventCause(event));
       switch (event.type) {
         case 'create':
           create?.(event, q);

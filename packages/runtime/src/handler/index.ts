@@ -8,7 +8,9 @@
  * - {@link handlerFuncs}: one callback per event type.
  *
  * Every handler adds initial-list creates and resync updates at low priority
- * ({@link eventPriority}) so a startup backlog never delays fresh changes. Filter events before they
+ * ({@link eventPriority}) so a startup backlog never delays fresh changes, and gives every add the
+ * event's cause ({@link eventCause}: added, modified, deleted, resync… and the object's reference;
+ * `secondary` for owners and mapped requests), so a reconcile can tell why it runs. Filter events before they
  * reach a handler with predicates (`withPredicates` in the predicate module).
  *
  * @example
@@ -24,6 +26,7 @@ export {
   enqueueFromMapFunction,
   type MapFunction,
 } from './enqueue-from-map-function.ts';
+export { causeObjectOf, type EventCauseOptions, eventCause, eventCauseFor } from './event-cause.ts';
 export type { EventHandler, RequestQueue } from './handler.ts';
 export { type HandlerFuncs, handlerFuncs } from './handler-funcs.ts';
 export { type EnqueueHandlerOptions, eventPriority } from './priority.ts';

@@ -1,6 +1,7 @@
 import { OptionsError } from '../errors.ts';
 import type { ObjectEvent } from '../event/index.ts';
-import { type AddAfterOptions, type AddOptions, Priority } from '../workqueue/index.ts';
+import { type AddAfterOptions, type AddOptions, type Cause, Priority } from '../workqueue/index.ts';
+import { eventCause } from './event-cause.ts';
 import type { RequestQueue } from './handler.ts';
 
 /** Options every enqueueing handler takes. */
@@ -38,30 +39,47 @@ export function priorityOption(value: number | undefined): number | undefined {
   return value;
 }
 
-/** The add options for one event: the handler's fixed priority, else the event's default. */
+/**
+ * The add options for one event: the handler's fixed priority, else the event's default, and the
+ * event's cause (`secondary` for handlers that enqueue other objects than the event's).
+ */
 export function addOptionsFor(
   event: ObjectEvent<unknown>,
   fixed: number | undefined,
-): AddOptions | undefined {
+  secondary = false,
+): AddOptions {
   const priority = fixed ?? eventPriority(event);
-  return priority === undefined ? undefined : { priority };
+  const cause = eventCause(event, secondary ? { secondary } : {});
+  return priority === undefined ? { cause } : { priority, cause };
 }
 
 /**
  * A view of `queue` whose adds without a priority of their own get `priority` (controller-runtime's
- * `workqueueWithDefaultPriority`). Returns `queue` itself when `priority` is undefined.
+ * `workqueueWithDefaultPriority`), and without a cause of their own get `cause`. Returns `queue`
+ * itself when both are undefined.
  */
 export function withDefaultPriority<R>(
   queue: RequestQueue<R>,
   priority: number | undefined,
+  cause?: Cause,
 ): RequestQueue<R> {
-  if (priority === undefined) return queue;
+  if (priority === undefined && cause === undefined) return queue;
+  const fill = <O extends AddOptions>(options: O | undefined): O | undefined => {
+    const needsPriority = priority !== undefined && options?.priority === undefined;
+    const needsCause = cause !== undefined && options?.cause === undefined;
+    if (!needsPriority && !needsCause) return options;
+    return {
+      ...options,
+      ...(needsPriority ? { priority } : {}),
+      ...(needsCause ? { cause } : {}),
+    } as O;
+  };
   return {
     add(request: R, options?: AddOptions): void {
-      queue.add(request, options?.priority === undefined ? { ...options, priority } : options);
+      queue.add(request, fill(options));
     },
     addAfter(request: R, delayMs: number, options?: AddAfterOptions): void {
-      queue.addAfter(request, delayMs, options?.priority === undefined ? { ...options, priority } : options);
+      queue.addAfter(request, delayMs, fill(options));
     },
   };
 }

@@ -45,7 +45,8 @@ import { type InformerCounters, type InformerStats, newCounters } from './stats.
  * backwards is not applied: the informer relists with a consistent read instead (safer than
  * client-go, which applies it). Listener exceptions and rejections are caught and logged.
  *
- * **Events.** `create`, `update(old, new)`, `delete` with the last known state. A duplicate ADDED
+ * **Events.** `create`, `update(old, new)`, `delete` with the last known state (and `purged` when
+ * the backend's DELETED says the object's history went too: a NATS KV purge). A duplicate ADDED
  * is an update; a DELETED for an unknown key is dropped. A relist is diffed against the cache:
  * new objects are creates, changed resourceVersions updates, vanished objects deletes with
  * `finalStateUnknown: true` and the cached state; unchanged objects are silent. With
@@ -189,7 +190,11 @@ export class Informer<T extends KubeObject = KubeObject> implements EventSource<
         this.#dispatcher.emit({ type: 'update', oldObject: change.oldObject, object: change.object });
         break;
       case 'deleted':
-        this.#dispatcher.emit({ type: 'delete', object: change.object });
+        this.#dispatcher.emit(
+          event.type === 'DELETED' && event.purged === true
+            ? { type: 'delete', object: change.object, purged: true }
+            : { type: 'delete', object: change.object },
+        );
         break;
       case 'unchanged':
         break;

@@ -1,7 +1,9 @@
 /**
  * Reconcilers and what they return: the {@link Reconciler} interface, the closed result
  * constructors (`done`, `requeue`, `requeueAfter`, `requeueNow`), `TerminalError` for errors that
- * must not be retried, and the classification of outcomes the controller applies.
+ * must not be retried, the classification of outcomes the controller applies, and
+ * {@link operationOf}, which tells from a run's causes what happened to its object (Kumori's
+ * Put / Delete / Purge / Secondary).
  *
  * @module
  */
@@ -16,6 +18,7 @@ export {
   RequeueAfterError,
   TerminalError,
 } from './errors.ts';
+export { operationOf, type PrimaryOperation } from './operation.ts';
 export {
   type ReconcileContext,
   type ReconcileFunction,

@@ -1,5 +1,6 @@
 import type { Logger } from '../log/index.ts';
 import type { ObjectKey } from '../object/index.ts';
+import type { Cause } from '../workqueue/index.ts';
 import type { Result } from './result.ts';
 
 /** What a reconcile gets besides its request. */
@@ -15,6 +16,18 @@ export interface ReconcileContext {
   readonly reconcileId: string;
   /** Consecutive failed attempts of this request before this one (0 after a success). */
   readonly failures: number;
+  /**
+   * Why this reconcile runs: the causes that enqueued its request since its previous start,
+   * oldest first — object events (`added`, `modified`, `deleted`, `resync`… with the source's name
+   * and a reference to the object, `secondary` when it was an owned or mapped object),
+   * `requeue-after`, `requeue`, `retry`, `manual`. A run after an error or a `requeue()` gets the
+   * failed run's causes again, then `retry` or `requeue`. At most the controller's
+   * `maxCausesPerKey` (the newest; see `droppedCauses`). Level-based reconcilers ignore them;
+   * `operationOf(causes)` answers Kumori's Put / Delete / Purge / Secondary.
+   */
+  readonly causes: readonly Cause[];
+  /** Causes of this run that were let go because there were more than `maxCausesPerKey`. */
+  readonly droppedCauses: number;
 }
 
 /** What a reconcile may return: a Result, nothing (= `done()`), or a promise of either. */

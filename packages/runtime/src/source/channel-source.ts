@@ -1,14 +1,14 @@
 import type { RequestQueue } from '../handler/index.ts';
 import type { Logger } from '../log/index.ts';
 import { integer, nonEmptyString } from '../options.ts';
-import type { AddOptions } from '../workqueue/index.ts';
+import type { AddOptions, Cause } from '../workqueue/index.ts';
 import { alreadyStarted } from './errors.ts';
 import { Latch } from './latch.ts';
 import { loggerOption } from './option-checks.ts';
 import type { Source } from './source.ts';
 
 export interface ChannelSourceOptions {
-  /** Name for logs. Default 'channel'. */
+  /** Name for logs and for the `source` of causes. Default 'channel'. */
   readonly name?: string;
   /**
    * How many sends are kept before `start`. Default 1024; 0 keeps none. When the buffer is full,
@@ -46,6 +46,9 @@ interface Pending<R> {
  * straight to the queue; sends after the start signal aborts are ignored. `send` never throws.
  * It is synced as soon as it has started.
  *
+ * A send without a cause is a manual enqueue: its cause is `{ type: 'manual', source: name }`; a
+ * cause without a source gets the channel's name.
+ *
  * @example
  * const wake = new ChannelSource<ObjectKey>();
  * const controller = new Controller({ sources: [wake], reconciler });
@@ -56,6 +59,7 @@ export class ChannelSource<R> implements Source<R> {
   readonly #bufferSize: number;
   readonly #logger: Logger;
   readonly #started = new Latch();
+  readonly #manual: Cause;
   #buffer: Pending<R>[] = [];
   #queue: RequestQueue<R> | undefined;
   #signal: AbortSignal | undefined;
@@ -68,6 +72,7 @@ export class ChannelSource<R> implements Source<R> {
     this.name = nonEmptyString('name', options.name, 'channel');
     this.#bufferSize = integer('bufferSize', options.bufferSize, 1024, 0);
     this.#logger = loggerOption('logger', options.logger);
+    this.#manual = Object.freeze({ type: 'manual', source: this.name });
   }
 
   /** Adds `request` to the controller's queue, now if running, at `start` if not started yet. */
@@ -129,7 +134,13 @@ export class ChannelSource<R> implements Source<R> {
 
   #deliver(queue: RequestQueue<R>, request: R, options: AddOptions | undefined): void {
     try {
-      queue.add(request, options);
+      const given = options?.cause;
+      queue.add(
+        request,
+        given?.source !== undefined
+          ? options
+          : { ...options, cause: given === undefined ? this.#manual : { ...given, source: this.name } },
+      );
       this.#delivered++;
     } catch (error) {
       this.#failed++;

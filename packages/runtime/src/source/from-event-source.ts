@@ -1,9 +1,10 @@
 import { OptionsError } from '../errors.ts';
 import type { EventSource, ObjectEvent } from '../event/index.ts';
-import type { EventHandler, RequestQueue } from '../handler/index.ts';
+import { type EventHandler, eventCauseFor, type RequestQueue } from '../handler/index.ts';
 import type { Logger } from '../log/index.ts';
 import { func, nonEmptyString } from '../options.ts';
 import type { Predicate } from '../predicate/index.ts';
+import type { AddAfterOptions, AddOptions, Cause } from '../workqueue/index.ts';
 import { alreadyStarted } from './errors.ts';
 import { Latch } from './latch.ts';
 import { booleanOption, loggerOption } from './option-checks.ts';
@@ -14,7 +15,7 @@ export interface FromEventSourceOptions<T, R> {
   readonly handler: EventHandler<T, R>;
   /** Every one must pass for an event to reach the handler. Default none. */
   readonly predicates?: readonly Predicate<T>[];
-  /** Name for logs. Default 'events'. */
+  /** Name for logs and for the `source` of causes. Default the event source's `name`, else 'events'. */
   readonly name?: string;
   /**
    * Run `eventSource.start(signal)` from this source's `start`. Default true. Pass false when the
@@ -58,6 +59,10 @@ export interface EventSourceAdapter<R> extends Source<R> {
  *
  * A predicate or handler that throws never breaks the source: the event is dropped, counted in
  * `stats().errors`, logged, and passed to `onError`.
+ *
+ * Causes: every add the handler makes carries a cause with this source's name as `source`. An
+ * add without a cause gets the event's ({@link eventCauseFor}: `secondary` when the request is not
+ * the event's own object), so handlers that know nothing of causes still say why.
  *
  * Call it with positional arguments, or with one options object for names, error hooks and shared
  * event sources.
@@ -119,7 +124,12 @@ class Adapter<T, R> implements EventSourceAdapter<R> {
     predicates.forEach((p: unknown, i) => {
       if (typeof p !== 'function') throw new OptionsError(`predicates[${i}]`, p, 'a predicate function');
     });
-    this.name = nonEmptyString('name', options.name, 'events');
+    const named = (eventSource as { name?: unknown }).name;
+    this.name = nonEmptyString(
+      'name',
+      options.name,
+      typeof named === 'string' && named !== '' ? named : 'events',
+    );
     this.#eventSource = eventSource;
     this.#handler = handler;
     this.#predicates = [...predicates];
@@ -176,7 +186,7 @@ class Adapter<T, R> implements EventSourceAdapter<R> {
         }
       }
       stage = 'handler';
-      this.#handler.handle(event, queue);
+      this.#handler.handle(event, new CausingQueue(queue, event, this.name));
       this.#handled++;
     } catch (error) {
       this.#errors++;
@@ -190,5 +200,58 @@ class Adapter<T, R> implements EventSourceAdapter<R> {
         this.#logger.error({ source: this.name, err: hookError }, 'onError failed');
       }
     }
+  }
+}
+
+/**
+ * The queue a handler sees for one event: adds without a cause get the event's, and causes without
+ * a source get the source's name (once per distinct cause, so adds of one event share it).
+ */
+class CausingQueue<T, R> implements RequestQueue<R> {
+  readonly #queue: RequestQueue<R>;
+  readonly #event: ObjectEvent<T>;
+  readonly #source: string;
+  #own: Cause | undefined;
+  #secondary: Cause | undefined;
+  #given: Cause | undefined;
+  #stamped: Cause | undefined;
+
+  constructor(queue: RequestQueue<R>, event: ObjectEvent<T>, source: string) {
+    this.#queue = queue;
+    this.#event = event;
+    this.#source = source;
+  }
+
+  add(request: R, options?: AddOptions): void {
+    this.#queue.add(request, this.#withCause(request, options));
+  }
+
+  addAfter(request: R, delayMs: number, options?: AddAfterOptions): void {
+    this.#queue.addAfter(request, delayMs, this.#withCause(request, options));
+  }
+
+  #withCause<O extends AddOptions>(request: R, options: O | undefined): O {
+    const given = options?.cause;
+    if (given !== undefined && given.source !== undefined) return options as O;
+    return { ...options, cause: given === undefined ? this.#default(request) : this.#stamp(given) } as O;
+  }
+
+  #default(request: R): Cause {
+    // Computed at most twice per event: for its own object, and for any other.
+    const cause = eventCauseFor(this.#event, request, { source: this.#source });
+    if (cause.secondary === true) {
+      this.#secondary ??= cause;
+      return this.#secondary;
+    }
+    this.#own ??= cause;
+    return this.#own;
+  }
+
+  #stamp(cause: Cause): Cause {
+    if (cause !== this.#given) {
+      this.#given = cause;
+      this.#stamped = Object.freeze({ ...cause, source: this.#source });
+    }
+    return this.#stamped as Cause;
   }
 }

@@ -1,3 +1,4 @@
+import type { CauseSlot } from './cause.ts';
 import type { Lane, ReadyEntry } from './ready-set.ts';
 
 /** The queue's state of one key. @internal */
@@ -21,6 +22,12 @@ export interface Entry<K> extends ReadyEntry {
   waitTicket: number;
   waitHold: boolean;
   waitPriority: number;
+  /** Causes of the next run (the key is queued, or dirty while processing); allocated on first use. */
+  causes: CauseSlot;
+  /** Causes of the run in progress, taken at hand-out. */
+  runCauses: CauseSlot;
+  /** Causes of the delayed add the key waits on; they join `causes` when it comes due. */
+  waitCauses: CauseSlot;
 }
 
 export interface Waiter<K> {

@@ -8,8 +8,23 @@
  * partition at its limit keep their place and do not hold up other partitions; `length` counts
  * them, `lengthIn` and `processingIn` give the figures of one partition.
  *
+ * Every add may carry a {@link Cause} (why the key was added); a run gets the causes of the adds
+ * its key absorbed since its previous hand-out (`causesOf`), capped per key.
+ *
  * @module
  */
+export {
+  type Cause,
+  type CauseObject,
+  type CauseSet,
+  type CauseType,
+  formatCause,
+  manualCause,
+  noCauses,
+  requeueAfterCause,
+  retryCause,
+  sameCause,
+} from './cause.ts';
 export type { WorkQueueMetrics, WorkQueueStats } from './metrics.ts';
 export { WorkQueue } from './queue.ts';
 export {
@@ -17,6 +32,7 @@ export {
   type AddOptions,
   Priority,
   type RateLimitedOptions,
+  type RequeueOptions,
   type WorkQueueOptions,
 } from './queue-options.ts';
 export {

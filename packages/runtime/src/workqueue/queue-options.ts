@@ -1,5 +1,6 @@
 import type { Clock } from '../clock/index.ts';
 import { OptionsError } from '../errors.ts';
+import type { Cause } from './cause.ts';
 import type { WorkQueueMetrics } from './metrics.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 
@@ -16,6 +17,13 @@ export const Priority = Object.freeze({
 export interface AddOptions {
   /** Higher is served first. Default {@link Priority.normal}. A queued key keeps the highest it was given. */
   readonly priority?: number;
+  /**
+   * Why the key is added. The key's next run gets it (see `causesOf`) together with the causes of
+   * the other adds it absorbs. Default: `{ type: 'manual' }` (`retry` for `addRateLimited`). An
+   * add the queue ignores (after shutdown, while a hold waits, while processing without
+   * coalescing) drops its cause too.
+   */
+  readonly cause?: Cause;
 }
 
 export interface AddAfterOptions extends AddOptions {
@@ -30,6 +38,15 @@ export interface AddAfterOptions extends AddOptions {
 export interface RateLimitedOptions extends AddOptions {
   /** Wait exactly this long instead of the limiter's delay; the limiter still counts the requeue. */
   readonly delayMs?: number;
+}
+
+/** Options of `requeueAfter` and `requeueRateLimited`, which finish a processing key. */
+export interface RequeueOptions extends AddAfterOptions {
+  /**
+   * Hand the causes of the run that is finishing on to the run this requeue leads to, before any
+   * cause that arrived since (a retried reconcile still knows what it was retrying). Default false.
+   */
+  readonly keepCauses?: boolean;
 }
 
 export interface WorkQueueOptions<K> {
@@ -64,6 +81,11 @@ export interface WorkQueueOptions<K> {
   readonly coalesceWhileProcessing?: boolean;
   /** Metrics hooks. */
   readonly metrics?: WorkQueueMetrics;
+  /**
+   * Causes kept per key and run (`causesOf`): the most recent distinct ones; older ones are let go
+   * and counted. 0 keeps none (every run gets no causes). Default 8.
+   */
+  readonly maxCausesPerKey?: number;
 }
 
 export function priorityOption(value: number | undefined): number {

@@ -1,29 +1,71 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../clock/virtual-clock.ts';
+import { type Cause, type CauseSet, manualCause, requeueAfterCause } from './cause.ts';
 import { WorkQueue } from './queue.ts';
 
 /*
  * Model-based tests: random scripts of add / addAfter / get / abort / done / requeueAfter /
  * advance / removeWhere / shutDown, run by three "workers" against the real queue on a virtual
- * clock and, in lockstep, against a small reference model of the documented semantics.
+ * clock and, in lockstep, against a small reference model of the documented semantics. Adds
+ * carry causes (or none, for the default); the model collects them per key as documented and
+ * every run's causes must be exactly the model's.
  */
 
 const KEYS = ['a', 'b', 'c'] as const;
 const WORKERS = 3;
+/** Small, so that random scripts often overflow a key's causes. */
+const MAX_CAUSES = 2;
 
 type Mode = 'client-go' | 'openclarity';
 
 type Command =
-  | { readonly op: 'add'; readonly key: string }
-  | { readonly op: 'addAfter'; readonly key: string; readonly delayMs: number }
+  | { readonly op: 'add'; readonly key: string; readonly cause: Cause | undefined }
+  | {
+      readonly op: 'addAfter';
+      readonly key: string;
+      readonly delayMs: number;
+      readonly cause: Cause | undefined;
+    }
   | { readonly op: 'get'; readonly worker: number }
   | { readonly op: 'abort'; readonly worker: number }
   | { readonly op: 'done'; readonly worker: number }
-  | { readonly op: 'requeueAfter'; readonly worker: number; readonly delayMs: number }
+  | {
+      readonly op: 'requeueAfter';
+      readonly worker: number;
+      readonly delayMs: number;
+      readonly cause: Cause | undefined;
+      readonly keepCauses: boolean;
+    }
   | { readonly op: 'advance'; readonly ms: number }
   | { readonly op: 'remove'; readonly key: string }
   | { readonly op: 'shutDown' };
+
+/** The model's causes of one run: the newest MAX_CAUSES distinct ones, and how many were let go. */
+class ModelCauses {
+  causes: Cause[] = [];
+  dropped = 0;
+
+  keep(cause: Cause): void {
+    // Compared by value, independently of the queue's own equality.
+    if (this.causes.some((c) => JSON.stringify(c) === JSON.stringify(cause))) return;
+    this.causes.push(cause);
+    if (this.causes.length > MAX_CAUSES) {
+      this.causes.shift();
+      this.dropped++;
+    }
+  }
+
+  /** Adds `other`'s causes after these, and its dropped count. */
+  merge(other: ModelCauses): void {
+    this.dropped += other.dropped;
+    for (const c of other.causes) this.keep(c);
+  }
+
+  toJSON(): CauseSet {
+    return { causes: this.causes, dropped: this.dropped };
+  }
+}
 
 /**
  * The reference: client-go's queue (dirty set, earliest deadline wins, add of a waiting key queues
@@ -39,6 +81,10 @@ class Model {
   readonly getters: number[] = [];
   /** Worker -> the key it holds. */
   readonly held = new Map<number, string>();
+  /** Per key: causes of its next run, of the delayed add it waits on, and of its run in progress. */
+  readonly next = new Map<string, ModelCauses>();
+  readonly wait = new Map<string, ModelCauses>();
+  readonly run = new Map<string, ModelCauses>();
   now = 0;
   shut = false;
   adds = 0;
@@ -58,32 +104,42 @@ class Model {
     return this.queue.includes(key) || this.processing.has(key) || this.waiting.has(key);
   }
 
-  add(key: string): void {
+  /** An add with `causes` (those of a delayed add that came due, or one cause). */
+  add(key: string, causes: ModelCauses): void {
     if (this.shut) {
       this.dropped++;
       return;
     }
     this.adds++;
+    // Ignored adds (a hold waits, processing without coalescing) drop their causes.
     if (this.mode === 'openclarity' && this.waiting.has(key)) return;
-    if (this.queue.includes(key)) return;
-    if (this.processing.has(key)) {
-      if (this.mode === 'client-go') this.dirty.add(key);
+    if (this.queue.includes(key)) {
+      this.#next(key).merge(causes);
       return;
     }
+    if (this.processing.has(key)) {
+      if (this.mode === 'client-go') {
+        this.#next(key).merge(causes);
+        this.dirty.add(key);
+      }
+      return;
+    }
+    this.#next(key).merge(causes);
     this.#push(key);
   }
 
-  addAfter(key: string, delayMs: number): void {
+  addAfter(key: string, delayMs: number, cause: Cause): void {
     if (this.shut) {
       this.dropped++;
       return;
     }
     if (delayMs <= 0) {
-      this.add(key);
+      this.add(key, one(cause));
       return;
     }
     if (this.mode === 'openclarity' && this.has(key)) return;
     this.#schedule(key, this.now + delayMs);
+    this.#wait(key).keep(cause);
   }
 
   get(worker: number): void {
@@ -101,23 +157,39 @@ class Model {
   done(worker: number): void {
     const key = this.#finish(worker);
     if (key === undefined) return;
+    this.run.delete(key);
     if (this.dirty.delete(key) && !this.shut) this.#push(key);
   }
 
-  requeueAfter(worker: number, delayMs: number): void {
+  requeueAfter(worker: number, delayMs: number, cause: Cause, keepCauses: boolean): void {
     const key = this.#finish(worker);
     if (key === undefined) return;
+    const run = this.run.get(key) ?? new ModelCauses();
+    this.run.delete(key);
     const wasDirty = this.dirty.delete(key);
     if (this.shut) {
       this.dropped++;
       return;
     }
+    // With keepCauses the finished run's causes come first, then what arrived since, then the
+    // requeue's own cause.
+    const carry = (into: Map<string, ModelCauses>): void => {
+      const since = into.get(key) ?? new ModelCauses();
+      const merged = keepCauses ? run : new ModelCauses();
+      merged.merge(since);
+      merged.keep(cause);
+      into.set(key, merged);
+    };
     if (delayMs <= 0) {
+      carry(this.next);
       this.#push(key);
       return;
     }
-    if (wasDirty && this.mode === 'client-go') this.#push(key);
+    // openclarity's hold: the adds that arrived while it ran are superseded, causes and all.
+    if (this.mode === 'openclarity') this.next.delete(key);
     this.#schedule(key, this.now + delayMs);
+    carry(this.wait);
+    if (wasDirty && this.mode === 'client-go') this.#push(key);
   }
 
   advance(ms: number): void {
@@ -134,8 +206,10 @@ class Model {
       if (next === undefined) break;
       this.now = next[1].at;
       this.waiting.delete(next[0]);
+      const causes = this.wait.get(next[0]) ?? new ModelCauses();
+      this.wait.delete(next[0]);
       this.onFired(next[0]);
-      this.add(next[0]);
+      this.add(next[0], causes);
     }
     this.now = target;
   }
@@ -149,6 +223,8 @@ class Model {
     }
     if (this.waiting.delete(key)) hit = true;
     this.dirty.delete(key);
+    this.next.delete(key);
+    this.wait.delete(key);
     return hit ? 1 : 0;
   }
 
@@ -157,7 +233,26 @@ class Model {
     this.queue.length = 0;
     this.dirty.clear();
     this.waiting.clear();
+    this.next.clear();
+    this.wait.clear();
     this.getters.length = 0;
+  }
+
+  /** What `causesOf(key)` should return now. */
+  causesOf(key: string): CauseSet {
+    return (this.processing.has(key) ? this.run.get(key) : undefined)?.toJSON() ?? { causes: [], dropped: 0 };
+  }
+
+  #next(key: string): ModelCauses {
+    const c = this.next.get(key) ?? new ModelCauses();
+    this.next.set(key, c);
+    return c;
+  }
+
+  #wait(key: string): ModelCauses {
+    const c = this.wait.get(key) ?? new ModelCauses();
+    this.wait.set(key, c);
+    return c;
   }
 
   #schedule(key: string, at: number): void {
@@ -175,6 +270,8 @@ class Model {
   #start(worker: number, key: string): void {
     this.processing.add(key);
     this.held.set(worker, key);
+    this.run.set(key, this.next.get(key) ?? new ModelCauses());
+    this.next.delete(key);
   }
 
   #finish(worker: number): string | undefined {
@@ -184,6 +281,12 @@ class Model {
     this.processing.delete(key);
     return key;
   }
+}
+
+function one(cause: Cause): ModelCauses {
+  const c = new ModelCauses();
+  c.keep(cause);
+  return c;
 }
 
 type TraceEvent = 'added' | 'handedOut' | 'removed';
@@ -220,6 +323,7 @@ class Harness {
       clock: this.clock,
       hold: mode === 'openclarity',
       coalesceWhileProcessing: mode === 'client-go',
+      maxCausesPerKey: MAX_CAUSES,
     });
     // Only the model knows when a delayed key comes due (so a queue that strays from the model
     // can be reported against the wrong key, but never passes); every other add is recorded from
@@ -234,13 +338,17 @@ class Harness {
     switch (command.op) {
       case 'add':
         if (!q.isShuttingDown) this.#record(command.key, 'added');
-        q.add(command.key);
-        m.add(command.key);
+        q.add(command.key, command.cause === undefined ? undefined : { cause: command.cause });
+        m.add(command.key, one(command.cause ?? manualCause));
         break;
       case 'addAfter':
         if (!q.isShuttingDown && command.delayMs <= 0) this.#record(command.key, 'added');
-        q.addAfter(command.key, command.delayMs);
-        m.addAfter(command.key, command.delayMs);
+        q.addAfter(
+          command.key,
+          command.delayMs,
+          command.cause === undefined ? undefined : { cause: command.cause },
+        );
+        m.addAfter(command.key, command.delayMs, command.cause ?? manualCause);
         break;
       case 'get': {
         const index = this.#pick(command.worker, (w) => w.pending === undefined && w.key === undefined);
@@ -275,8 +383,11 @@ class Harness {
         const key = w.key as string;
         w.key = undefined;
         if (!q.isShuttingDown && command.delayMs <= 0) this.#record(key, 'added');
-        q.requeueAfter(key, command.delayMs);
-        m.requeueAfter(index, command.delayMs);
+        q.requeueAfter(key, command.delayMs, {
+          keepCauses: command.keepCauses,
+          ...(command.cause === undefined ? {} : { cause: command.cause }),
+        });
+        m.requeueAfter(index, command.delayMs, command.cause ?? requeueAfterCause, command.keepCauses);
         break;
       }
       case 'advance':
@@ -343,6 +454,14 @@ class Harness {
     }
     w.key = key;
     this.#record(key, 'handedOut');
+    // The run's causes: exactly those added since the key's previous hand-out (up to the cap).
+    if (this.lockstep) this.#compareCauses(key, 'at hand-out');
+  }
+
+  #compareCauses(key: string, when: string): void {
+    const actual = JSON.stringify(this.queue.causesOf(key));
+    const expected = JSON.stringify(this.model.causesOf(key));
+    if (actual !== expected) this.#violation(`causesOf(${key}) ${when} is ${actual}, model ${expected}`);
   }
 
   #compare(): void {
@@ -361,6 +480,8 @@ class Harness {
     }
     for (const key of KEYS) {
       if (q.has(key) !== m.has(key)) this.#violation(`has(${key}) is ${q.has(key)}, model ${m.has(key)}`);
+      // Causes that arrive while a key runs never change the run's.
+      this.#compareCauses(key, 'after the step');
     }
     // `getters` counts pending get() calls, which the model does not track.
     const { getters: _getters, ...actual } = q.stats();
@@ -408,12 +529,27 @@ const delayArb = fc.oneof(
   { arbitrary: fc.constantFrom(0, -1), weight: 1 },
   { arbitrary: fc.integer({ min: 1, max: 40 }), weight: 1 },
 );
+/** No cause (the default), or one of 12 distinct causes, each built afresh (equal by value only). */
+const causeArb: fc.Arbitrary<Cause | undefined> = fc.option(
+  fc
+    .record({ type: fc.constantFrom('added', 'modified', 'deleted'), rv: fc.integer({ min: 1, max: 4 }) })
+    .map(
+      ({ type, rv }): Cause => ({
+        type,
+        source: 'widgets',
+        object: { kind: 'Widget', name: 'w', resourceVersion: String(rv) },
+      }),
+    ),
+  { freq: 4, nil: undefined },
+);
 
 function commandArb(withShutDown: boolean): fc.Arbitrary<Command> {
   const arbs: fc.WeightedArbitrary<Command>[] = [
-    { arbitrary: keyArb.map((key) => ({ op: 'add', key })), weight: 6 },
+    { arbitrary: fc.record({ key: keyArb, cause: causeArb }).map((c) => ({ op: 'add', ...c })), weight: 6 },
     {
-      arbitrary: fc.record({ key: keyArb, delayMs: delayArb }).map((c) => ({ op: 'addAfter', ...c })),
+      arbitrary: fc
+        .record({ key: keyArb, delayMs: delayArb, cause: causeArb })
+        .map((c) => ({ op: 'addAfter', ...c })),
       weight: 3,
     },
     { arbitrary: workerArb.map((worker) => ({ op: 'get', worker })), weight: 6 },
@@ -421,7 +557,7 @@ function commandArb(withShutDown: boolean): fc.Arbitrary<Command> {
     { arbitrary: workerArb.map((worker) => ({ op: 'done', worker })), weight: 5 },
     {
       arbitrary: fc
-        .record({ worker: workerArb, delayMs: delayArb })
+        .record({ worker: workerArb, delayMs: delayArb, cause: causeArb, keepCauses: fc.boolean() })
         .map((c) => ({ op: 'requeueAfter', ...c })),
       weight: 2,
     },

@@ -1,7 +1,19 @@
 import { type Clock, realClock, type Timer } from '../clock/index.ts';
 import { OptionsError } from '../errors.ts';
 import { requestKey } from '../object/index.ts';
-import { func, nonEmptyString } from '../options.ts';
+import { func, integer, nonEmptyString } from '../options.ts';
+import {
+  addToSlot,
+  type Cause,
+  type CauseSet,
+  causeOption,
+  joinSlots,
+  manualCause,
+  noCauses,
+  requeueAfterCause,
+  retryCause,
+  slotCauses,
+} from './cause.ts';
 import { DelayHeap } from './delay-heap.ts';
 import { Deque } from './deque.ts';
 import type { Entry, Waiter } from './entry.ts';
@@ -16,6 +28,7 @@ import {
   partitionLimitsOption,
   priorityOption,
   type RateLimitedOptions,
+  type RequeueOptions,
   type WorkQueueOptions,
 } from './queue-options.ts';
 import { defaultRateLimiter, type RateLimiter } from './rate-limiter.ts';
@@ -44,7 +57,11 @@ interface PartitionSlots {
  *   round-robin), and the partition's next key once one of its keys is done or requeued. A
  *   partition without a limit costs nothing extra;
  * - **shutdown**: `shutDown()` stops intake and timers; queued keys are not handed out any more,
- *   `get` resolves `undefined`, adds are ignored and counted.
+ *   `get` resolves `undefined`, adds are ignored and counted;
+ * - **causes**: every add may say why (`{ cause }`). The causes of the adds a key absorbs are
+ *   collected with it and handed out with it: `causesOf(key)` during a run gives the causes that
+ *   arrived since the key's previous hand-out (the most recent `maxCausesPerKey` distinct ones,
+ *   and how many were let go). Causes never change dedupe, order, priorities or exclusivity.
  *
  * The add side (`add`, `addAfter`, `addRateLimited`) may be called from anywhere; the get side
  * (`get`, `done`, `requeueAfter`, `requeueRateLimited`) belongs to the workers.
@@ -54,6 +71,12 @@ interface PartitionSlots {
  * queue.add('default/web');
  * const key = await queue.get(signal); // 'default/web'
  * try { await work(key); queue.forget(key); } finally { queue.done(key); }
+ *
+ * @example
+ * // Why did it run? The causes of the adds it absorbed since it last ran.
+ * queue.add('default/web', { cause: { type: 'modified', source: 'webs' } });
+ * const key = await queue.get(signal);
+ * queue.causesOf(key); // { causes: [{ type: 'modified', source: 'webs' }], dropped: 0 }
  *
  * @example
  * // One queue for many kinds: each kind may hold at most 2 of the shared workers.
@@ -72,6 +95,7 @@ export class WorkQueue<K> {
   readonly #hold: boolean;
   readonly #coalesce: boolean;
   readonly #metrics: WorkQueueMetrics | undefined;
+  readonly #maxCauses: number;
   /** Limited partitions only: a partition without a limit has no entry (see #started). */
   readonly #limits = new Map<string, PartitionSlots>();
 
@@ -103,6 +127,7 @@ export class WorkQueue<K> {
     this.#hold = booleanOption('hold', options.hold, false);
     this.#coalesce = booleanOption('coalesceWhileProcessing', options.coalesceWhileProcessing, true);
     this.#metrics = options.metrics;
+    this.#maxCauses = integer('maxCausesPerKey', options.maxCausesPerKey, 8, 0);
     for (const { partition, limit } of partitionLimitsOption(options.partitionLimits)) {
       this.#limits.set(partition, { limit, processing: 0 });
     }
@@ -184,6 +209,7 @@ export class WorkQueue<K> {
   /** Adds a key: queued once however often it is added; if processing, it runs once more after `done`. */
   add(key: K, options?: AddOptions): void {
     const priority = priorityOption(options?.priority);
+    const cause = options === undefined ? manualCause : (causeOption(options.cause) ?? manualCause);
     if (this.#shutDown) {
       this.#drop();
       return;
@@ -193,11 +219,13 @@ export class WorkQueue<K> {
     const id = this.#keyOf(key);
     const e = this.#entries.get(id);
     if (e === undefined) {
-      this.#enqueue(this.#newEntry(key, id), priority);
+      const created = this.#newEntry(key, id);
+      this.#note(created, cause);
+      this.#enqueue(created, priority);
       return;
     }
     if (e.waiting && e.waitHold) return;
-    this.#readd(e, priority);
+    this.#readd(e, priority, cause);
   }
 
   /**
@@ -208,6 +236,7 @@ export class WorkQueue<K> {
     const delay = delayOption(delayMs);
     const priority = priorityOption(options?.priority);
     const hold = booleanOption('hold', options?.hold, this.#hold);
+    const cause = causeOption(options?.cause) ?? manualCause;
     if (this.#shutDown) {
       this.#drop();
       return;
@@ -225,18 +254,39 @@ export class WorkQueue<K> {
       e = this.#newEntry(key, id);
     }
     this.#schedule(e, this.#clock.now() + delay, priority, hold);
+    this.#noteWait(e, cause);
   }
 
-  /** Adds a key after the rate limiter's delay for it (which counts one more requeue). */
+  /**
+   * Adds a key after the rate limiter's delay for it (which counts one more requeue). Default
+   * cause `{ type: 'retry' }`.
+   */
   addRateLimited(key: K, options?: RateLimitedOptions): void {
     const delayMs = options?.delayMs === undefined ? undefined : delayOption(options.delayMs);
     priorityOption(options?.priority);
+    const cause = causeOption(options?.cause) ?? retryCause;
     if (this.#shutDown) {
       this.#drop();
       return;
     }
     const delay = this.#limit(key, delayMs);
-    this.addAfter(key, delay, options?.priority === undefined ? {} : { priority: options.priority });
+    this.addAfter(
+      key,
+      delay,
+      options?.priority === undefined ? { cause } : { priority: options.priority, cause },
+    );
+  }
+
+  /**
+   * The causes a processing key was handed out with: those of the adds it absorbed since its
+   * previous hand-out, oldest first (the most recent `maxCausesPerKey` distinct ones), and how
+   * many were let go. Causes that arrive while it runs belong to its next run. Empty for a key
+   * that is not processing. A fresh frozen copy on every call.
+   */
+  causesOf(key: K): CauseSet {
+    const e = this.#entries.get(this.#keyOf(key));
+    if (e === undefined || !e.processing) return noCauses;
+    return slotCauses(e.runCauses);
   }
 
   /** Clears the rate limiter's memory of a key (after success, or when giving up). */
@@ -301,6 +351,7 @@ export class WorkQueue<K> {
     const e = this.#entries.get(this.#keyOf(key));
     if (e === undefined || !e.processing) return;
     this.#finish(e);
+    this.#endRun(e);
     if (e.dirty && !this.#shutDown) {
       e.dirty = false;
       this.#enqueue(e, e.dirtyPriority);
@@ -316,58 +367,91 @@ export class WorkQueue<K> {
    * adds that arrive while it waits are ignored, including one that arrived while it was
    * processing. A key that is not processing is simply added after `delayMs`. After `shutDown` it
    * only finishes the key, and the requeue counts as dropped.
+   *
+   * Causes: the requeue's own (default `{ type: 'requeue-after' }`) goes with the run it leads to;
+   * with `keepCauses` the finishing run's causes go first. An add that arrived while the key was
+   * processing runs at once with its causes (unless a hold supersedes it, and its causes with it).
    */
-  requeueAfter(key: K, delayMs: number, options?: AddAfterOptions): void {
+  requeueAfter(key: K, delayMs: number, options?: RequeueOptions): void {
     const delay = delayOption(delayMs);
     const priority = priorityOption(options?.priority);
     const hold = booleanOption('hold', options?.hold, this.#hold);
+    const keep = booleanOption('keepCauses', options?.keepCauses, false);
+    const cause = causeOption(options?.cause) ?? requeueAfterCause;
     const e = this.#entries.get(this.#keyOf(key));
     if (e === undefined || !e.processing) {
-      this.addAfter(key, delay, options);
+      this.addAfter(key, delay, options?.cause === undefined ? { ...options, cause } : options);
       return;
     }
     this.#finish(e);
     const wasDirty = e.dirty;
     e.dirty = false;
     if (this.#shutDown) {
+      this.#endRun(e);
       this.#release(e);
       this.#drop();
       return;
     }
+    // Causes are settled before any enqueue: `#enqueue` may hand the key out at once.
     if (hold) {
       // openclarity: the requested interval is not superseded, not even by an add that arrived
       // while the key was processing.
-      if (delay <= 0) this.#enqueue(e, priority);
-      else this.#schedule(e, this.#clock.now() + delay, priority, true);
+      if (delay <= 0) {
+        this.#carryRun(e, keep, false);
+        this.#note(e, cause);
+        this.#endRun(e);
+        this.#enqueue(e, priority);
+        return;
+      }
+      this.#clearNext(e);
+      this.#schedule(e, this.#clock.now() + delay, priority, true);
+      this.#carryRun(e, keep, true);
+      this.#noteWait(e, cause);
+      this.#endRun(e);
       return;
     }
     if (delay <= 0) {
       // One enqueue only: `#enqueue` may hand the key to a waiting worker at once, so a second
       // one would queue a key that is processing again.
+      this.#carryRun(e, keep, false);
+      this.#note(e, cause);
+      this.#endRun(e);
       this.#enqueue(e, wasDirty ? Math.max(priority, e.dirtyPriority) : priority);
       return;
     }
+    if (!(e.waiting && e.waitHold)) {
+      this.#schedule(e, this.#clock.now() + delay, priority, false);
+      this.#carryRun(e, keep, true);
+      this.#noteWait(e, cause);
+    }
+    this.#endRun(e);
     if (wasDirty) this.#enqueue(e, e.dirtyPriority);
-    if (!(e.waiting && e.waitHold)) this.#schedule(e, this.#clock.now() + delay, priority, false);
   }
 
   /**
    * Finishes a processing key and requeues it after the rate limiter's delay (or `delayMs`), in
-   * one step. Used by controllers for retryable errors.
+   * one step. Used by controllers for retryable errors. Default cause `{ type: 'retry' }`.
    */
-  requeueRateLimited(key: K, options?: RateLimitedOptions & { readonly hold?: boolean }): void {
+  requeueRateLimited(
+    key: K,
+    options?: RateLimitedOptions & Pick<RequeueOptions, 'hold' | 'keepCauses'>,
+  ): void {
     const delayMs = options?.delayMs === undefined ? undefined : delayOption(options.delayMs);
     priorityOption(options?.priority);
     booleanOption('hold', options?.hold, this.#hold);
+    booleanOption('keepCauses', options?.keepCauses, false);
+    const cause = causeOption(options?.cause) ?? retryCause;
     if (this.#shutDown) {
       this.done(key);
       this.#drop();
       return;
     }
     const delay = this.#limit(key, delayMs);
-    const next: AddAfterOptions = {
+    const next: RequeueOptions = {
+      cause,
       ...(options?.priority === undefined ? {} : { priority: options.priority }),
       ...(options?.hold === undefined ? {} : { hold: options.hold }),
+      ...(options?.keepCauses === undefined ? {} : { keepCauses: options.keepCauses }),
     };
     this.requeueAfter(key, delay, next);
   }
@@ -394,6 +478,8 @@ export class WorkQueue<K> {
         hit = true;
       }
       e.dirty = false;
+      this.#clearNext(e);
+      this.#clearWait(e);
       if (hit) removed++;
       this.#release(e);
     }
@@ -420,6 +506,8 @@ export class WorkQueue<K> {
       e.lane = undefined;
       e.waiting = false;
       e.dirty = false;
+      this.#clearNext(e);
+      this.#clearWait(e);
       this.#release(e);
     }
     for (;;) {
@@ -489,6 +577,9 @@ export class WorkQueue<K> {
         waitPriority: 0,
         prevProcessing: undefined,
         nextProcessing: undefined,
+        causes: undefined,
+        runCauses: undefined,
+        waitCauses: undefined,
       };
     } else {
       // A pooled entry is in no state (see #release). Stale copies of it in lanes or in the delay
@@ -502,9 +593,13 @@ export class WorkQueue<K> {
     return e;
   }
 
-  /** An add of a known entry that is not hold-waiting. */
-  #readd(e: Entry<K>, priority: number): void {
+  /**
+   * An add of a known entry that is not hold-waiting. `cause` (if any) joins the key's next run
+   * unless the add is ignored.
+   */
+  #readd(e: Entry<K>, priority: number, cause: Cause | undefined): void {
     if (e.lane !== undefined) {
+      if (cause !== undefined) this.#note(e, cause);
       if (priority > e.priority) {
         this.#ready.unlink(e);
         this.#ready.push(e, priority);
@@ -513,11 +608,51 @@ export class WorkQueue<K> {
     }
     if (e.processing) {
       if (!this.#coalesce) return;
+      if (cause !== undefined) this.#note(e, cause);
       e.dirtyPriority = e.dirty ? Math.max(e.dirtyPriority, priority) : priority;
       e.dirty = true;
       return;
     }
+    if (cause !== undefined) this.#note(e, cause);
     this.#enqueue(e, priority);
+  }
+
+  /** Adds a cause to the key's next run. */
+  #note(e: Entry<K>, cause: Cause): void {
+    const slot = e.causes;
+    if (slot === cause || this.#maxCauses === 0) return;
+    e.causes = slot === undefined ? cause : addToSlot(slot, cause, this.#maxCauses);
+  }
+
+  /** Adds a cause to the delayed add the key waits on. */
+  #noteWait(e: Entry<K>, cause: Cause): void {
+    if (this.#maxCauses === 0) return;
+    e.waitCauses = addToSlot(e.waitCauses, cause, this.#maxCauses);
+  }
+
+  /**
+   * With `keep`, puts the finishing run's causes before those of the next run (`toWait` false)
+   * or of the delayed add (`toWait` true), so the newest stay last.
+   */
+  #carryRun(e: Entry<K>, keep: boolean, toWait: boolean): void {
+    if (!keep || e.runCauses === undefined) return;
+    // The run is over: its slot may be changed in place.
+    if (toWait) e.waitCauses = joinSlots(e.runCauses, e.waitCauses, this.#maxCauses);
+    else e.causes = joinSlots(e.runCauses, e.causes, this.#maxCauses);
+    e.runCauses = undefined;
+  }
+
+  /** The run is over: its causes are let go. */
+  #endRun(e: Entry<K>): void {
+    e.runCauses = undefined;
+  }
+
+  #clearNext(e: Entry<K>): void {
+    e.causes = undefined;
+  }
+
+  #clearWait(e: Entry<K>): void {
+    e.waitCauses = undefined;
   }
 
   #enqueue(e: Entry<K>, priority: number): void {
@@ -549,6 +684,9 @@ export class WorkQueue<K> {
 
   #start(e: Entry<K>): void {
     const now = this.#clock.now();
+    // The causes collected so far go with this run; new ones belong to the next.
+    e.runCauses = e.causes;
+    e.causes = undefined;
     e.processing = true;
     e.startedAt = now;
     e.prevProcessing = undefined;
@@ -617,6 +755,9 @@ export class WorkQueue<K> {
       e.id = '';
       e.dirty = false;
       e.waitHold = false;
+      this.#clearNext(e);
+      this.#clearWait(e);
+      this.#endRun(e);
       this.#pool.push(e);
     }
   }
@@ -682,9 +823,18 @@ export class WorkQueue<K> {
       this.#waiting--;
       this.#adds++;
       if (this.#metrics?.onAdd) this.#hook(() => this.#metrics?.onAdd?.(this.name));
-      this.#readd(e, e.waitPriority);
+      // The delayed add's causes join the next run, unless the add is ignored (processing
+      // without coalescing).
+      if (e.lane !== undefined || !e.processing || this.#coalesce) this.#joinWait(e);
+      this.#clearWait(e);
+      this.#readd(e, e.waitPriority, undefined);
     }
     this.#arm();
+  }
+
+  /** Moves the causes of the delayed add into the next run's. */
+  #joinWait(e: Entry<K>): void {
+    e.causes = joinSlots(e.causes, e.waitCauses, this.#maxCauses);
   }
 
   #drop(): void {
