@@ -476,6 +476,30 @@ describe('DynamicController', () => {
     expect(backend.openWatches).toBe(0);
   });
 
+  it('a reconcile learns why it ran: the event of its kind, or a resync when the kind is served again', async () => {
+    const { backend, stop, controller } = setup();
+    const kind = widgetKind(1);
+    backend.set(kind, object(kind, 'a', 'default', 1));
+    const run = controller.start(stop.signal);
+    const seen: string[][] = [];
+    const handler = (_r: KindRequest, { causes }: KindContext): void => {
+      seen.push(causes.map((c) => `${c.type}:${c.source ?? ''}:${c.object?.name ?? ''}`));
+    };
+    await controller.serve(kind, handler);
+    await settle();
+    backend.set(kind, object(kind, 'a', 'default', 2));
+    await settle();
+    await controller.serve(kind, handler);
+    await settle();
+    expect(seen).toEqual([
+      ['added:example.com/v1/widget1s:a'],
+      ['modified:example.com/v1/widget1s:a'],
+      ['resync:example.com/v1/widget1s:a'],
+    ]);
+    stop.abort();
+    await run;
+  });
+
   it('the reconcile metric hook carries the kind', async () => {
     const results: [string, string | undefined][] = [];
     const { backend, stop, controller } = setup({

@@ -9,7 +9,7 @@ import {
 } from '../controller/index.ts';
 import { AbortedError, AlreadyStartedError, OptionsError } from '../errors.ts';
 import type { ObjectEvent } from '../event/index.ts';
-import type { RequestQueue } from '../handler/index.ts';
+import { causeObjectOf, eventCause, type RequestQueue } from '../handler/index.ts';
 import { type InformerHandle, InformerRegistry } from '../informer/index.ts';
 import { type Logger, noopLogger } from '../log/index.ts';
 import type { KubeObject } from '../object/index.ts';
@@ -18,6 +18,7 @@ import { generationChanged } from '../predicate/index.ts';
 import { done, type ReconcileContext, type ReconcileReturn, toError } from '../reconcile/index.ts';
 import type { Runnable } from '../runnable/index.ts';
 import {
+  type Cause,
   maxRetries as maxRetriesPolicy,
   type RateLimiter,
   type RetryPolicy,
@@ -422,13 +423,21 @@ export class DynamicController implements Runnable, ServesKinds {
       const enqueued = !(served.filter && !this.#changedGeneration(event));
       this.#hook(() => this.#metrics?.onEvent?.(this.name, served.id, event.type, enqueued));
       if (!enqueued) return;
-      queue.add(requestOf(served, event.object));
+      queue.add(requestOf(served, event.object), { cause: eventCause(event, { source: served.id }) });
     };
   }
 
   #enqueueAll(served: Served): void {
     const queue = this.#controller.queue;
-    for (const object of served.handle.informer.cache.list()) queue.add(requestOf(served, object));
+    for (const object of served.handle.informer.cache.list()) {
+      const object_ = causeObjectOf(object);
+      const cause: Cause = {
+        type: 'resync',
+        source: served.id,
+        ...(object_ === undefined ? {} : { object: object_ }),
+      };
+      queue.add(requestOf(served, object), { cause });
+    }
   }
 
   /** Waits for a kind's cache to sync (once per informer), then arms its resync timer. */

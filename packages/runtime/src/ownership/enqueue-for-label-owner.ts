@@ -1,5 +1,10 @@
 import { OptionsError } from '../errors.ts';
-import { type EnqueueHandlerOptions, type EventHandler, eventPriority } from '../handler/index.ts';
+import {
+  type EnqueueHandlerOptions,
+  type EventHandler,
+  eventCause,
+  eventPriority,
+} from '../handler/index.ts';
 import type { KubeObject, ObjectKey } from '../object/index.ts';
 import { type OwnerLabelScheme, resolveOwnerLabelScheme } from './owner-label-scheme.ts';
 import { checkOwnerKind, type OwnerKind, ownerOf, recordsKind } from './owner-labels.ts';
@@ -52,8 +57,9 @@ export function enqueueForLabelOwner<T extends KubeObject>(
       if (event.type === 'update') collect(event.oldObject, owners);
       collect(event.object, owners);
       const priority = fixed ?? eventPriority(event);
+      const cause = eventCause(event, { secondary: true });
       for (const owner of owners.values()) {
-        queue.add(owner, priority === undefined ? undefined : { priority });
+        queue.add(owner, priority === undefined ? { cause } : { priority, cause });
       }
     },
   };
