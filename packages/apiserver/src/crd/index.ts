@@ -9,7 +9,10 @@
  *   {@link unknownFieldWarnings}, or {@link strictDecodingMessage} as a 400 under
  *   `fieldValidation=Strict`) → {@link applyDefaults} → {@link validateCustomResource} (or
  *   {@link validateCustomResourceStatus} for `/status`) plus {@link validateScale} →
- *   {@link invalidError} for the 422.
+ *   {@link validateCustomResourceRules} (the `x-kubernetes-validations` CEL rules, with `oldSelf`
+ *   on updates) → {@link invalidError} for the 422.
+ * - CEL rules of a CRD when it is written: {@link crdRuleCauses} (compile errors, `fieldPath`,
+ *   `oldSelf` placement, estimated cost).
  * - Subresources, tables, selectors: {@link scaleOf}, {@link scaleObject}, {@link setScale},
  *   {@link printerColumnValues}, {@link tableColumnDefinitions}, {@link selectableFieldValues}.
  * - Discovery documents: {@link openApiV3ForCrd}, {@link openApiV3ForGroupVersion}.
@@ -29,6 +32,12 @@
  * @module
  */
 
+export { crdRuleCauses, STATIC_COST_LIMIT, STATIC_CRD_COST_LIMIT } from './cel-crd.ts';
+export {
+  type RuleValidationOptions,
+  type RuleValidationResult,
+  validateCustomResourceRules,
+} from './cel-validate.ts';
 export {
   crdStatus,
   establishedConditions,

@@ -12,15 +12,26 @@ export interface CustomResourceHooks {
    * own basic checks when installed.
    */
   validateCrd?(crd: JsonObject, old?: KubeObject): readonly StatusCause[];
-  /** Validates a custom resource against the schema of `version` (422 causes). */
+  /**
+   * Validates a custom resource against the schema of `version` and its `x-kubernetes-validations`
+   * rules (`old` on updates, for transition rules and ratcheting); returns 422 causes and passes
+   * warnings (ratcheted rule failures) to `warn`.
+   */
   validateCustomResource?(
     crd: KubeObject,
     version: string,
     object: JsonObject,
     old?: KubeObject,
+    warn?: (text: string) => void,
   ): readonly StatusCause[];
-  /** Validates a `/status` write of a custom resource (only `.status`; 422 causes). */
-  validateCustomResourceStatus?(crd: KubeObject, version: string, object: JsonObject): readonly StatusCause[];
+  /** Validates a `/status` write of a custom resource (`.status` against its schema, then the rules; 422 causes). */
+  validateCustomResourceStatus?(
+    crd: KubeObject,
+    version: string,
+    object: JsonObject,
+    old?: KubeObject,
+    warn?: (text: string) => void,
+  ): readonly StatusCause[];
   /** Removes fields the schema does not know (in place); returns their paths (`spec.foo`). */
   pruneUnknownFields?(crd: KubeObject, version: string, object: JsonObject): readonly string[];
   /** Applies `default:` values of the schema (in place). */

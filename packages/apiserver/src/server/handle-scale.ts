@@ -17,6 +17,7 @@ import { parseMediaType } from './media.ts';
 import { fromStorage } from './object-io.ts';
 import { parseWriteQuery, type WriteQuery } from './query.ts';
 import { writeValue } from './respond.ts';
+import { prepareScale } from './write-strategy.ts';
 
 /** A `LabelSelector` as a selector string (`app=web,tier in (a,b)`), requirements sorted by key. */
 export function labelSelectorString(selector: unknown): string {
@@ -100,6 +101,7 @@ async function writeScale(
   const rv = asObject(scale.metadata)?.resourceVersion;
   object.metadata.resourceVersion =
     typeof rv === 'string' && rv !== '' ? rv : current.metadata.resourceVersion;
+  prepareScale(ctx, object, current);
   return updateObject(ctx, object, current, write, undefined);
 }
 

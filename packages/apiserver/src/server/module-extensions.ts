@@ -3,12 +3,14 @@ import {
   applyDefaults,
   type CustomResourceDefinition,
   crdInfo,
+  crdRuleCauses,
   openApiV3ForGroupVersion,
   pruneUnknownFields,
   type StructuralSchema,
   validateCrd,
   validateCrdUpdate,
   validateCustomResource,
+  validateCustomResourceRules,
   validateCustomResourceStatus,
 } from '../crd/index.ts';
 import { toTable } from '../table/index.ts';
@@ -55,25 +57,46 @@ function asRequestError<T>(run: () => T): T {
   }
 }
 
+/** Schema validation's `causes` plus those of the `x-kubernetes-validations` rules. */
+function withRules(
+  schema: StructuralSchema,
+  object: JsonObject,
+  old: KubeObject | undefined,
+  causes: StatusCause[],
+  warn: ((text: string) => void) | undefined,
+): StatusCause[] {
+  const rules = validateCustomResourceRules(schema, object, old, causes);
+  for (const text of rules.warnings) warn?.(text);
+  return [...causes, ...rules.causes];
+}
+
 /**
- * The CRD module (`../crd`) as hooks: full CRD validation, and for custom resources pruning,
- * defaulting and schema validation (main resource and `/status`), OpenAPI v3 documents and
- * printer columns. A CRD the module cannot describe is served schemaless.
+ * The CRD module (`../crd`) as hooks: full CRD validation (with the compile and cost checks of its
+ * CEL rules), and for custom resources pruning, defaulting, schema validation and the CEL rules
+ * (main resource and `/status`), OpenAPI v3 documents and printer columns. A CRD the module cannot describe is served schemaless.
  */
 export function crdModuleHooks(): CustomResourceHooks {
   return {
     validateCrd(crd, old): readonly StatusCause[] {
+      return asRequestError(() => {
+        const causes = old === undefined ? validateCrd(crd) : validateCrdUpdate(crd, asCrd(old));
+        // the rules compile against a valid schema only, as kube checks them after the schema
+        return causes.length > 0 ? causes : crdRuleCauses(crd);
+      });
+    },
+    validateCustomResource(crd, version, object, old, warn) {
+      const schema = schemaOf(crd, version);
+      if (schema === undefined) return [];
       return asRequestError(() =>
-        old === undefined ? validateCrd(crd) : validateCrdUpdate(crd, asCrd(old)),
+        withRules(schema, object, old, validateCustomResource(schema, object), warn),
       );
     },
-    validateCustomResource(crd, version, object) {
+    validateCustomResourceStatus(crd, version, object, old, warn) {
       const schema = schemaOf(crd, version);
-      return schema === undefined ? [] : asRequestError(() => validateCustomResource(schema, object));
-    },
-    validateCustomResourceStatus(crd, version, object) {
-      const schema = schemaOf(crd, version);
-      return schema === undefined ? [] : asRequestError(() => validateCustomResourceStatus(schema, object));
+      if (schema === undefined) return [];
+      return asRequestError(() =>
+        withRules(schema, object, old, validateCustomResourceStatus(schema, object), warn),
+      );
     },
     pruneUnknownFields(crd, version, object) {
       const schema = schemaOf(crd, version);

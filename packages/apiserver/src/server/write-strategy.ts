@@ -2,7 +2,7 @@ import type { KubeObject, StatusCause } from '@converge/runtime';
 import type { JsonObject, MutableObject } from './api-resource.ts';
 import { type RequestContext, strategyContext } from './context.ts';
 import { invalidObject } from './field-causes.ts';
-import { fromStorage } from './object-io.ts';
+import { fromStorage, toResponse } from './object-io.ts';
 import type { WriteQuery } from './query.ts';
 
 /** Records the writer's field ownership in `metadata.managedFields` (non-apply writes). */
@@ -34,6 +34,18 @@ function fail(ctx: RequestContext, object: MutableObject, causes: readonly Statu
   throw invalidObject(resource.kind, resource.group, name, causes);
 }
 
+/** Adds a `Warning:` header to the response (ratcheted rule failures). */
+function warn(ctx: RequestContext): (text: string) => void {
+  return (text) => {
+    if (!ctx.warnings.includes(text)) ctx.warnings.push(text);
+  };
+}
+
+/** The stored object in the version of the request (what `oldSelf` of a transition rule sees). */
+function asServed(ctx: RequestContext, old: KubeObject): KubeObject {
+  return toResponse(ctx.resource, old) as KubeObject;
+}
+
 function isCrd(ctx: RequestContext): boolean {
   return ctx.resource.kind === 'CustomResourceDefinition' && ctx.resource.group === 'apiextensions.k8s.io';
 }
@@ -61,7 +73,10 @@ export function prepareCreate(ctx: RequestContext, object: MutableObject, write:
   const own = resource.strategy.prepareForCreate?.(object, strategyContext(ctx, write.fieldValidation));
   const causes = strategyCauses(ctx, object, own);
   if (crd !== undefined) {
-    causes.push(...(server.extensions.validateCustomResource?.(crd, resource.version, object) ?? []));
+    causes.push(
+      ...(server.extensions.validateCustomResource?.(crd, resource.version, object, undefined, warn(ctx)) ??
+        []),
+    );
   }
   fail(ctx, object, causes);
   recordManagedFields(ctx, object, undefined, write, undefined);
@@ -80,7 +95,15 @@ export function prepareUpdate(
   const own = resource.strategy.prepareForUpdate?.(object, old, strategyContext(ctx, write.fieldValidation));
   const causes = strategyCauses(ctx, object, own, old);
   if (crd !== undefined) {
-    causes.push(...(server.extensions.validateCustomResource?.(crd, resource.version, object, old) ?? []));
+    causes.push(
+      ...(server.extensions.validateCustomResource?.(
+        crd,
+        resource.version,
+        object,
+        asServed(ctx, old),
+        warn(ctx),
+      ) ?? []),
+    );
   }
   fail(ctx, object, causes);
   recordManagedFields(ctx, object, old, write, undefined);
@@ -101,10 +124,25 @@ export function prepareStatus(
     const { validateCustomResourceStatus, validateCustomResource } = server.extensions;
     const found =
       validateCustomResourceStatus !== undefined
-        ? validateCustomResourceStatus(crd, resource.version, object)
-        : validateCustomResource?.(crd, resource.version, object, old);
+        ? validateCustomResourceStatus(crd, resource.version, object, asServed(ctx, old), warn(ctx))
+        : validateCustomResource?.(crd, resource.version, object, asServed(ctx, old), warn(ctx));
     causes.push(...(found ?? []));
   }
   fail(ctx, object, causes);
   recordManagedFields(ctx, object, old, write, 'status');
+}
+
+/**
+ * Validates a custom resource whose replicas a `/scale` write changed, as kube-apiserver does: the
+ * whole object against its schema and its `x-kubernetes-validations` rules (with `oldSelf`).
+ */
+export function prepareScale(ctx: RequestContext, object: MutableObject, old: KubeObject): void {
+  const { resource, server } = ctx;
+  const crd = resource.crd;
+  if (crd === undefined) return;
+  fail(
+    ctx,
+    object,
+    server.extensions.validateCustomResource?.(crd, resource.version, object, asServed(ctx, old), warn(ctx)),
+  );
 }
