@@ -2,8 +2,9 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
-import { AlreadyStartedError } from '@converge/runtime';
+import { AlreadyStartedError, isNotFound, type ResourceType } from '@converge/runtime';
 import { Store } from '@converge/store';
+import { WebhookAdmission } from '../admission/index.ts';
 import { bootstrap } from './bootstrap.ts';
 import { CrdController } from './crd-controller.ts';
 import { ApiServerErrorCodes, ApiServerStartError } from './errors.ts';
@@ -147,6 +148,35 @@ class EmbeddedApiServer implements ApiServer {
     return restartListener(target, downMs);
   }
 
+  /** Admission webhooks over this server's store: configurations and namespace labels read from it. */
+  #webhookAdmission(namespaceType: ResourceType): WebhookAdmission {
+    const { clock, logger, webhookServiceResolver } = this.#options;
+    const plurals = {
+      MutatingWebhookConfiguration: 'mutatingwebhookconfigurations',
+      ValidatingWebhookConfiguration: 'validatingwebhookconfigurations',
+    } as const;
+    return new WebhookAdmission({
+      listConfigurations: async (kind) => {
+        const resource = this.#registry.lookup('admissionregistration.k8s.io', 'v1', plurals[kind]);
+        if (resource === undefined) return [];
+        const page = await this.store.list(resource.storage);
+        return page.items as unknown as Record<string, unknown>[];
+      },
+      namespaceLabels: async (name) => {
+        try {
+          const namespace = await this.store.get(namespaceType, { namespace: '', name });
+          return { ...namespace.metadata.labels };
+        } catch (error) {
+          if (isNotFound(error)) return {};
+          throw error;
+        }
+      },
+      ...(webhookServiceResolver === undefined ? {} : { resolveService: webhookServiceResolver }),
+      clock,
+      logger: logger.child({ component: 'admission' }),
+    });
+  }
+
   async listen(): Promise<{ readonly url: string }> {
     if (this.#state !== 'new') throw new AlreadyStartedError('ApiServer');
     this.#state = 'starting';
@@ -187,6 +217,7 @@ class EmbeddedApiServer implements ApiServer {
       watches: this.#watches,
       crds,
       namespaceType: types.namespace,
+      admission: this.#webhookAdmission(types.namespace),
       openapi: new OpenApiV3(this.#registry, this.#options.extensions),
       token: this.#options.token,
       faults: this.faults,

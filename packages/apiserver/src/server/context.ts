@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock, Logger, ResourceType } from '@converge/runtime';
 import type { Store } from '@converge/store';
+import type { WebhookAdmission } from '../admission/index.ts';
 import type { ApiResource, StrategyContext } from './api-resource.ts';
 import type { ApiServerExtensions } from './extensions.ts';
 import type { FieldValidation } from './query.ts';
@@ -27,6 +28,8 @@ export interface ServerContext {
   readonly crds: CrdReconciler;
   /** The store type of core/v1 Namespace. */
   readonly namespaceType: ResourceType;
+  /** Admission webhooks called on writes; none when absent. */
+  readonly admission?: WebhookAdmission;
 }
 
 /** One request to a REST resource. */

@@ -1,4 +1,5 @@
 import type { KubeObject } from '@converge/runtime';
+import { admitMutating, admitValidating, noteWrite } from './admit.ts';
 import type { MutableObject } from './api-resource.ts';
 import type { RequestContext } from './context.ts';
 import { checkObjectSize } from './limits.ts';
@@ -35,9 +36,9 @@ function clearUnparsableResourceVersion(object: MutableObject): void {
 }
 
 /**
- * Creates a checked, decoded object: namespace admission, the create strategy (defaults,
- * validation), then the store (which sets uid, timestamps, generation and resourceVersion and
- * reports AlreadyExists). A created CRD is reconciled before this resolves, so its resources are
+ * Creates a checked, decoded object: namespace admission, mutating admission webhooks, the create
+ * strategy (defaults, validation), validating admission webhooks, then the store (which sets uid,
+ * timestamps, generation and resourceVersion and reports AlreadyExists). A created CRD is reconciled before this resolves, so its resources are
  * served when the client's next request arrives.
  */
 export async function createObject(
@@ -48,13 +49,16 @@ export async function createObject(
   const { resource, server } = ctx;
   await requireNamespace(ctx, String(object.metadata.namespace ?? ''));
   clearUnparsableResourceVersion(object);
+  await admitMutating(ctx, 'CREATE', object, undefined, write);
   prepareCreate(ctx, object, write);
+  await admitValidating(ctx, 'CREATE', object, undefined, write);
   const storage = toStorage(resource, object);
   checkObjectSize(storage);
   const stored = await server.store.create(resource.storage, storage, {
     dryRun: write.dryRun,
     fieldManager: write.fieldManager,
   });
+  if (!write.dryRun) noteWrite(ctx);
   if (isCrdResource(ctx) && !write.dryRun) await server.crds.reconcile(stored.metadata.name ?? '');
   return stored;
 }

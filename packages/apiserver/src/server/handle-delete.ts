@@ -1,4 +1,5 @@
 import { isNotFound, type KubeObject } from '@converge/runtime';
+import { admitMutating, admitValidating, noteWrite } from './admit.ts';
 import type { MutableObject } from './api-resource.ts';
 import type { RequestContext } from './context.ts';
 import { CRD_CLEANUP_FINALIZER, terminatingCondition } from './crd-status.ts';
@@ -41,12 +42,16 @@ export async function handleDelete(ctx: RequestContext, name: string): Promise<v
   const { options, orphanDependents } = await parseDeleteOptions(ctx);
   const { resource, server } = ctx;
   const current = await getStored(ctx, name);
+  const admit = { dryRun: options.dryRun === true };
+  await admitMutating(ctx, 'DELETE', null, current, admit);
+  await admitValidating(ctx, 'DELETE', null, current, admit);
   if (isCrdResource(ctx)) await markCrdForCleanup(ctx, current, options.dryRun === true);
   const result = await server.store.delete(
     resource.storage,
     { namespace: ctx.target.namespace, name },
     options,
   );
+  if (options.dryRun !== true) noteWrite(ctx);
   if (isCrdResource(ctx) && options.dryRun !== true) await server.crds.reconcile(name);
   if (result.status === 'pending') {
     const code = orphanDependents === false ? 202 : 200;
@@ -75,6 +80,9 @@ export async function handleDeleteCollection(ctx: RequestContext): Promise<void>
   for (const item of page.items) {
     if (selection.extra !== undefined && !selection.extra(item)) continue;
     const key = { namespace: item.metadata.namespace ?? '', name: item.metadata.name ?? '' };
+    const admit = { dryRun: options.dryRun === true };
+    await admitMutating(ctx, 'DELETE', null, item, admit);
+    await admitValidating(ctx, 'DELETE', null, item, admit);
     try {
       const result = await server.store.delete(resource.storage, key, {
         ...options,
@@ -90,6 +98,7 @@ export async function handleDeleteCollection(ctx: RequestContext): Promise<void>
     apiVersion: resource.group === '' ? resource.version : `${resource.group}/${resource.version}`,
     metadata: { resourceVersion: String(server.store.revision) },
   };
+  if (options.dryRun !== true && deleted.length > 0) noteWrite(ctx);
   await streamList(
     ctx.res,
     envelope,

@@ -1,4 +1,5 @@
 import { isNotFound, type KubeObject } from '@converge/runtime';
+import { admitMutating, admitValidating, noteWrite } from './admit.ts';
 import type { MutableObject } from './api-resource.ts';
 import type { RequestContext } from './context.ts';
 import { createObject, isCrdResource } from './handle-create.ts';
@@ -30,8 +31,10 @@ export async function updateObject(
   const { resource, server } = ctx;
   const options = { dryRun: write.dryRun, fieldManager: write.fieldManager };
   let stored: KubeObject;
+  await admitMutating(ctx, 'UPDATE', object, old, write);
   if (subresource === 'status') {
     prepareStatus(ctx, object, old, write);
+    await admitValidating(ctx, 'UPDATE', object, old, write);
     if (resource.emulateStatus === true) {
       const next = cloneJson(old) as unknown as MutableObject;
       if (object.status === undefined) delete next.status;
@@ -48,10 +51,12 @@ export async function updateObject(
     }
   } else {
     prepareUpdate(ctx, object, old, write);
+    await admitValidating(ctx, 'UPDATE', object, old, write);
     const storage = toStorage(resource, object);
     checkObjectSize(storage);
     stored = await server.store.update(resource.storage, storage, options);
   }
+  if (!write.dryRun) noteWrite(ctx);
   if (isCrdResource(ctx) && !write.dryRun) await server.crds.reconcile(stored.metadata.name ?? '');
   return stored;
 }

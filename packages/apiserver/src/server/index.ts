@@ -32,6 +32,15 @@
  *
  * @module
  */
+
+export {
+  AdmissionDeniedError,
+  AdmissionErrorCodes,
+  AdmissionWebhookError,
+  localServiceResolver,
+  type WebhookService,
+  type WebhookServiceResolver,
+} from '../admission/index.ts';
 export type { ApiResource, ScaleSpec, Strategy, StrategyContext, VersionConverter } from './api-resource.ts';
 export { type ApiServer, createApiServer, insecureExposure } from './api-server.ts';
 export {

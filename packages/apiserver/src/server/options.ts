@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { type Clock, type Logger, noopLogger, OptionsError, realClock } from '@converge/runtime';
 import type { Store } from '@converge/store';
+import type { WebhookServiceResolver } from '../admission/index.ts';
 import { defaultExtensions } from './default-extensions.ts';
 import type { ApiServerExtensions } from './extensions.ts';
 import { ensurePrivateDir, ensurePrivateFile, writePrivateFile } from './private-files.ts';
@@ -73,6 +74,13 @@ export interface ApiServerOptions {
    * merge patch, server-side apply, managed fields and protobuf bodies are installed by default).
    */
   readonly extensions?: ApiServerExtensions;
+  /**
+   * Where admission webhooks with `clientConfig.service` are called: the base URL (`https://host:port`)
+   * for a service; the service's `path` is appended and its certificate must name
+   * `NAME.NAMESPACE.svc`. Default: `https://127.0.0.1:PORT` (the service's port, 443 unless set),
+   * for operators running on this machine.
+   */
+  readonly webhookServiceResolver?: WebhookServiceResolver;
 }
 
 /** {@link ApiServerOptions} with defaults applied. */
@@ -89,6 +97,7 @@ export interface ResolvedApiServerOptions {
   readonly logger: Logger;
   readonly kubeconfigPath: string | undefined;
   readonly extensions: ApiServerExtensions;
+  readonly webhookServiceResolver: WebhookServiceResolver | undefined;
   /** The fault admin endpoint's token and where to write it; undefined when it is not served. */
   readonly faultAdmin: { readonly token: string; readonly tokenPath: string | undefined } | undefined;
 }
@@ -204,6 +213,7 @@ export function resolveApiServerOptions(options: ApiServerOptions = {}): Resolve
     logger,
     kubeconfigPath,
     extensions: { ...defaultExtensions(), ...options.extensions },
+    webhookServiceResolver: options.webhookServiceResolver,
     faultAdmin: resolveFaultAdmin(options.faultAdmin, resolvedToken, dataDir, logger),
   };
 }

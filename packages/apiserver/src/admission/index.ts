@@ -1,0 +1,21 @@
+/**
+ * Admission webhooks for the embedded API server: the webhooks of stored
+ * `admissionregistration.k8s.io/v1` Mutating- and ValidatingWebhookConfigurations are matched
+ * against each write (rules, namespace and object selectors) and called over HTTPS with an
+ * `AdmissionReview` v1, as kube-apiserver calls them.
+ *
+ * - {@link WebhookAdmission} — `mutate` before schema validation, `validate` after it
+ * - {@link AdmissionDeniedError}, {@link AdmissionWebhookError} — denials and failed calls
+ * - {@link localServiceResolver} — `clientConfig.service` reached on 127.0.0.1
+ *
+ * @module
+ */
+export { localServiceResolver, type WebhookServiceResolver } from './call.ts';
+export { AdmissionDeniedError, AdmissionErrorCodes, AdmissionWebhookError } from './errors.ts';
+export type { AdmissionAttributes, UserInfo, WebhookService } from './types.ts';
+export {
+  type Warn,
+  WebhookAdmission,
+  type WebhookAdmissionOptions,
+  type WebhookConfigurationKind,
+} from './webhook-admission.ts';

@@ -1,0 +1,113 @@
+import type { KubeObject } from '@converge/runtime';
+import type { AdmissionAttributes } from '../admission/index.ts';
+import type { JsonObject, MutableObject } from './api-resource.ts';
+import type { RequestContext } from './context.ts';
+import { toResponse } from './object-io.ts';
+import { warningHeaders } from './respond.ts';
+
+/** The one user of the embedded server (its bearer token), as webhooks see it. */
+const USER = { username: 'admin', groups: ['system:masters', 'system:authenticated'] } as const;
+
+const OPTIONS_KIND: Readonly<Record<string, string>> = {
+  POST: 'CreateOptions',
+  PUT: 'UpdateOptions',
+  PATCH: 'PatchOptions',
+  DELETE: 'DeleteOptions',
+};
+
+/** What admission sees of a write: the request's resource and version, objects as served. */
+function attributesOf(
+  ctx: RequestContext,
+  operation: AdmissionAttributes['operation'],
+  object: MutableObject | null,
+  old: KubeObject | undefined,
+  dryRun: boolean,
+  fieldManager: string | undefined,
+): AdmissionAttributes {
+  const { resource, target } = ctx;
+  const meta = (object ?? old)?.metadata;
+  const kind = OPTIONS_KIND[ctx.req.method ?? 'POST'] ?? 'CreateOptions';
+  return {
+    operation,
+    kind: { group: resource.group, version: resource.version, kind: resource.kind },
+    resource: { group: resource.group, version: resource.version, resource: resource.plural },
+    subResource: target.subresource ?? '',
+    namespaced: resource.namespaced,
+    namespace: resource.namespaced ? String(target.namespace || (meta?.namespace ?? '')) : '',
+    name: String(meta?.name ?? target.name ?? ''),
+    object: object as JsonObject | null,
+    oldObject: old === undefined ? null : (toResponse(resource, old) as JsonObject),
+    dryRun,
+    options: {
+      kind,
+      apiVersion: 'meta.k8s.io/v1',
+      ...(dryRun ? { dryRun: ['All'] } : {}),
+      ...(fieldManager === undefined || kind === 'DeleteOptions' ? {} : { fieldManager }),
+    },
+    userInfo: USER,
+  };
+}
+
+/** Warnings collected so far travel with an error response too (kubectl prints them). */
+async function keepingWarnings<T>(ctx: RequestContext, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (ctx.warnings.length > 0 && !ctx.res.headersSent)
+      ctx.res.setHeader('Warning', warningHeaders(ctx.warnings));
+    throw error;
+  }
+}
+
+function warn(ctx: RequestContext): (text: string) => void {
+  return (text) => {
+    ctx.warnings.push(text);
+  };
+}
+
+/**
+ * Mutating admission of a write: `object` with the patches of the matching mutating webhooks
+ * applied in place (DELETE passes `object: null`; webhooks are called, patches ignored). A no-op
+ * when the server has no admission.
+ */
+export async function admitMutating(
+  ctx: RequestContext,
+  operation: AdmissionAttributes['operation'],
+  object: MutableObject | null,
+  old: KubeObject | undefined,
+  write: { readonly dryRun: boolean; readonly fieldManager?: string },
+): Promise<void> {
+  const admission = ctx.server.admission;
+  if (admission === undefined) return;
+  const crd = ctx.resource.crd;
+  // webhooks see the object as decoded, with its schema defaults (defaulted again after them)
+  if (crd !== undefined && object !== null)
+    ctx.server.extensions.applyDefaults?.(crd, ctx.resource.version, object);
+  const attributes = attributesOf(ctx, operation, object, old, write.dryRun, write.fieldManager);
+  const result = await keepingWarnings(ctx, () => admission.mutate(attributes, warn(ctx)));
+  if (result === null || object === null || result === object) return;
+  const target = object as JsonObject;
+  for (const key of Object.keys(target)) delete target[key];
+  for (const [key, value] of Object.entries(result)) {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+}
+
+/** Validating admission of a write (after schema validation); DELETE passes `object: null`. */
+export async function admitValidating(
+  ctx: RequestContext,
+  operation: AdmissionAttributes['operation'],
+  object: MutableObject | null,
+  old: KubeObject | undefined,
+  write: { readonly dryRun: boolean; readonly fieldManager?: string },
+): Promise<void> {
+  const admission = ctx.server.admission;
+  if (admission === undefined) return;
+  const attributes = attributesOf(ctx, operation, object, old, write.dryRun, write.fieldManager);
+  await keepingWarnings(ctx, () => admission.validate(attributes, warn(ctx)));
+}
+
+/** A write to a webhook configuration changes what admission calls: forget its cache. */
+export function noteWrite(ctx: RequestContext): void {
+  if (ctx.resource.group === 'admissionregistration.k8s.io') ctx.server.admission?.invalidate();
+}

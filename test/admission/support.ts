@@ -1,0 +1,146 @@
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import {
+  type AdmissionRequest,
+  allowed,
+  denied,
+  generateWebhookCertificates,
+  WebhookServer,
+} from '@converge/kube';
+import type { KubeObject } from '@converge/runtime';
+
+/** One webhook server with a recording validator and defaulter for ConfigMaps. */
+export interface Hooks {
+  readonly url: string;
+  readonly port: number;
+  /** base64 PEM of the CA, for `caBundle`. */
+  readonly caBundle: string;
+  /** Every request the webhooks received, as `<path> <operation> <name>`. */
+  readonly calls: string[];
+  /** The last review request received. */
+  last: AdmissionRequest<KubeObject> | undefined;
+  stop(): Promise<void>;
+}
+
+type ConfigMap = KubeObject & { data?: Record<string, string> };
+
+/**
+ * Starts a WebhookServer on 127.0.0.1 (its certificate also names `hooks.webhooks.svc`):
+ * `/validate` denies a ConfigMap with `data.bad` and warns about `data.warn`; `/default` sets
+ * `data.defaulted` and the label `defaulted=yes`.
+ */
+export async function startHooks(): Promise<Hooks> {
+  const server = new WebhookServer({
+    host: '127.0.0.1',
+    port: 0,
+    tls: { generate: { hosts: ['127.0.0.1', 'localhost', 'hooks.webhooks.svc'] } },
+  });
+  const calls: string[] = [];
+  const hooks: Hooks = {
+    url: '',
+    port: 0,
+    caBundle: '',
+    calls,
+    last: undefined,
+    stop: async () => undefined,
+  };
+  server.validating<ConfigMap>('/validate', {
+    validate(request) {
+      calls.push(`/validate ${request.operation} ${request.name}`);
+      hooks.last = request;
+      const data = request.object?.data ?? {};
+      if (data.bad !== undefined)
+        return denied(`data.bad is not allowed: ${data.bad}`, { warnings: ['checked by vcm'] });
+      return allowed(data.warn === undefined ? {} : { warnings: [`data.warn is set to ${data.warn}`] });
+    },
+  });
+  server.mutating<ConfigMap>('/default', {
+    default(configMap) {
+      calls.push(`/default ${configMap.metadata.name ?? ''}`);
+      return {
+        ...configMap,
+        metadata: { ...configMap.metadata, labels: { ...configMap.metadata.labels, defaulted: 'yes' } },
+        data: { ...configMap.data, defaulted: 'true' },
+      };
+    },
+  });
+  const controller = new AbortController();
+  const started = server.start(controller.signal);
+  started.catch(() => undefined);
+  const { url, port } = await server.listening();
+  return Object.assign(hooks, {
+    url,
+    port,
+    caBundle: Buffer.from(server.caBundle ?? '').toString('base64'),
+    stop: async () => {
+      controller.abort();
+      await started;
+    },
+  });
+}
+
+/** A bare HTTPS webhook: `answer` gets each AdmissionReview and the path; silent when absent. */
+export async function startHttpsServer(
+  answer?: (review: { request: Record<string, unknown> }, path: string) => unknown,
+): Promise<{ url: string; caBundle: string; close(): Promise<void> }> {
+  const certs = await generateWebhookCertificates({ hosts: ['127.0.0.1'] });
+  const server: Server = createServer({ cert: certs.cert, key: certs.key }, (req, res) => {
+    if (answer === undefined) return;
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        request: Record<string, unknown>;
+      };
+      const body = JSON.stringify(answer(review, new URL(req.url ?? '/', 'https://x').pathname));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `https://127.0.0.1:${port}`,
+    caBundle: Buffer.from(certs.caCert).toString('base64'),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** An AdmissionReview v1 response allowing `uid`, with a JSON patch when given. */
+export function allowing(uid: unknown, patch?: readonly object[]): unknown {
+  return {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    response: {
+      uid,
+      allowed: true,
+      ...(patch === undefined
+        ? {}
+        : { patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') }),
+    },
+  };
+}
+
+/** A rule for ConfigMaps (core/v1) with the given operations. */
+export function configMapRule(operations: readonly string[] = ['CREATE', 'UPDATE']): Record<string, unknown> {
+  return { operations, apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] };
+}
+
+/** A ValidatingWebhookConfiguration (or Mutating one) with one webhook. */
+export function configuration(
+  kind: 'ValidatingWebhookConfiguration' | 'MutatingWebhookConfiguration',
+  name: string,
+  webhook: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind,
+    metadata: { name },
+    webhooks: [
+      { sideEffects: 'None', admissionReviewVersions: ['v1'], rules: [configMapRule()], ...webhook },
+    ],
+  };
+}
