@@ -4,7 +4,8 @@
  * validating ones deny or warn after it; calls fail closed or open by failurePolicy; rules and
  * selectors decide which webhooks are called.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { KubeObject } from '@converge/runtime';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from '../../packages/apiserver/src/server/test-support.ts';
 import {
   allowing,
@@ -218,6 +219,22 @@ describe('calling webhooks', () => {
       403,
     );
     expect(hooks.calls).toEqual(['/validate CREATE svc']);
+  });
+
+  it('a configuration written straight into the store is called once the store watch reports it', async () => {
+    const denied = { method: 'POST', body: configMap('probe', { bad: 'x' }) };
+    expect((await api.request(`${CM}?dryRun=All`, denied)).status).toBe(201); // cached: no webhooks
+    const type = api.server.store.resolveType(
+      'admissionregistration.k8s.io/v1',
+      'ValidatingWebhookConfiguration',
+    );
+    if (type === undefined) throw new Error('ValidatingWebhookConfiguration is not registered');
+    const vcm = configuration('ValidatingWebhookConfiguration', 'direct', {
+      name: 'vcm.example.com',
+      clientConfig: { url: `${hooks.url}/validate`, caBundle: hooks.caBundle },
+    });
+    await api.server.store.create(type, vcm as unknown as KubeObject);
+    await vi.waitFor(async () => expect((await api.request(`${CM}?dryRun=All`, denied)).status).toBe(403));
   });
 
   it('a webhook that cannot be reached fails the write with Fail and is skipped with Ignore', async () => {

@@ -7,11 +7,13 @@
  * - {@link WebhookAdmission} — `mutate` before schema validation, `validate` after it
  * - {@link AdmissionDeniedError}, {@link AdmissionWebhookError} — denials and failed calls
  * - {@link localServiceResolver} — `clientConfig.service` reached on 127.0.0.1
+ * - {@link invalidateOnChange} — drops the cached configurations when a store watch sees a change
  *
  * @module
  */
 export { localServiceResolver, type WebhookServiceResolver } from './call.ts';
 export { AdmissionDeniedError, AdmissionErrorCodes, AdmissionWebhookError } from './errors.ts';
+export { invalidateOnChange } from './follow.ts';
 export type { AdmissionAttributes, UserInfo, WebhookService } from './types.ts';
 export {
   type Warn,

@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { AlreadyStartedError, isNotFound, type ResourceType } from '@converge/runtime';
 import { Store } from '@converge/store';
-import { WebhookAdmission } from '../admission/index.ts';
+import { invalidateOnChange, WebhookAdmission } from '../admission/index.ts';
 import { bootstrap } from './bootstrap.ts';
 import { CrdController } from './crd-controller.ts';
 import { ApiServerErrorCodes, ApiServerStartError } from './errors.ts';
@@ -74,6 +74,8 @@ class EmbeddedApiServer implements ApiServer {
   readonly faults: ServerFaultInjector;
   #server: Server | undefined;
   #crds: CrdController | undefined;
+  /** Stops the watches that keep admission's configuration cache fresh. */
+  readonly #admissionWatches = new AbortController();
   #tls: TlsMaterial | undefined;
   #url: string | undefined;
   #state: 'new' | 'starting' | 'listening' | 'closed' = 'new';
@@ -155,7 +157,7 @@ class EmbeddedApiServer implements ApiServer {
       MutatingWebhookConfiguration: 'mutatingwebhookconfigurations',
       ValidatingWebhookConfiguration: 'validatingwebhookconfigurations',
     } as const;
-    return new WebhookAdmission({
+    const admission = new WebhookAdmission({
       listConfigurations: async (kind) => {
         const resource = this.#registry.lookup('admissionregistration.k8s.io', 'v1', plurals[kind]);
         if (resource === undefined) return [];
@@ -175,6 +177,15 @@ class EmbeddedApiServer implements ApiServer {
       clock,
       logger: logger.child({ component: 'admission' }),
     });
+    // configurations written straight into the store (not through this server) invalidate too
+    for (const plural of Object.values(plurals)) {
+      const resource = this.#registry.lookup('admissionregistration.k8s.io', 'v1', plural);
+      if (resource === undefined) continue;
+      const open = (signal: AbortSignal): AsyncIterable<unknown> =>
+        this.store.watch(resource.storage, { signal });
+      void invalidateOnChange(admission, open, clock, this.#admissionWatches.signal);
+    }
+    return admission;
   }
 
   async listen(): Promise<{ readonly url: string }> {
@@ -184,6 +195,7 @@ class EmbeddedApiServer implements ApiServer {
       return await this.#start();
     } catch (error) {
       this.#state = 'closed';
+      this.#admissionWatches.abort();
       this.#server?.close();
       await this.#crds?.stop();
       if (this.#ownsStore) await this.store.close();
@@ -289,6 +301,7 @@ class EmbeddedApiServer implements ApiServer {
       await closed;
       clearTimeout(timer);
     }
+    this.#admissionWatches.abort();
     await this.#crds?.stop();
     if (this.#ownsStore) await this.store.close();
   }
