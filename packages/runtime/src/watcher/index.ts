@@ -44,6 +44,7 @@ export {
   opinionatedRetryDequeuePolicy,
 } from './retry-dequeue-policy.ts';
 export type {
+  EventReconcileReturn,
   EventReconciler,
   PendingRetry,
   ReconcileRequest,

@@ -64,8 +64,12 @@ export interface EventReconciler<T extends KubeObject = KubeObject, S = unknown>
   reconcile(
     request: ReconcileRequest<T, S>,
     context: WatcherContext,
-  ): ReconcileResult<S> | undefined | void | Promise<ReconcileResult<S> | undefined | void>;
+  ): EventReconcileReturn<S> | Promise<EventReconcileReturn<S>>;
 }
+
+/** What an event reconciler may return: a result, or nothing (no requeue, no state). */
+// biome-ignore lint/suspicious/noConfusingVoidType: `void` lets reconcilers that return nothing type-check.
+export type EventReconcileReturn<S = unknown> = ReconcileResult<S> | undefined | void;
 
 /** A pending retry, as a retry-dequeue policy sees it. */
 export interface PendingRetry<T extends KubeObject = KubeObject> {
