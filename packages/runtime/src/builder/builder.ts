@@ -9,7 +9,7 @@ import type { KubeObject, ObjectKey } from '../object/index.ts';
 import { enqueueForLabelOwner, type OwnerLabelScheme, ownedByKindSelector } from '../ownership/index.ts';
 import type { Predicate } from '../predicate/index.ts';
 import type { ReconcileFunction, Reconciler } from '../reconcile/index.ts';
-import type { Runnable } from '../runnable/index.ts';
+import { type Runnable, whenAborted } from '../runnable/index.ts';
 import { fromEventSource, type Source } from '../source/index.ts';
 import { type StopHook, type StopHookOptions, withStopHook } from './stop-hook.ts';
 
@@ -306,11 +306,7 @@ export class ControllerBuilder {
     const informer = this.#informer(r.type, r.options);
     return {
       name: `reads:${r.type.kind}`,
-      start: (signal) =>
-        new Promise<void>((resolve) => {
-          if (signal.aborted) resolve();
-          else signal.addEventListener('abort', () => resolve(), { once: true });
-        }),
+      start: (signal) => whenAborted(signal),
       waitForSync: (signal) => informer.waitForSync(signal),
     };
   }

@@ -5,7 +5,7 @@ import { type LogFields, type Logger, noopLogger } from '../log/index.ts';
 import { keyToString } from '../object/index.ts';
 import { durationMs, integer, nonEmptyString } from '../options.ts';
 import { classify, type Outcome, type Reconciler, toError } from '../reconcile/index.ts';
-import type { Runnable } from '../runnable/index.ts';
+import { type Runnable, whenAborted } from '../runnable/index.ts';
 import type { Source } from '../source/index.ts';
 import {
   type Cause,
@@ -204,10 +204,7 @@ export class Controller<R> implements Runnable {
         this.#state = 'running';
         this.#logger.info({ workers: this.#workers }, 'Starting workers');
         for (let i = 0; i < this.#workers; i++) this.#workerRuns.push(this.#work(stopSignal));
-        await new Promise<void>((resolve) => {
-          if (stopSignal.aborted) resolve();
-          else stopSignal.addEventListener('abort', () => resolve(), { once: true });
-        });
+        await whenAborted(stopSignal);
       }
       await this.#shutdown();
     } finally {
@@ -251,10 +248,7 @@ export class Controller<R> implements Runnable {
         this.#syncTimeoutMs,
       );
     });
-    const stopped = new Promise<void>((resolve) => {
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
-    });
+    const stopped = whenAborted(signal);
     const syncs = sources.map(async (source) => {
       try {
         await source.waitForSync?.(signal);

@@ -4,7 +4,7 @@ import { AbortedError, AlreadyStartedError, OptionsError } from '../errors.ts';
 import { type Informer, type InformerHandle, InformerRegistry } from '../informer/index.ts';
 import { type CustomResourceDefinition, customResourceDefinitionType } from '../kinds/index.ts';
 import { type Logger, noopLogger } from '../log/index.ts';
-import type { Runnable } from '../runnable/index.ts';
+import { type Runnable, whenAborted } from '../runnable/index.ts';
 import { ExponentialRateLimiter, type RateLimiter } from '../workqueue/index.ts';
 import { isEstablished, MalformedCrdError, resourceTypeOfCrd } from './crd.ts';
 import { type KindHandler, kindId, type ServeOptions, type ServesKinds } from './types.ts';
@@ -248,7 +248,7 @@ export class CrdFollower implements Runnable {
       this.#state = { phase: 'running', informer, signal };
       unsubscribe = informer.subscribe((event) => this.#mark(event.object.metadata.name ?? ''));
       void this.#initialPass(informer, signal);
-      await aborted(signal);
+      await whenAborted(signal);
     } finally {
       this.#state = { phase: 'stopping' };
       unsubscribe();
@@ -396,11 +396,4 @@ export class CrdFollower implements Runnable {
     );
     this.#follows.clear();
   }
-}
-
-function aborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
 }

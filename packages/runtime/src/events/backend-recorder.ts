@@ -2,6 +2,7 @@ import type { Timer } from '../clock/index.ts';
 import { AlreadyStartedError } from '../errors.ts';
 import type { LogFields, Logger } from '../log/index.ts';
 import type { KubeObject } from '../object/index.ts';
+import { whenAborted } from '../runnable/index.ts';
 import { EventInvalidError, EventsCloseTimeoutError, EventWriteError } from './errors.ts';
 import { eventData, seriesKey } from './event-data.ts';
 import type { EventType } from './event-types.ts';
@@ -92,7 +93,7 @@ class Recorder implements BackendEventRecorder {
     if (this.#started) throw new AlreadyStartedError('event recorder');
     this.#started = true;
     if (!signal.aborted) {
-      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      await whenAborted(signal);
     }
     await this.close();
   }

@@ -1,6 +1,7 @@
 import { type Backend, type ResourceType, resourceType, typeId } from '../backend/index.ts';
 import { AlreadyStartedError, OptionsError } from '../errors.ts';
 import type { KubeObject } from '../object/index.ts';
+import { whenAborted } from '../runnable/index.ts';
 import { RegistryStoppedError } from './errors.ts';
 import { Informer } from './informer.ts';
 import type { InformerOptions } from './options.ts';
@@ -131,7 +132,7 @@ export class InformerRegistry {
     }
     this.#state = { phase: 'running', signal };
     for (const byKey of this.#entries.values()) for (const entry of byKey.values()) this.#run(entry, signal);
-    await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    await whenAborted(signal);
     this.#state = { phase: 'stopped' };
     while (this.#running.size > 0) await Promise.all(this.#running);
   }

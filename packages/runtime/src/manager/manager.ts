@@ -8,7 +8,7 @@ import { InformerRegistry } from '../informer/index.ts';
 import { type Logger, noopLogger } from '../log/index.ts';
 import type { KubeObject } from '../object/index.ts';
 import { durationMs } from '../options.ts';
-import type { LeaderElection, Runnable } from '../runnable/index.ts';
+import { type LeaderElection, type Runnable, whenAborted } from '../runnable/index.ts';
 import {
   CacheSyncTimeoutError,
   LeadershipLostError,
@@ -327,10 +327,7 @@ export class Manager implements Runnable {
         this.#startLeaderGroup(stop);
         this.#logger.info({}, 'Manager started');
       }
-      await new Promise<void>((resolve) => {
-        if (stop.aborted) resolve();
-        else stop.addEventListener('abort', () => resolve(), { once: true });
-      });
+      await whenAborted(stop);
       await this.#shutdown();
     } finally {
       signal.removeEventListener('abort', onAbort);
@@ -358,10 +355,7 @@ export class Manager implements Runnable {
             this.#cacheSyncTimeoutMs,
           );
         }),
-        new Promise<void>((resolve) => {
-          if (stop.aborted) resolve();
-          else stop.addEventListener('abort', () => resolve(), { once: true });
-        }),
+        whenAborted(stop),
       ]);
     } catch (error) {
       if (!stop.aborted) this.#fail(error);

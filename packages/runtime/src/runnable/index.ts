@@ -5,4 +5,4 @@
  *
  * @module
  */
-export type { LeaderElection, Runnable } from './runnable.ts';
+export { type LeaderElection, type Runnable, whenAborted } from './runnable.ts';

@@ -18,3 +18,14 @@ export interface LeaderElection {
   /** Resolves when the election ended after its signal aborted (its lease released, if it does that). */
   stopped?(): Promise<void>;
 }
+
+/**
+ * Resolves once `signal` aborts, at once if it already has: how a runnable waits for its stop.
+ *
+ * @example
+ * async start(signal) { server.listen(); await whenAborted(signal); await server.close(); }
+ */
+export function whenAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}

@@ -1,6 +1,7 @@
 import type { RequestQueue } from '../handler/index.ts';
 import type { Logger } from '../log/index.ts';
 import { integer, nonEmptyString } from '../options.ts';
+import { whenAborted } from '../runnable/index.ts';
 import type { AddOptions, Cause } from '../workqueue/index.ts';
 import { alreadyStarted } from './errors.ts';
 import { Latch } from './latch.ts';
@@ -113,7 +114,7 @@ export class ChannelSource<R> implements Source<R> {
     for (const { request, options } of buffered) this.#deliver(queue, request, options);
     this.#queue = queue;
     this.#started.open();
-    await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    await whenAborted(signal);
     this.#queue = undefined;
   }
 

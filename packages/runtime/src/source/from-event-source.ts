@@ -4,6 +4,7 @@ import { type EventHandler, eventCauseFor, type RequestQueue } from '../handler/
 import type { Logger } from '../log/index.ts';
 import { func, nonEmptyString } from '../options.ts';
 import type { Predicate } from '../predicate/index.ts';
+import { whenAborted } from '../runnable/index.ts';
 import type { AddAfterOptions, AddOptions, Cause } from '../workqueue/index.ts';
 import { alreadyStarted } from './errors.ts';
 import { Latch } from './latch.ts';
@@ -149,9 +150,7 @@ class Adapter<T, R> implements EventSourceAdapter<R> {
       if (!signal.aborted) this.#dispatch(event, queue);
     });
     this.#started.open();
-    const stopped = new Promise<void>((resolve) =>
-      signal.addEventListener('abort', () => resolve(), { once: true }),
-    );
+    const stopped = whenAborted(signal);
     try {
       if (this.#startEventSource && this.#eventSource.start !== undefined) {
         try {

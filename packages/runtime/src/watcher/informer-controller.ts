@@ -74,7 +74,7 @@ import { type Logger, noopLogger } from '../log/index.ts';
 import { type KubeObject, keyToString, type ObjectKey } from '../object/index.ts';
 import { durationMs, func, integer, nonEmptyString } from '../options.ts';
 import { findInCauseChain, isTerminalError, RequeueAfterError, toError } from '../reconcile/index.ts';
-import type { Runnable } from '../runnable/index.ts';
+import { type Runnable, whenAborted } from '../runnable/index.ts';
 import type { RetryPolicy } from '../workqueue/index.ts';
 import {
   type Call,
@@ -276,10 +276,7 @@ export class InformerController implements Runnable {
       if (!stop.aborted) {
         this.#logger.info({}, 'Starting informer controller');
         this.#informers.start(stop);
-        await new Promise<void>((resolve) => {
-          if (stop.aborted) resolve();
-          else stop.addEventListener('abort', () => resolve(), { once: true });
-        });
+        await whenAborted(stop);
       }
       await this.#shutdown();
     } finally {
