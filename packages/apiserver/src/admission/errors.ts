@@ -6,6 +6,8 @@ export const AdmissionErrorCodes = {
   DENIED: 'CONVERGE_ERR_APISERVER_ADMISSION_DENIED',
   /** A webhook with `failurePolicy: Fail` could not be called or answered badly (500). */
   WEBHOOK_FAILED: 'CONVERGE_ERR_APISERVER_ADMISSION_WEBHOOK_FAILED',
+  /** A webhook's `matchConditions` failed to evaluate under `failurePolicy: Fail` (403). */
+  MATCH_CONDITION_FAILED: 'CONVERGE_ERR_APISERVER_ADMISSION_MATCH_FAILED',
 } as const;
 
 /**
@@ -57,6 +59,35 @@ export class AdmissionWebhookError extends ConvergeError {
       options,
     );
     this.webhook = webhook;
+  }
+}
+
+/**
+ * A webhook's `matchConditions` could not be evaluated under `failurePolicy: Fail`: a 403
+ * `<resource> "<name>" is forbidden: expression '…' resulted in error: …`, as kube-apiserver
+ * answers (the webhook is not called).
+ */
+export class AdmissionMatchConditionError extends ConvergeError {
+  readonly status = 403;
+  readonly reason = 'Forbidden';
+  readonly details: ErrorDetails;
+  /** The webhook whose conditions failed. */
+  readonly webhook: string;
+
+  constructor(
+    webhook: string,
+    request: {
+      readonly resource: { readonly group: string; readonly resource: string };
+      readonly name: string;
+    },
+    problem: string,
+  ) {
+    const { group, resource } = request.resource;
+    const qualified = group === '' ? resource : `${resource}.${group}`;
+    const subject = request.name === '' ? qualified : `${qualified} ${JSON.stringify(request.name)}`;
+    super(AdmissionErrorCodes.MATCH_CONDITION_FAILED, `${subject} is forbidden: ${problem}`);
+    this.webhook = webhook;
+    this.details = { name: request.name, group, kind: resource };
   }
 }
 

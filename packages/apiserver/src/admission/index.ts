@@ -5,15 +5,29 @@
  * `AdmissionReview` v1, as kube-apiserver calls them.
  *
  * - {@link WebhookAdmission} — `mutate` before schema validation, `validate` after it
- * - {@link AdmissionDeniedError}, {@link AdmissionWebhookError} — denials and failed calls
+ * - `matchConditions` (CEL) decide, after rules and selectors, whether a webhook is called;
+ *   {@link matchConditionCauses} validates them when a configuration is written
+ * - {@link AdmissionDeniedError}, {@link AdmissionWebhookError},
+ *   {@link AdmissionMatchConditionError} — denials, failed calls, failed match conditions
  * - {@link localServiceResolver} — `clientConfig.service` reached on 127.0.0.1
  * - {@link invalidateOnChange} — drops the cached configurations when a store watch sees a change
  *
  * @module
  */
 export { localServiceResolver, type WebhookServiceResolver } from './call.ts';
-export { AdmissionDeniedError, AdmissionErrorCodes, AdmissionWebhookError } from './errors.ts';
+export {
+  AdmissionDeniedError,
+  AdmissionErrorCodes,
+  AdmissionMatchConditionError,
+  AdmissionWebhookError,
+} from './errors.ts';
 export { invalidateOnChange } from './follow.ts';
+export {
+  MAX_MATCH_CONDITIONS,
+  type MatchCondition,
+  matchConditionCauses,
+  matchConditionsHold,
+} from './match-conditions.ts';
 export type { AdmissionAttributes, UserInfo, WebhookService } from './types.ts';
 export {
   type Warn,

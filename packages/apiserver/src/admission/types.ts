@@ -66,6 +66,8 @@ export interface Webhook {
   readonly timeoutSeconds?: number;
   readonly admissionReviewVersions?: readonly string[];
   readonly reinvocationPolicy?: 'Never' | 'IfNeeded';
+  /** CEL conditions that must all be true for the webhook to be called (at most 64). */
+  readonly matchConditions?: readonly { readonly name: string; readonly expression: string }[];
 }
 
 /** A webhook with the configuration it belongs to. */

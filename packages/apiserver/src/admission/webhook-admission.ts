@@ -2,6 +2,7 @@ import { BadRequestError, type Clock, type Logger, noopLogger, realClock } from 
 import { endpointOf, localServiceResolver, postReview, type WebhookServiceResolver } from './call.ts';
 import { AdmissionDeniedError, AdmissionWebhookError } from './errors.ts';
 import { isExempt, namespaceSelected, objectSelected, webhookMatches } from './match.ts';
+import { hasMatchConditions, matchConditionsHold } from './match-conditions.ts';
 import { patched, type ReviewResult, readReview, reviewRequest } from './review.ts';
 import type { AdmissionAttributes, ConfiguredWebhook, JsonObject, Webhook } from './types.ts';
 
@@ -97,9 +98,23 @@ export class WebhookAdmission {
       const { webhook } = hook;
       if (!webhookMatches(webhook, attributes) || !objectSelected(webhook, attributes)) continue;
       if (!(await namespaceSelected(webhook, attributes, this.#options.namespaceLabels))) continue;
+      if (hasMatchConditions(webhook)) {
+        const namespace = await this.#namespaceObject(attributes);
+        if (!matchConditionsHold(webhook, attributes, namespace)) continue;
+      }
       out.push(hook);
     }
     return out;
+  }
+
+  /**
+   * `namespaceObject` of `matchConditions`: the request's Namespace as far as admission knows it
+   * (its name and labels), null for cluster-scoped requests.
+   */
+  async #namespaceObject(attributes: AdmissionAttributes): Promise<JsonObject | null> {
+    if (!attributes.namespaced || attributes.namespace === '') return null;
+    const labels = await this.#options.namespaceLabels(attributes.namespace);
+    return { apiVersion: 'v1', kind: 'Namespace', metadata: { name: attributes.namespace, labels } };
   }
 
   /**

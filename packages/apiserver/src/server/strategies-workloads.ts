@@ -1,4 +1,5 @@
 import type { StatusCause } from '@converge/runtime';
+import { matchConditionCauses } from '../admission/index.ts';
 import type { JsonObject, MutableObject, Strategy } from './api-resource.ts';
 import { cause } from './field-causes.ts';
 import { asObject, ensureObject, setDefault } from './json-util.ts';
@@ -141,6 +142,7 @@ function webhookDefaults(mutating: boolean): Strategy {
           cause.required(`webhooks[${i}].admissionReviewVersions`, 'must specify one of v1, v1beta1'),
         );
       }
+      causes.push(...matchConditionCauses(hook, `webhooks[${i}]`));
     });
     return causes;
   };
