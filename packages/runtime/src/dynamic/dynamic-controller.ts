@@ -16,7 +16,7 @@ import type { KubeObject } from '../object/index.ts';
 import { durationMs, integer, nonEmptyString } from '../options.ts';
 import { generationChanged } from '../predicate/index.ts';
 import { done, type ReconcileContext, type ReconcileReturn, toError } from '../reconcile/index.ts';
-import type { Runnable } from '../runnable/index.ts';
+import { linkSignals, type Runnable, scopedSignal } from '../runnable/index.ts';
 import {
   type Cause,
   maxRetries as maxRetriesPolicy,
@@ -281,10 +281,13 @@ export class DynamicController implements Runnable, ServesKinds {
     const kinds = [...this.#kinds.values()];
     await Promise.all(
       kinds.map(async (served) => {
+        const linked = linkSignals(signal, served.stop.signal);
         try {
-          await served.handle.informer.waitForSync(anySignal(signal, served.stop.signal).signal);
+          await served.handle.informer.waitForSync(linked.signal);
         } catch (error) {
           if (signal.aborted || !served.stop.signal.aborted) throw error;
+        } finally {
+          linked.dispose();
         }
       }),
     );
@@ -448,9 +451,15 @@ export class DynamicController implements Runnable, ServesKinds {
 
   async #waitForKind(served: Served): Promise<void> {
     const started = this.#clock.now();
-    const timeout = new AbortController();
-    const timer = this.#clock.setTimer(() => timeout.abort(), this.#syncTimeoutMs);
-    const linked = anySignal(this.#stop.signal, served.stop.signal, timeout.signal);
+    let timedOut = false;
+    const linked = scopedSignal(
+      this.#clock,
+      [this.#stop.signal, served.stop.signal],
+      this.#syncTimeoutMs,
+      () => {
+        timedOut = true;
+      },
+    );
     try {
       await served.handle.informer.waitForSync(linked.signal);
     } catch (error) {
@@ -463,7 +472,7 @@ export class DynamicController implements Runnable, ServesKinds {
       const failure = new SourceSyncError(
         `dynamic controller ${this.name}`,
         served.id,
-        timeout.signal.aborted ? `did not sync within ${this.#syncTimeoutMs}ms` : 'failed to sync',
+        timedOut ? `did not sync within ${this.#syncTimeoutMs}ms` : 'failed to sync',
         { cause: error },
       );
       if (this.#kinds.get(served.id) === served) {
@@ -474,7 +483,6 @@ export class DynamicController implements Runnable, ServesKinds {
       this.#logger.error({ kind: served.id, err: failure }, 'Kind did not sync; it is not served');
       throw failure;
     } finally {
-      timer.cancel();
       linked.dispose();
     }
     const duration = this.#clock.now() - started;
@@ -532,7 +540,7 @@ export class DynamicController implements Runnable, ServesKinds {
       context.logger.info({ kind: requestKind(request) }, 'Kind no longer served; request dropped');
       return done();
     }
-    const linked = anySignal(context.signal, served.stop.signal);
+    const linked = linkSignals(context.signal, served.stop.signal);
     const call = (async () =>
       served.handler.reconcile(request, {
         ...context,
@@ -615,29 +623,4 @@ function booleanOption(field: string, value: boolean | undefined, fallback: bool
   if (value === undefined) return fallback;
   if (typeof value !== 'boolean') throw new OptionsError(field, value, 'a boolean');
   return value;
-}
-
-/**
- * A signal that aborts when any of `signals` does, with its reason, and a `dispose` that removes
- * its listeners (AbortSignal.any would keep them until every source is collected).
- */
-function anySignal(...signals: AbortSignal[]): { readonly signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  const aborted = signals.find((s) => s.aborted);
-  if (aborted !== undefined) {
-    controller.abort(aborted.reason);
-    return { signal: controller.signal, dispose: () => undefined };
-  }
-  const listeners = signals.map((source) => {
-    const onAbort = (): void => {
-      controller.abort(source.reason);
-      dispose();
-    };
-    source.addEventListener('abort', onAbort, { once: true });
-    return { source, onAbort };
-  });
-  const dispose = (): void => {
-    for (const { source, onAbort } of listeners) source.removeEventListener('abort', onAbort);
-  };
-  return { signal: controller.signal, dispose };
 }

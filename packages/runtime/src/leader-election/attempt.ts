@@ -1,7 +1,7 @@
 import type { Clock } from '../clock/index.ts';
+import { untilAborted } from '../runnable/index.ts';
 import type { LeaderLock } from './lock.ts';
 import { formatMicroTime, type LeaderRecord, sameRecord } from './record.ts';
-import { untilAborted } from './signals.ts';
 
 /** The record an elector last saw, and when it first saw that version, on its own clock. */
 export interface Observation {

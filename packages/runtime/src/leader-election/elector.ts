@@ -3,6 +3,7 @@ import { jitter, sleepOn } from '../clock/index.ts';
 import { AbortedError, AlreadyStartedError } from '../errors.ts';
 import type { Logger } from '../log/index.ts';
 import type { LeaderElection } from '../runnable/index.ts';
+import { scopedSignal } from '../runnable/index.ts';
 import { type AttemptOutcome, type Observation, tryAcquireOrRenew } from './attempt.ts';
 import { type LeaderLostError, type LeaderStalledError, LeaderSupersededError } from './errors.ts';
 import {
@@ -13,7 +14,6 @@ import {
 } from './options.ts';
 import type { LeaderRecord } from './record.ts';
 import { releaseLock, workReturned } from './release.ts';
-import { scopedSignal } from './signals.ts';
 import { LeaderTerm, type TermEnd } from './term.ts';
 
 /** What a {@link LeaderElector} calls as leadership comes and goes. Errors thrown are logged. */

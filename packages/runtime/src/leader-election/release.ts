@@ -1,10 +1,10 @@
 import { TimeoutError } from '../backend/index.ts';
 import type { Clock } from '../clock/index.ts';
 import type { Logger } from '../log/index.ts';
+import { scopedSignal, untilAborted } from '../runnable/index.ts';
 import type { Observation } from './attempt.ts';
 import type { LeaderLock } from './lock.ts';
 import { formatMicroTime, type LeaderRecord } from './record.ts';
-import { scopedSignal, untilAborted } from './signals.ts';
 
 /**
  * Waits for leader-gated work to return, but not past `deadline`. True if it returned before the

@@ -6,3 +6,4 @@
  * @module
  */
 export { type LeaderElection, type Runnable, whenAborted } from './runnable.ts';
+export { linkSignals, type ScopedSignal, scopedSignal, untilAborted } from './signals.ts';

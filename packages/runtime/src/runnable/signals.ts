@@ -8,18 +8,13 @@ export interface ScopedSignal {
 }
 
 /**
- * Links `sources` into one signal that also aborts `timeoutMs` from now on `clock` (with
- * `onTimeout()` as its reason). Listeners are removed on `dispose()`, so long-lived sources do not
- * collect dead listeners.
+ * Links `sources` into one signal that aborts, with the same reason, as soon as one of them does.
+ * `dispose()` removes its listeners, so long-lived sources do not collect dead ones (unlike
+ * `AbortSignal.any`, whose links live until every source is collected).
  *
  * @internal
  */
-export function scopedSignal(
-  clock: Clock,
-  sources: readonly AbortSignal[],
-  timeoutMs: number,
-  onTimeout: () => unknown,
-): ScopedSignal {
+export function linkSignals(...sources: AbortSignal[]): ScopedSignal {
   const controller = new AbortController();
   const hooks: (() => void)[] = [];
   const dispose = (): void => {
@@ -27,6 +22,7 @@ export function scopedSignal(
   };
   for (const source of sources) {
     if (source.aborted) {
+      dispose();
       controller.abort(source.reason);
       return { signal: controller.signal, dispose };
     }
@@ -37,12 +33,32 @@ export function scopedSignal(
     source.addEventListener('abort', onAbort, { once: true });
     hooks.push(() => source.removeEventListener('abort', onAbort));
   }
-  const timer = clock.setTimer(() => {
-    dispose();
-    controller.abort(onTimeout());
-  }, timeoutMs);
-  hooks.push(() => timer.cancel());
   return { signal: controller.signal, dispose };
+}
+
+/**
+ * Links `sources` into one signal that also aborts `timeoutMs` from now on `clock` (with
+ * `onTimeout()` as its reason). Listeners and the timer go on `dispose()`.
+ *
+ * @internal
+ */
+export function scopedSignal(
+  clock: Clock,
+  sources: readonly AbortSignal[],
+  timeoutMs: number,
+  onTimeout: () => unknown,
+): ScopedSignal {
+  const timeout = new AbortController();
+  const linked = linkSignals(...sources, timeout.signal);
+  if (linked.signal.aborted) return linked;
+  const timer = clock.setTimer(() => timeout.abort(onTimeout()), timeoutMs);
+  return {
+    signal: linked.signal,
+    dispose: () => {
+      timer.cancel();
+      linked.dispose();
+    },
+  };
 }
 
 /**
