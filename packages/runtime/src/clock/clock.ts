@@ -92,3 +92,29 @@ export function jitter(clock: Pick<Clock, 'random'>, durationMs: number, maxFact
   const factor = maxFactor > 0 ? maxFactor : 1;
   return durationMs + clock.random() * factor * durationMs;
 }
+
+/**
+ * Resolves `true` once `work` settles (fulfilled or rejected), or `false` when `timeoutMs` passes
+ * on `clock` first; the timer is cancelled either way. For bounded waits such as a graceful stop.
+ *
+ * @example
+ * if (!(await settlesWithin(clock, Promise.all(running), 30_000))) logger.error({}, 'Shutdown timed out');
+ */
+export async function settlesWithin(
+  clock: Clock,
+  work: Promise<unknown>,
+  timeoutMs: number,
+): Promise<boolean> {
+  let timer: Timer | undefined;
+  const settled = await Promise.race([
+    work.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => {
+      timer = clock.setTimer(() => resolve(false), timeoutMs);
+    }),
+  ]);
+  timer?.cancel();
+  return settled;
+}

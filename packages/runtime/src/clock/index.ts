@@ -5,4 +5,4 @@
  *
  * @module
  */
-export { type Clock, jitter, realClock, sleepOn, type Timer } from './clock.ts';
+export { type Clock, jitter, realClock, settlesWithin, sleepOn, type Timer } from './clock.ts';

@@ -1,4 +1,4 @@
-import { type Clock, realClock, type Timer } from '../clock/index.ts';
+import { type Clock, realClock, settlesWithin, type Timer } from '../clock/index.ts';
 import { AlreadyStartedError, OptionsError } from '../errors.ts';
 import type { RequestQueue } from '../handler/index.ts';
 import { type LogFields, type Logger, noopLogger } from '../log/index.ts';
@@ -413,14 +413,7 @@ export class Controller<R> implements Runnable {
       this.#logger.info({ running: pending.length }, 'Stopped without waiting for in-flight reconciles');
       return;
     }
-    let timer: Timer | undefined;
-    const timedOut = await Promise.race([
-      all.then(() => false),
-      new Promise<boolean>((resolve) => {
-        timer = this.#clock.setTimer(() => resolve(true), this.#shutdownTimeoutMs);
-      }),
-    ]);
-    timer?.cancel();
+    const timedOut = !(await settlesWithin(this.#clock, all, this.#shutdownTimeoutMs));
     if (timedOut) {
       const still = [...this.#running].map((r) => this.#keyOf(r.request));
       const error = new ShutdownTimeoutError(`controller ${this.name}`, this.#shutdownTimeoutMs, still);

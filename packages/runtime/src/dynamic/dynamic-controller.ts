@@ -1,6 +1,6 @@
 import { type Backend, type ResourceType, resourceType } from '../backend/index.ts';
 import type { CacheReader } from '../cache/index.ts';
-import { type Clock, realClock, type Timer } from '../clock/index.ts';
+import { type Clock, realClock, settlesWithin, type Timer } from '../clock/index.ts';
 import {
   Controller,
   type ControllerMetrics,
@@ -518,14 +518,11 @@ export class DynamicController implements Runnable, ServesKinds {
   /** Waits for a stopped kind's in-flight reconciles, up to `shutdownTimeoutMs`. */
   async #drain(served: Served): Promise<void> {
     if (served.running.size === 0 || this.#shutdownTimeoutMs === 0) return;
-    let timer: Timer | undefined;
-    const timedOut = await Promise.race([
-      Promise.allSettled(served.running.keys()).then(() => false),
-      new Promise<boolean>((resolve) => {
-        timer = this.#clock.setTimer(() => resolve(true), this.#shutdownTimeoutMs);
-      }),
-    ]);
-    timer?.cancel();
+    const timedOut = !(await settlesWithin(
+      this.#clock,
+      Promise.allSettled(served.running.keys()),
+      this.#shutdownTimeoutMs,
+    ));
     if (timedOut) {
       throw new ShutdownTimeoutError(`kind ${served.id}`, this.#shutdownTimeoutMs, [
         ...served.running.values(),

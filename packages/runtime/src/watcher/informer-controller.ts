@@ -66,7 +66,7 @@
  *
  * @module
  */
-import { type Clock, realClock, type Timer } from '../clock/index.ts';
+import { type Clock, realClock, settlesWithin } from '../clock/index.ts';
 import { ShutdownTimeoutError, SourceFailedError } from '../controller/index.ts';
 import { AlreadyStartedError, OptionsError } from '../errors.ts';
 import type { EventSource, ObjectEvent } from '../event/index.ts';
@@ -514,14 +514,7 @@ export class InformerController implements Runnable {
       );
       return;
     }
-    let timer: Timer | undefined;
-    const timedOut = await Promise.race([
-      all.then(() => false),
-      new Promise<boolean>((resolve) => {
-        timer = this.#clock.setTimer(() => resolve(true), this.#shutdownTimeoutMs);
-      }),
-    ]);
-    timer?.cancel();
+    const timedOut = !(await settlesWithin(this.#clock, all, this.#shutdownTimeoutMs));
     if (timedOut) {
       const still = [...this.#calls];
       this.#logger.error({ running: still }, 'Shutdown timed out');
