@@ -54,4 +54,5 @@ export * from './runnable/index.ts';
 export * from './selector/index.ts';
 export * from './source/index.ts';
 export * from './watcher/index.ts';
+export * from './webhook/index.ts';
 export * from './workqueue/index.ts';

@@ -8,7 +8,7 @@ import {
   isMutatedResult,
   type SideEffects,
   type Validator,
-} from './admission.ts';
+} from '@converge/runtime';
 import {
   admissionReviewResponse,
   type DecodedAdmissionRequest,

@@ -1,4 +1,3 @@
-import type { JsonPatchOperation } from '@converge/runtime';
 import type {
   AdmissionOperation,
   AdmissionRequest,
@@ -6,7 +5,8 @@ import type {
   AdmissionReviewVersion,
   GroupVersionKind,
   GroupVersionResource,
-} from './admission.ts';
+  JsonPatchOperation,
+} from '@converge/runtime';
 import { decodeEnvelope, FieldReader, type JsonObject } from './review-decode.ts';
 
 export const ADMISSION_REVIEW_VERSIONS: readonly AdmissionReviewVersion[] = [

@@ -1,6 +1,5 @@
-import type { UnstructuredObject } from '@converge/runtime';
+import type { Converter, UnstructuredObject } from '@converge/runtime';
 import type { AnswerContext } from './admission-handler.ts';
-import type { Converter } from './conversion.ts';
 import { WebhookConversionError, WebhookTimeoutError } from './errors.ts';
 import { decodeEnvelope, isJsonObject, type JsonObject } from './review-decode.ts';
 import { messageOf, settle } from './settle.ts';

@@ -29,23 +29,26 @@ export {
   type AdmissionWebhookOptions,
   type AllowedOptions,
   allowed,
+  type Converter,
   type Defaulter,
   type DenialOptions,
   denied,
   type GroupVersionKind,
   type GroupVersionResource,
+  type HubAndSpokeOptions,
   isAdmissionResult,
   type MutatedResult,
   mutated,
   type SideEffects,
+  type Spoke,
   type Validator,
-} from './admission.ts';
+} from '@converge/runtime';
 export {
   type GenerateCertificatesOptions,
   generateWebhookCertificates,
   type WebhookCertificates,
 } from './certificates.ts';
-export { type Converter, type HubAndSpokeOptions, hubAndSpoke, type Spoke } from './conversion.ts';
+export { hubAndSpoke } from './conversion.ts';
 export {
   WebhookConversionError,
   WebhookHandlerError,

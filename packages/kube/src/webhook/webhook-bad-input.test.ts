@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
+import { allowed, denied } from '@converge/runtime';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allowed, denied } from './admission.ts';
 import { hubAndSpoke } from './conversion.ts';
 import {
   admissionReview,

@@ -1,7 +1,6 @@
-import { OptionsError } from '@converge/runtime';
+import { allowed, OptionsError } from '@converge/runtime';
 import { VirtualClock } from '@converge/runtime/testing';
 import { describe, expect, it } from 'vitest';
-import { allowed } from './admission.ts';
 import { WebhookListenError, WebhookPathError } from './errors.ts';
 import { WebhookServer } from './webhook-server.ts';
 import { admissionReview, responseOf, runServer, website } from './webhook-test-support.ts';

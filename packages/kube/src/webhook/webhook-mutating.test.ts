@@ -1,8 +1,7 @@
-import { deepEqual, type JsonPatchOperation, type KubeObject } from '@converge/runtime';
+import { deepEqual, denied, type JsonPatchOperation, type KubeObject, mutated } from '@converge/runtime';
 import fc from 'fast-check';
 import jsonpatch from 'fast-json-patch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { denied, mutated } from './admission.ts';
 import {
   admissionReview,
   type HttpAnswer,

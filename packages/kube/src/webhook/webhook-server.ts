@@ -1,6 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import type {
+  AdmissionWebhookOptions,
+  Converter,
+  Defaulter,
+  SideEffects,
+  Validator,
+} from '@converge/runtime';
 import {
   AlreadyStartedError,
   type KubeObject,
@@ -8,9 +15,7 @@ import {
   type Runnable,
   type Timer,
 } from '@converge/runtime';
-import type { AdmissionWebhookOptions, Defaulter, SideEffects, Validator } from './admission.ts';
 import type { AdmissionRoute } from './admission-handler.ts';
-import type { Converter } from './conversion.ts';
 import type { ConversionRoute } from './conversion-review.ts';
 import { WebhookListenError, WebhookPathError } from './errors.ts';
 import { sendStatus } from './http-io.ts';

@@ -1,7 +1,7 @@
+import { type AdmissionRequest, allowed, denied } from '@converge/runtime';
 import { VirtualClock } from '@converge/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeErrorCodes } from '../errors.ts';
-import { type AdmissionRequest, allowed, denied } from './admission.ts';
 import {
   admissionReview,
   type RunningServer,

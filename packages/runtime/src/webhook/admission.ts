@@ -1,4 +1,5 @@
-import type { KubeObject } from '@converge/runtime';
+import type { GroupVersionResource } from '../dynamic/index.ts';
+import type { KubeObject } from '../object/index.ts';
 
 /** The versions of `AdmissionReview` the server speaks; it answers in the version it was asked in. */
 export type AdmissionReviewVersion = 'admission.k8s.io/v1' | 'admission.k8s.io/v1beta1';
@@ -10,12 +11,6 @@ export interface GroupVersionKind {
   readonly group: string;
   readonly version: string;
   readonly kind: string;
-}
-
-export interface GroupVersionResource {
-  readonly group: string;
-  readonly version: string;
-  readonly resource: string;
 }
 
 /** Who made the request (`authentication.k8s.io/v1 UserInfo`). */
