@@ -10,6 +10,12 @@ import type { KubeObject } from '../object/index.ts';
 import { durationMs } from '../options.ts';
 import { type LeaderElection, type Runnable, whenAborted } from '../runnable/index.ts';
 import {
+  WebhookBuilder,
+  type WebhookHost,
+  type WebhookRegistration,
+  WebhookRegistry,
+} from '../webhook/index.ts';
+import {
   CacheSyncTimeoutError,
   LeadershipLostError,
   ManagerShutdownTimeoutError,
@@ -61,6 +67,12 @@ export interface ManagerOptions {
    * Default 0: no resync (controller-runtime resyncs every 10 hours by default).
    */
   readonly resyncPeriodMs?: number;
+  /**
+   * Serves every webhook registered with {@link Manager.webhook} (also those completed after
+   * start), and runs in the servers group on every replica (no leadership needed). Usually
+   * `@converge/kube`'s `WebhookServer`. Default: none (registrations are only listed).
+   */
+  readonly webhookServer?: WebhookHost;
 }
 
 export type ManagerState = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
@@ -99,6 +111,7 @@ export class Manager implements Runnable {
   readonly #informers: InformerRegistry;
   readonly #client: Client | undefined;
   readonly #readers = new Map<string, ReturnType<InformerRegistry['acquire']>>();
+  readonly #webhooks = new WebhookRegistry();
 
   constructor(options: ManagerOptions = {}) {
     this.#clock = options.clock ?? realClock;
@@ -143,6 +156,32 @@ export class Manager implements Runnable {
         cache: (type, signal) => this.#reader(type, signal),
       });
     }
+    const webhookServer = options.webhookServer;
+    if (webhookServer !== undefined) {
+      for (const method of ['start', 'validating', 'mutating', 'conversion'] as const) {
+        if (typeof webhookServer[method] !== 'function') {
+          throw new OptionsError('webhookServer', webhookServer, `a WebhookHost (with ${method}())`);
+        }
+      }
+      this.#webhooks.serveWith(webhookServer);
+      this.add(webhookServer, { group: 'servers', name: 'webhook-server' });
+    }
+  }
+
+  /**
+   * Starts registering the webhooks of `type` (see {@link WebhookBuilder}): served by the
+   * `webhookServer` option's server, listed in {@link Manager.webhooks}.
+   *
+   * @example
+   * manager.webhook<Website>(websiteType).withDefaulter(defaulter).withValidator(validator).complete();
+   */
+  webhook<T extends KubeObject = KubeObject>(type: ResourceType<T> | ResourceType): WebhookBuilder<T> {
+    return new WebhookBuilder<T>(type as ResourceType, this.#webhooks);
+  }
+
+  /** Every webhook registration, in the order completed. */
+  get webhooks(): readonly WebhookRegistration[] {
+    return this.#webhooks.registrations;
   }
 
   /**

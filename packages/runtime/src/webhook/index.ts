@@ -4,6 +4,9 @@
  * {@link mutated}), and the {@link Converter} a conversion webhook runs. `@converge/kube`'s
  * `WebhookServer` serves them over HTTPS.
  *
+ * Registered per kind with `manager.webhook(type)` (a {@link WebhookBuilder}); `manager.webhooks`
+ * lists the {@link WebhookRegistration}s, from which `@converge/kube` makes webhook configurations.
+ *
  * @module
  */
 export {
@@ -26,4 +29,26 @@ export {
   type SideEffects,
   type Validator,
 } from './admission.ts';
+export { WebhookBuilder } from './builder.ts';
 export type { Converter, HubAndSpokeOptions, Spoke } from './conversion.ts';
+export {
+  ConverterNotFoundError,
+  WebhookBuilderError,
+  WebhookConflictError,
+  WebhookErrorCodes,
+} from './errors.ts';
+export {
+  type AdmissionWebhookRegistrationOptions,
+  CONVERSION_PATH,
+  type ConversionWebhookRegistration,
+  type MatchCondition,
+  type MutatingWebhookRegistration,
+  mutatePath,
+  type ResolvedAdmissionWebhookOptions,
+  type ValidatingWebhookRegistration,
+  validatePath,
+  type WebhookKind,
+  type WebhookRegistration,
+  webhookName,
+} from './registration.ts';
+export { type WebhookHost, WebhookRegistry } from './registry.ts';
