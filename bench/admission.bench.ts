@@ -1,30 +1,37 @@
 /**
  * Admission benchmark (issue 15): run with `npm run bench:admission` (see BENCHMARKS.md at the repo
- * root). One process holds the embedded API server (plain HTTP on 127.0.0.1 with a bearer token,
- * as in bench:apiserver), a WebhookServer from @converge/kube (HTTPS on 127.0.0.1 with its
- * generated CA) and the client (BENCH_CONCURRENCY, 8, creates in flight over keep-alive
- * connections), so every time below is read on one clock.
+ * root). This process holds the embedded API server (plain HTTP on 127.0.0.1 with a bearer token,
+ * as in bench:apiserver) and the client (BENCH_CONCURRENCY, 8, creates in flight over keep-alive
+ * connections). The webhooks (a WebhookServer from @converge/kube, HTTPS on 127.0.0.1 with its
+ * generated CA) run twice: on this process's event loop, as `converge dev` runs an operator's
+ * webhooks, and in a child process of their own, as an operator deployed next to an API server
+ * runs them. Times are epoch milliseconds (`performance.timeOrigin + now()`), comparable across
+ * the two processes.
  *
  * A CRD (`widgets.bench.converge.dev`) has one `x-kubernetes-validations` rule on `spec`
- * (`self.replicas <= 10`). Each round runs, in alternating order:
+ * (`self.replicas <= 10`). Each round runs, in an order rotating from round to round:
  *
  * - A: BENCH_CREATES (2 000) creates of a Widget with no webhook registered;
  * - B: the same creates with one MutatingWebhookConfiguration (a defaulter setting `spec.tier`)
- *   and one ValidatingWebhookConfiguration (always allows), both for CREATE of widgets.
+ *   and one ValidatingWebhookConfiguration (always allows), both for CREATE of widgets, served in
+ *   this process;
+ * - C: the same as B with the webhooks served by the child process.
  *
- * The webhook configurations are installed before B and deleted after it; the created Widgets are
- * deleted after every phase (untimed) so both phases write into the same store. Figures are
- * medians over BENCH_ROUNDS (5) rounds, after one untimed warm-up round of each phase:
- * creates/s for A and B and their ratio (goal: B >= 50 % of A); the per-create latency added by
- * admission (B − A at p50 and p99, and half of it: per webhook call); and a breakdown of B on the
- * same clock: request sent → the defaulter runs, defaulter → validator runs (its response, the
+ * The webhook configurations are installed before B and C and deleted after them; the created
+ * Widgets are deleted after every phase (untimed) so all phases write into the same store. Figures
+ * are medians over BENCH_ROUNDS (5) rounds, after one untimed warm-up of each phase: creates/s per
+ * phase and the ratios B/A and C/A (goal: >= 50 % of A, judged for each); the per-create latency
+ * added by admission (against A at p50 and p99, and half of it: per webhook call); and a breakdown
+ * of one create: request sent → the defaulter runs, defaulter → validator runs (its response, the
  * patch, schema and CEL, the validator's request), validator → response received.
  *
- * Correctness (exit 1 when one fails): every create answers 201; in B every created Widget, as
- * answered and as listed afterwards, has the defaulted `spec.tier`, and each webhook was called once
- * per create; in A none has it and no webhook is called; in both phases the CEL rule refuses a
- * Widget with 20 replicas (422 with the rule's message). A missed goal prints FAIL and exits 0.
+ * Correctness (exit 1 when one fails): every create answers 201; in B and C every created Widget,
+ * as answered and as listed afterwards, has the defaulted `spec.tier`, and each webhook of that
+ * phase's process was called once per create and the other process's never; in A none has it and
+ * no webhook is called; in every phase the CEL rule refuses a Widget with 20 replicas (422 with the
+ * rule's message). A missed goal prints FAIL and exits 0.
  */
+import { fork } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -188,13 +195,27 @@ function configuration(
 
 type Widget = KubeObject & { spec?: { replicas?: number; image?: string; tier?: string } };
 
-/** When (performance.now()) each webhook saw each create, by object name. */
+/** When (epoch ms, `performance.timeOrigin + performance.now()`) each webhook saw each create, by name. */
 interface Seen {
   readonly defaulted: Map<string, number>;
   readonly validated: Map<string, number>;
 }
 
-async function startHooks(seen: Seen): Promise<{ url: string; caBundle: string; stop(): Promise<void> }> {
+/** A running pair of webhooks (a defaulter and a validator), in this process or in another one. */
+interface Hooks {
+  readonly url: string;
+  readonly caBundle: string;
+  /** Forgets what the webhooks saw. */
+  clear(): Promise<void>;
+  /** What the webhooks saw since `clear`. */
+  seen(): Promise<Seen>;
+  stop(): Promise<void>;
+}
+
+/** Epoch milliseconds with sub-millisecond precision, comparable across processes of one machine. */
+const now = (): number => performance.timeOrigin + performance.now();
+
+async function serveHooks(seen: Seen): Promise<{ url: string; caBundle: string; stop(): Promise<void> }> {
   const server = new WebhookServer({
     host: '127.0.0.1',
     port: 0,
@@ -202,13 +223,13 @@ async function startHooks(seen: Seen): Promise<{ url: string; caBundle: string; 
   });
   server.mutating<Widget>('/default', {
     default(object) {
-      seen.defaulted.set(object.metadata.name ?? '', performance.now());
+      seen.defaulted.set(object.metadata.name ?? '', now());
       return { ...object, spec: { ...object.spec, tier: object.spec?.tier ?? 'standard' } };
     },
   });
   server.validating<Widget>('/validate', {
     validate(review: AdmissionRequest<Widget>) {
-      seen.validated.set(review.name ?? '', performance.now());
+      seen.validated.set(review.name ?? '', now());
       return allowed();
     },
   });
@@ -224,6 +245,85 @@ async function startHooks(seen: Seen): Promise<{ url: string; caBundle: string; 
       await started;
     },
   };
+}
+
+/** The webhooks on the API server's event loop, as `converge dev` runs an operator's webhooks. */
+async function hooksInProcess(): Promise<Hooks> {
+  const seen: Seen = { defaulted: new Map(), validated: new Map() };
+  const served = await serveHooks(seen);
+  return {
+    ...served,
+    clear: async () => {
+      seen.defaulted.clear();
+      seen.validated.clear();
+    },
+    seen: async () => seen,
+  };
+}
+
+type ChildMessage =
+  | { readonly type: 'listening'; readonly url: string; readonly caBundle: string }
+  | { readonly type: 'seen'; readonly defaulted: [string, number][]; readonly validated: [string, number][] }
+  | { readonly type: 'cleared' };
+
+/** The webhooks in a process of their own, as an operator deployed next to an API server runs them. */
+async function hooksInChild(): Promise<Hooks> {
+  const child = fork(process.argv[1] as string, [], {
+    execArgv: process.execArgv,
+    env: { ...process.env, BENCH_ADMISSION_WEBHOOKS: '1' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const next = (type: ChildMessage['type']): Promise<ChildMessage> =>
+    new Promise((resolve, reject) => {
+      const onMessage = (message: ChildMessage): void => {
+        if (message.type !== type) return;
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        resolve(message);
+      };
+      const onExit = (code: number | null): void => reject(new Error(`webhook process exited (${code})`));
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+    });
+  const listening = (await next('listening')) as Extract<ChildMessage, { type: 'listening' }>;
+  return {
+    url: listening.url,
+    caBundle: listening.caBundle,
+    clear: async () => {
+      const cleared = next('cleared');
+      child.send({ type: 'clear' });
+      await cleared;
+    },
+    seen: async () => {
+      const answer = next('seen');
+      child.send({ type: 'seen' });
+      const seen = (await answer) as Extract<ChildMessage, { type: 'seen' }>;
+      return { defaulted: new Map(seen.defaulted), validated: new Map(seen.validated) };
+    },
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.send({ type: 'stop' });
+      await exited;
+    },
+  };
+}
+
+/** The child process's side of {@link hooksInChild}. */
+async function webhookProcess(): Promise<void> {
+  const seen: Seen = { defaulted: new Map(), validated: new Map() };
+  const served = await serveHooks(seen);
+  process.on('message', (message: { type: string }) => {
+    if (message.type === 'clear') {
+      seen.defaulted.clear();
+      seen.validated.clear();
+      process.send?.({ type: 'cleared' });
+    } else if (message.type === 'seen') {
+      process.send?.({ type: 'seen', defaulted: [...seen.defaulted], validated: [...seen.validated] });
+    } else if (message.type === 'stop') {
+      void served.stop().then(() => process.exit(0));
+    }
+  });
+  process.send?.({ type: 'listening', url: served.url, caBundle: served.caBundle });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -243,11 +343,11 @@ async function phase(
   send: Send,
   prefix: string,
   count: number,
-  admitted: boolean,
-  seen: Seen,
+  called: Hooks | undefined,
+  all: readonly Hooks[],
 ): Promise<Phase> {
-  seen.defaulted.clear();
-  seen.validated.clear();
+  const admitted = called !== undefined;
+  for (const hooks of all) await hooks.clear();
   const names = Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
   const bodies = names.map((name, i) => widget(name, i % 11));
   const latencies = new Array<number>(count).fill(0);
@@ -258,10 +358,10 @@ async function phase(
   const worker = async (): Promise<void> => {
     while (next < count) {
       const i = next++;
-      const at = performance.now();
+      const at = now();
       sentAt[i] = at;
       const answer = await send('POST', WIDGETS, bodies[i]);
-      const done = performance.now();
+      const done = now();
       answeredAt[i] = done;
       latencies[i] = done - at;
       check(
@@ -280,19 +380,24 @@ async function phase(
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   const ms = performance.now() - started;
 
-  const expectedCalls = admitted ? count : 0;
-  check(
-    seen.defaulted.size === expectedCalls,
-    `${prefix}: defaulter called for ${seen.defaulted.size} objects`,
-  );
-  check(
-    seen.validated.size === expectedCalls,
-    `${prefix}: validator called for ${seen.validated.size} objects`,
-  );
+  for (const hooks of all) {
+    const { defaulted, validated } = await hooks.seen();
+    const expectedCalls = hooks === called ? count : 0;
+    const where = hooks === all[0] ? 'in-process' : 'other-process';
+    check(
+      defaulted.size === expectedCalls,
+      `${prefix}: ${where} defaulter called for ${defaulted.size} objects`,
+    );
+    check(
+      validated.size === expectedCalls,
+      `${prefix}: ${where} validator called for ${validated.size} objects`,
+    );
+  }
+  const seen = called === undefined ? undefined : await called.seen();
   const toDefault: number[] = [];
   const toValidate: number[] = [];
   const toAnswer: number[] = [];
-  if (admitted) {
+  if (seen !== undefined) {
     names.forEach((name, i) => {
       const d = seen.defaulted.get(name);
       const v = seen.validated.get(name);
@@ -353,45 +458,43 @@ async function main(): Promise<void> {
   const server = createApiServer({ tls: false, token });
   const { url } = await server.listen();
   const send = client(Number(new URL(url).port), token);
-  const seen: Seen = { defaulted: new Map(), validated: new Map() };
-  const hooks = await startHooks(seen);
+  const local = await hooksInProcess();
+  const remote = await hooksInChild();
+  const all = [local, remote];
   const loadBefore = os.loadavg();
   const a: Phase[] = [];
   const b: Phase[] = [];
+  const c: Phase[] = [];
   try {
     const created = await send('POST', CRDS, JSON.stringify(crd));
     if (created.status !== 201) throw new Error(`CRD: ${created.status} ${created.text}`);
 
-    const runA = async (prefix: string, count: number): Promise<Phase> => {
-      const result = await phase(send, prefix, count, false, seen);
-      await refusesInvalid(send, `${prefix}-invalid`);
-      return result;
-    };
-    const runB = async (prefix: string, count: number): Promise<Phase> => {
-      await install(send, hooks);
+    const run = async (prefix: string, count: number, hooks: Hooks | undefined): Promise<Phase> => {
+      if (hooks !== undefined) await install(send, hooks);
       try {
-        const result = await phase(send, prefix, count, true, seen);
+        const result = await phase(send, prefix, count, hooks, all);
         await refusesInvalid(send, `${prefix}-invalid`);
         return result;
       } finally {
-        await uninstall(send);
+        if (hooks !== undefined) await uninstall(send);
       }
     };
-
-    await runA('warm-a', WARMUP);
-    await runB('warm-b', WARMUP);
+    const phases: [Phase[], string, Hooks | undefined][] = [
+      [a, 'a', undefined],
+      [b, 'b', local],
+      [c, 'c', remote],
+    ];
+    for (const [, name, hooks] of phases) await run(`warm-${name}`, WARMUP, hooks);
     for (let round = 0; round < ROUNDS; round++) {
-      // Alternating order, so neither phase always runs on a warmer process.
-      if (round % 2 === 0) {
-        a.push(await runA(`a${round}`, CREATES));
-        b.push(await runB(`b${round}`, CREATES));
-      } else {
-        b.push(await runB(`b${round}`, CREATES));
-        a.push(await runA(`a${round}`, CREATES));
+      // A different order each round, so no phase always runs on a warmer process.
+      const order = [...phases.slice(round % 3), ...phases.slice(0, round % 3)];
+      for (const [into, name, hooks] of round % 2 === 0 ? order : order.reverse()) {
+        into.push(await run(`${name}${round}`, CREATES, hooks));
       }
     }
   } finally {
-    await hooks.stop();
+    await local.stop();
+    await remote.stop();
     await server.close();
   }
   const loadAfter = os.loadavg();
@@ -403,74 +506,86 @@ async function main(): Promise<void> {
     `Node ${process.version}, ${cpus.length} CPUs (${cpus[0]?.model ?? 'unknown'}), load average before ${loadBefore.map((l) => l.toFixed(2)).join(' / ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' / ')}.`,
   );
   console.log(
-    `${CREATES} creates per phase, ${CONCURRENCY} in flight, ${ROUNDS} rounds (A/B alternating), median (min–max) over rounds.`,
+    `${CREATES} creates per phase, ${CONCURRENCY} in flight, ${ROUNDS} rounds (phase order rotating), median (min–max) over rounds.`,
   );
   console.log('');
 
-  const ratios = a.map((x, i) => (b[i] as Phase).perSecond / x.perSecond);
-  const pA = (q: number): number[] => a.map((x) => quantile(x.latencies, q));
-  const pB = (q: number): number[] => b.map((x) => quantile(x.latencies, q));
-  const added = (q: number): number[] =>
-    a.map((_, i) => quantile((b[i] as Phase).latencies, q) - quantile((a[i] as Phase).latencies, q));
+  const p = (phases: readonly Phase[], q: number): number[] => phases.map((x) => quantile(x.latencies, q));
+  const rate = (phases: readonly Phase[]): string =>
+    show(
+      phases.map((x) => x.perSecond),
+      0,
+    );
   table(
     ['phase', 'creates/s', 'latency p50 (ms)', 'latency p99 (ms)'],
     [
+      ['A: no admission webhooks (CEL rule only)', rate(a), show(p(a, 0.5), 2), show(p(a, 0.99), 2)],
       [
-        'A: no admission webhooks (CEL rule only)',
-        show(
-          a.map((x) => x.perSecond),
-          0,
-        ),
-        show(pA(0.5), 2),
-        show(pA(0.99), 2),
+        'B: 1 mutating + 1 validating webhook, in the API server process',
+        rate(b),
+        show(p(b, 0.5), 2),
+        show(p(b, 0.99), 2),
       ],
-      [
-        'B: 1 mutating + 1 validating webhook',
-        show(
-          b.map((x) => x.perSecond),
-          0,
-        ),
-        show(pB(0.5), 2),
-        show(pB(0.99), 2),
-      ],
+      ['C: the same webhooks in a process of their own', rate(c), show(p(c, 0.5), 2), show(p(c, 0.99), 2)],
     ],
   );
-  table(
-    ['added by admission (B − A, per round)', 'p50 (ms)', 'p99 (ms)'],
-    [
-      ['per create (2 webhook calls)', show(added(0.5), 2), show(added(0.99), 2)],
-      [
-        'per webhook call (half)',
-        show(
-          added(0.5).map((x) => x / 2),
-          2,
-        ),
-        show(
-          added(0.99).map((x) => x / 2),
-          2,
-        ),
-      ],
-    ],
-  );
-  const segment = (pick: (p: Phase) => number[], q: number): string =>
+  const added = (phases: readonly Phase[], q: number, per = 1): string =>
     show(
-      b.map((p) => quantile(pick(p), q)),
+      a.map(
+        (_, i) =>
+          (quantile((phases[i] as Phase).latencies, q) - quantile((a[i] as Phase).latencies, q)) / per,
+      ),
       2,
     );
   table(
-    ['B, one create on one clock', 'p50 (ms)', 'p99 (ms)'],
+    ['added by admission (against A, per round)', 'p50 (ms)', 'p99 (ms)'],
     [
-      ['sent → defaulter runs', segment((p) => p.toDefault, 0.5), segment((p) => p.toDefault, 0.99)],
-      ['defaulter → validator runs', segment((p) => p.toValidate, 0.5), segment((p) => p.toValidate, 0.99)],
-      ['validator → answer received', segment((p) => p.toAnswer, 0.5), segment((p) => p.toAnswer, 0.99)],
+      ['B: per create (2 webhook calls)', added(b, 0.5), added(b, 0.99)],
+      ['B: per webhook call (half)', added(b, 0.5, 2), added(b, 0.99, 2)],
+      ['C: per create (2 webhook calls)', added(c, 0.5), added(c, 0.99)],
+      ['C: per webhook call (half)', added(c, 0.5, 2), added(c, 0.99, 2)],
     ],
   );
-
-  const ratio = median(ratios);
-  verdict(
-    ratio >= GOAL_RATIO,
-    `admission throughput: B at ${fmt(ratio * 100)} % of A (goal >= ${GOAL_RATIO * 100} %; per round ${ratios.map((r) => fmt(r * 100)).join(', ')})`,
+  const segment = (phases: readonly Phase[], pick: (p: Phase) => number[], q: number): string =>
+    show(
+      phases.map((x) => quantile(pick(x), q)),
+      2,
+    );
+  table(
+    [
+      'one create, B (one clock) / C (epoch clocks of two processes)',
+      'B p50 (ms)',
+      'B p99 (ms)',
+      'C p50 (ms)',
+      'C p99 (ms)',
+    ],
+    (
+      [
+        ['sent → defaulter runs', (x: Phase) => x.toDefault],
+        ['defaulter → validator runs', (x: Phase) => x.toValidate],
+        ['validator → answer received', (x: Phase) => x.toAnswer],
+      ] as const
+    ).map(([label, pick]) => [
+      label,
+      segment(b, pick, 0.5),
+      segment(b, pick, 0.99),
+      segment(c, pick, 0.5),
+      segment(c, pick, 0.99),
+    ]),
   );
+
+  const ratios = (phases: readonly Phase[]): number[] =>
+    a.map((x, i) => (phases[i] as Phase).perSecond / x.perSecond);
+  for (const [phases, text] of [
+    [c, 'webhooks in their own process (as deployed): C'],
+    [b, 'webhooks in the API server process (converge dev): B'],
+  ] as const) {
+    const r = ratios(phases);
+    verdict(
+      median(r) >= GOAL_RATIO,
+      `admission throughput, ${text} at ${fmt(median(r) * 100)} % of A (goal >= ${GOAL_RATIO * 100} %; per round ${r.map((x) => fmt(x * 100)).join(', ')})`,
+    );
+  }
   for (const line of verdicts) console.log(line);
   console.log('');
   if (correctness.length > 0) {
@@ -479,9 +594,10 @@ async function main(): Promise<void> {
     process.exitCode = 1;
   } else {
     console.log(
-      'Correctness: every create 201; B: every widget defaulted (answer and list), each webhook called once per create; A: none defaulted, no calls; the CEL rule refused 20 replicas in both phases.',
+      "Correctness: every create 201; B and C: every widget defaulted (answer and list), each webhook (of the phase's process) called once per create, the other one never; A: none defaulted, no calls; the CEL rule refused 20 replicas in every phase.",
     );
   }
 }
 
-await main();
+if (process.env.BENCH_ADMISSION_WEBHOOKS === '1') await webhookProcess();
+else await main();

@@ -93,7 +93,7 @@ async function validate(
 ): Promise<Answer> {
   const outcome = await settle((signal) => route.validator.validate({ ...request, signal }), {
     ...context,
-    reason: new WebhookTimeoutError(route.path, context.timeoutMs),
+    reason: () => new WebhookTimeoutError(route.path, context.timeoutMs),
   });
   const failure = unsettled(route, outcome, context.timeoutMs);
   if (failure !== undefined) return failed(failure, request, context.logger);
@@ -128,7 +128,7 @@ async function mutate(
     (signal) => route.defaulter.default(copy, { ...request, object: copy, signal }),
     {
       ...context,
-      reason: new WebhookTimeoutError(route.path, context.timeoutMs),
+      reason: () => new WebhookTimeoutError(route.path, context.timeoutMs),
     },
   );
   const failure = unsettled(route, outcome, context.timeoutMs);

@@ -90,7 +90,7 @@ export async function answerConversion(
   if (!Array.isArray(objects)) return failure('invalid ConversionReview: request.objects must be a list');
   const outcome = await settle((signal) => convertAll(route, objects, desired, signal), {
     ...context,
-    reason: new WebhookTimeoutError(route.path, context.timeoutMs),
+    reason: () => new WebhookTimeoutError(route.path, context.timeoutMs),
   });
   if (outcome.kind === 'done') {
     context.logger.debug({ uid, desiredAPIVersion: desired, objects: objects.length }, 'Converted objects');

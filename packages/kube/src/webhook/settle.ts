@@ -18,7 +18,8 @@ export async function settle<T>(
     readonly timeoutMs: number;
     readonly clock: Clock;
     readonly stop: AbortSignal;
-    readonly reason: Error;
+    /** The abort reason on timeout; made only then (an Error captures a stack: not per request). */
+    readonly reason: () => Error;
   },
 ): Promise<Settled<T>> {
   const controller = new AbortController();
@@ -28,7 +29,7 @@ export async function settle<T>(
   let timer: Timer | undefined;
   const timedOut = new Promise<Settled<T>>((resolve) => {
     timer = options.clock.setTimer(() => {
-      controller.abort(options.reason);
+      controller.abort(options.reason());
       resolve({ kind: 'timeout' });
     }, options.timeoutMs);
   });
