@@ -97,7 +97,7 @@ describe('Website operator over HTTP, driven by kubectl', () => {
       'hello',
       '--type=merge',
       '-p',
-      '{"spec":{"replicas":3,"content":"<h1>v2</h1>","domain":"v2.example.com"}}',
+      '{"spec":{"replicas":3,"content":"<h1>v2</h1>"}}',
     );
     const generation = String((before.metadata.generation ?? 0) + 1);
     await kubectl(
@@ -108,13 +108,13 @@ describe('Website operator over HTTP, driven by kubectl', () => {
     );
     const site = await cluster.getJson<WebsiteJson>(['website', 'hello']);
     expect(site.metadata.generation).toBe(Number(generation));
-    expect(site.status?.url).toBe('http://v2.example.com');
+    expect(site.status?.url).toBe('http://hello.example.com');
     expect(site.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
     expect((await cluster.getJson<DeploymentJson>(['deployment', 'hello'])).spec.replicas).toBe(3);
     const content = await cluster.getJson<ConfigMapJson>(['configmap', 'hello-content']);
     expect(content.data['index.html']).toBe('<h1>v2</h1>');
     const row = (await kubectl('get', 'website', 'hello', '--no-headers')).trim().split(/\s+/);
-    expect(row.slice(0, 4)).toEqual(['hello', 'http://v2.example.com', '3', 'True']);
+    expect(row.slice(0, 4)).toEqual(['hello', 'http://hello.example.com', '3', 'True']);
   });
 
   it('a child deleted with kubectl is recreated, owned by the same Website, and the children the server defaulted are not rewritten', async () => {

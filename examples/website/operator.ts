@@ -9,7 +9,6 @@ import {
   apiVersionOf,
   type Client,
   type Clock,
-  type Condition,
   configMapType,
   createEventRecorder,
   createOrUpdate,
@@ -20,7 +19,6 @@ import {
   type EventRecorder,
   finalizer,
   ignoreNotFound,
-  type KubeObject,
   type Manager,
   type ObjectKey,
   type ResourceType,
@@ -28,32 +26,11 @@ import {
   setControllerReference,
   setStatusCondition,
 } from '@converge/runtime';
+import { DEFAULT_IMAGE, DEFAULT_REPLICAS } from './admission.ts';
+import { type Website, websiteType } from './types.ts';
 
-export const websiteType = {
-  group: 'examples.converge.dev',
-  version: 'v1alpha1',
-  kind: 'Website',
-  plural: 'websites',
-  namespaced: true,
-  statusSubresource: true,
-  requireResourceVersionOnUpdate: true,
-} satisfies ResourceType;
+export { type Website, type WebsiteV1beta1, websiteType, websiteV1beta1Type } from './types.ts';
 export const FINALIZER = 'websites.examples.converge.dev/cleanup';
-
-export interface Website extends KubeObject {
-  readonly spec: {
-    readonly domain: string;
-    readonly content: string;
-    readonly replicas?: number;
-    readonly image?: string;
-  };
-  readonly status?: {
-    readonly url?: string;
-    readonly availableReplicas?: number;
-    readonly observedGeneration?: number;
-    readonly conditions?: readonly Condition[];
-  };
-}
 
 const READY = {
   type: 'Ready',
@@ -73,13 +50,13 @@ function children(site: Website): [ResourceType, string, Record<string, unknown>
   const podLabels = labels(name);
   const web = {
     name: 'web',
-    image: site.spec.image ?? 'nginx:1.27',
+    image: site.spec.image ?? DEFAULT_IMAGE,
     ports: [{ containerPort: 80 }],
     volumeMounts: [{ name: 'content', mountPath: '/usr/share/nginx/html' }],
   };
   const volumes = [{ name: 'content', configMap: { name: `${name}-content` } }];
   const deployment = {
-    replicas: site.spec.replicas ?? 1,
+    replicas: site.spec.replicas ?? DEFAULT_REPLICAS,
     selector: { matchLabels: podLabels },
     template: { metadata: { labels: podLabels }, spec: { containers: [web], volumes } },
   };
