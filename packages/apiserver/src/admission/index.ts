@@ -14,7 +14,13 @@
  *
  * @module
  */
-export { localServiceResolver, type WebhookServiceResolver } from './call.ts';
+export {
+  endpointOf,
+  localServiceResolver,
+  postReview,
+  type WebhookEndpoint,
+  type WebhookServiceResolver,
+} from './call.ts';
 export {
   AdmissionDeniedError,
   AdmissionErrorCodes,

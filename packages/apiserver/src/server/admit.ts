@@ -16,14 +16,14 @@ const OPTIONS_KIND: Readonly<Record<string, string>> = {
 };
 
 /** What admission sees of a write: the request's resource and version, objects as served. */
-function attributesOf(
+async function attributesOf(
   ctx: RequestContext,
   operation: AdmissionAttributes['operation'],
   object: MutableObject | null,
   old: KubeObject | undefined,
   dryRun: boolean,
   fieldManager: string | undefined,
-): AdmissionAttributes {
+): Promise<AdmissionAttributes> {
   const { resource, target } = ctx;
   const meta = (object ?? old)?.metadata;
   const kind = OPTIONS_KIND[ctx.req.method ?? 'POST'] ?? 'CreateOptions';
@@ -36,7 +36,7 @@ function attributesOf(
     namespace: resource.namespaced ? String(target.namespace || (meta?.namespace ?? '')) : '',
     name: String(meta?.name ?? target.name ?? ''),
     object: object as JsonObject | null,
-    oldObject: old === undefined ? null : (toResponse(resource, old) as JsonObject),
+    oldObject: old === undefined ? null : ((await toResponse(resource, old)) as JsonObject),
     dryRun,
     options: {
       kind,
@@ -83,7 +83,7 @@ export async function admitMutating(
   // webhooks see the object as decoded, with its schema defaults (defaulted again after them)
   if (crd !== undefined && object !== null)
     ctx.server.extensions.applyDefaults?.(crd, ctx.resource.version, object);
-  const attributes = attributesOf(ctx, operation, object, old, write.dryRun, write.fieldManager);
+  const attributes = await attributesOf(ctx, operation, object, old, write.dryRun, write.fieldManager);
   const result = await keepingWarnings(ctx, () => admission.mutate(attributes, warn(ctx)));
   if (result === null || object === null || result === object) return;
   const target = object as JsonObject;
@@ -103,7 +103,7 @@ export async function admitValidating(
 ): Promise<void> {
   const admission = ctx.server.admission;
   if (admission === undefined) return;
-  const attributes = attributesOf(ctx, operation, object, old, write.dryRun, write.fieldManager);
+  const attributes = await attributesOf(ctx, operation, object, old, write.dryRun, write.fieldManager);
   await keepingWarnings(ctx, () => admission.validate(attributes, warn(ctx)));
 }
 

@@ -52,12 +52,27 @@ export interface Strategy {
   validateStatus?(object: MutableObject, old: KubeObject): readonly StatusCause[] | undefined;
 }
 
-/** Converts between a served version and the stored representation (same objects, other shape). */
+/**
+ * Converts between a served version and the stored representation (same objects, other shape).
+ * Synchronous for built-in views and CRD `conversion: None`; asynchronous through a CRD's
+ * conversion webhook.
+ */
 export interface VersionConverter {
   /** The served shape → the stored shape (for writes). */
-  toStorage(object: JsonObject): JsonObject;
+  toStorage(object: JsonObject): JsonObject | Promise<JsonObject>;
   /** The stored shape → the served shape (for reads and watch events). */
-  fromStorage(object: KubeObject): JsonObject;
+  fromStorage(object: KubeObject): JsonObject | Promise<JsonObject>;
+  /** Many stored objects at once (a list: one conversion webhook call); default one by one. */
+  fromStorageMany?(objects: readonly KubeObject[]): Promise<JsonObject[]>;
+}
+
+/** Converts objects of a kind between its versions (`apiVersion` → another served version). */
+export interface ObjectConversion {
+  /**
+   * The objects in `desiredApiVersion`, in order; those already in it are returned as they are.
+   * `listKind` marks a list (converted in one call).
+   */
+  convert(objects: readonly JsonObject[], desiredApiVersion: string, listKind?: string): Promise<JsonObject[]>;
 }
 
 /**
@@ -80,6 +95,8 @@ export interface ApiResource {
   readonly storage: ResourceType;
   /** Present when this version is not the stored one. */
   readonly converter?: VersionConverter;
+  /** Conversion between the versions of a custom resource (admission's `matchPolicy: Equivalent`). */
+  readonly conversion?: ObjectConversion;
   /** Whether `/status` is served. */
   readonly statusSubresource: boolean;
   /** Whether `/status` must be emulated here (the store type has no status subresource). */

@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { AlreadyStartedError, isNotFound, type ResourceType } from '@converge/runtime';
 import { Store } from '@converge/store';
-import { invalidateOnChange, WebhookAdmission } from '../admission/index.ts';
+import { invalidateOnChange, type PolicyAdmission, WebhookAdmission } from '../admission/index.ts';
 import { bootstrap } from './bootstrap.ts';
 import { CrdController } from './crd-controller.ts';
 import { ApiServerErrorCodes, ApiServerStartError } from './errors.ts';
@@ -15,6 +15,7 @@ import { serverHealthChecks } from './health.ts';
 import { createRequestHandler } from './http-handler.ts';
 import { kubeconfigYaml, writeKubeconfig, writeServerFile } from './kubeconfig.ts';
 import { OpenApiV3 } from './openapi-v3.ts';
+import { policyAdmission } from './policy-admission.ts';
 import {
   type ApiServerOptions,
   isLoopbackHost,
@@ -188,6 +189,17 @@ class EmbeddedApiServer implements ApiServer {
     return admission;
   }
 
+  /** ValidatingAdmissionPolicies over this server's store (policy-admission.ts), followed like webhooks. */
+  #policyAdmission(namespaceType: ResourceType): PolicyAdmission {
+    const { clock, logger } = this.#options;
+    const { admission, kinds } = policyAdmission(this.store, this.#registry, namespaceType, logger);
+    for (const resource of kinds) {
+      const open = (signal: AbortSignal): AsyncIterable<unknown> => this.store.watch(resource.storage, { signal });
+      void invalidateOnChange(admission, open, clock, this.#admissionWatches.signal);
+    }
+    return admission;
+  }
+
   async listen(): Promise<{ readonly url: string }> {
     if (this.#state !== 'new') throw new AlreadyStartedError('ApiServer');
     this.#state = 'starting';
@@ -212,6 +224,13 @@ class EmbeddedApiServer implements ApiServer {
       crdType: types.crd,
       clock,
       logger,
+      conversion: {
+        clock,
+        logger: logger.child({ component: 'conversion' }),
+        ...(this.#options.webhookServiceResolver === undefined
+          ? {}
+          : { resolveService: this.#options.webhookServiceResolver }),
+      },
     });
     this.#crds = crds;
     await crds.start();
@@ -230,6 +249,7 @@ class EmbeddedApiServer implements ApiServer {
       crds,
       namespaceType: types.namespace,
       admission: this.#webhookAdmission(types.namespace),
+      policies: this.#policyAdmission(types.namespace),
       openapi: new OpenApiV3(this.#registry, this.#options.extensions),
       token: this.#options.token,
       faults: this.faults,

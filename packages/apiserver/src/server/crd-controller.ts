@@ -10,6 +10,7 @@ import {
 import type { Store } from '@converge/store';
 import type { JsonObject, MutableObject } from './api-resource.ts';
 import type { CrdReconciler } from './context.ts';
+import type { ConversionWebhookOptions } from './conversion-webhook.ts';
 import { crdServing } from './crd-resources.ts';
 import { CRD_CLEANUP_FINALIZER, conflictStatus, establishedStatus } from './crd-status.ts';
 import { ApiServerErrorCodes } from './errors.ts';
@@ -24,6 +25,8 @@ export interface CrdControllerOptions {
   readonly crdType: ResourceType;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** How conversion webhooks of CRDs with `conversion.strategy: Webhook` are called. */
+  readonly conversion?: ConversionWebhookOptions;
 }
 
 /**
@@ -123,7 +126,7 @@ export class CrdController implements CrdReconciler {
     const { store, registry, clock } = this.#options;
     const name = crd.metadata.name ?? '';
     const owner = `crd:${name}`;
-    const serving = crdServing(crd, this.#storeTypes.get(name)?.version);
+    const serving = crdServing(crd, this.#storeTypes.get(name)?.version, this.#options.conversion);
     if (serving === undefined) return;
     const clash = serving.resources.find((r) => {
       const other =

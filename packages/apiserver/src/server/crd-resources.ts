@@ -1,5 +1,12 @@
 import type { KubeObject, ResourceType } from '@converge/runtime';
 import { ALL_VERBS, type ApiResource, type JsonObject, type ScaleSpec } from './api-resource.ts';
+import {
+  type ConversionWebhookOptions,
+  type ConversionWebhookSpec,
+  conversionConverter,
+  noneConversion,
+  webhookConversion,
+} from './conversion-webhook.ts';
 import { apiVersionConverter } from './event-conversion.ts';
 import { asObject } from './json-util.ts';
 
@@ -32,11 +39,16 @@ function scaleOf(subresources: JsonObject | undefined): ScaleSpec | undefined {
 /**
  * The types a CRD serves: its storage version becomes a store type (status subresource as that
  * version declares it, generation tracked, updates need a resourceVersion as for every custom
- * resource), and each served version a REST resource over it (other versions only rewrite
- * `apiVersion`: conversion strategy None). `keepStorageVersion` keeps an earlier storage version so
+ * resource), and each served version a REST resource over it (other versions rewrite `apiVersion`
+ * with conversion strategy None, or convert through the CRD's conversion webhook with strategy
+ * Webhook, called as `webhooks` says). `keepStorageVersion` keeps an earlier storage version so
  * existing objects stay reachable. Returns undefined for a CRD too malformed to serve.
  */
-export function crdServing(crd: KubeObject, keepStorageVersion?: string): CrdServing | undefined {
+export function crdServing(
+  crd: KubeObject,
+  keepStorageVersion?: string,
+  webhooks?: ConversionWebhookOptions,
+): CrdServing | undefined {
   const spec = asObject((crd as unknown as JsonObject).spec);
   const names = asObject(spec?.names);
   const group = spec?.group;
@@ -69,6 +81,15 @@ export function crdServing(crd: KubeObject, keepStorageVersion?: string): CrdSer
     generation: true,
     requireResourceVersionOnUpdate: true,
   };
+  const conversionSpec = asObject(spec?.conversion);
+  const conversion =
+    conversionSpec?.strategy === 'Webhook'
+      ? webhookConversion(
+          crd.metadata.name ?? '',
+          (asObject(conversionSpec.webhook) ?? {}) as ConversionWebhookSpec,
+          webhooks,
+        )
+      : undefined;
   const resources: ApiResource[] = [];
   for (const version of versions) {
     if (version.served !== true || typeof version.name !== 'string') continue;
@@ -92,7 +113,18 @@ export function crdServing(crd: KubeObject, keepStorageVersion?: string): CrdSer
       storage: storeType,
       ...(version.name === storageVersion
         ? {}
-        : { converter: apiVersionConverter(`${group}/${version.name}`, `${group}/${storageVersion}`) }),
+        : {
+            converter:
+              conversion === undefined
+                ? apiVersionConverter(`${group}/${version.name}`, `${group}/${storageVersion}`)
+                : conversionConverter(
+                    conversion,
+                    `${group}/${version.name}`,
+                    `${group}/${storageVersion}`,
+                    listKind,
+                  ),
+          }),
+      conversion: conversion ?? noneConversion,
       statusSubresource: asObject(subresources?.status) !== undefined,
       ...(scale === undefined ? {} : { scale }),
       strategy: {},

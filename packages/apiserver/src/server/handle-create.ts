@@ -50,9 +50,9 @@ export async function createObject(
   await requireNamespace(ctx, String(object.metadata.namespace ?? ''));
   clearUnparsableResourceVersion(object);
   await admitMutating(ctx, 'CREATE', object, undefined, write);
-  prepareCreate(ctx, object, write);
+  await prepareCreate(ctx, object, write);
   await admitValidating(ctx, 'CREATE', object, undefined, write);
-  const storage = toStorage(resource, object);
+  const storage = await toStorage(resource, object);
   checkObjectSize(storage);
   const stored = await server.store.create(resource.storage, storage, {
     dryRun: write.dryRun,
@@ -71,5 +71,5 @@ export async function handleCreate(ctx: RequestContext): Promise<void> {
     ctx.warnings.push(w),
   );
   const stored = await createObject(ctx, object, write);
-  writeValue(ctx.res, 201, toResponse(ctx.resource, stored), { pretty: ctx.pretty }, ctx.warnings);
+  writeValue(ctx.res, 201, await toResponse(ctx.resource, stored), { pretty: ctx.pretty }, ctx.warnings);
 }

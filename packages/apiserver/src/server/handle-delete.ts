@@ -8,7 +8,7 @@ import { isCrdResource } from './handle-create.ts';
 import { getStored } from './handle-update.ts';
 import { cloneJson } from './json-util.ts';
 import { streamList } from './list-stream.ts';
-import { fromStorage, toResponse } from './object-io.ts';
+import { fromStorage, manyToResponse, toResponse } from './object-io.ts';
 import { parseListQuery } from './query.ts';
 import { writeValue } from './respond.ts';
 import { listSelection } from './selection.ts';
@@ -55,11 +55,11 @@ export async function handleDelete(ctx: RequestContext, name: string): Promise<v
   if (isCrdResource(ctx) && options.dryRun !== true) await server.crds.reconcile(name);
   if (result.status === 'pending') {
     const code = orphanDependents === false ? 202 : 200;
-    writeValue(ctx.res, code, toResponse(resource, result.object), { pretty: ctx.pretty }, ctx.warnings);
+    writeValue(ctx.res, code, await toResponse(resource, result.object), { pretty: ctx.pretty }, ctx.warnings);
     return;
   }
   if (resource.strategy.returnDeletedObject === true) {
-    writeValue(ctx.res, 200, fromStorage(resource, current), { pretty: ctx.pretty }, ctx.warnings);
+    writeValue(ctx.res, 200, await fromStorage(resource, current), { pretty: ctx.pretty }, ctx.warnings);
     return;
   }
   const details = { name, group: resource.group, kind: resource.plural, uid: current.metadata.uid ?? '' };
@@ -99,11 +99,6 @@ export async function handleDeleteCollection(ctx: RequestContext): Promise<void>
     metadata: { resourceVersion: String(server.store.revision) },
   };
   if (options.dryRun !== true && deleted.length > 0) noteWrite(ctx);
-  await streamList(
-    ctx.res,
-    envelope,
-    deleted,
-    (item) => JSON.stringify(fromStorage(resource, item as KubeObject)),
-    ctx.warnings,
-  );
+  const served = await manyToResponse(resource, deleted);
+  await streamList(ctx.res, envelope, served, (item) => JSON.stringify(item), ctx.warnings);
 }

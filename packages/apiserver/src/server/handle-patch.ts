@@ -132,7 +132,7 @@ async function applyServerSide(
     } catch (error) {
       if (!isNotFound(error) || ctx.target.subresource !== undefined) throw error;
     }
-    const view = current === undefined ? undefined : fromStorage(ctx.resource, current);
+    const view = current === undefined ? undefined : await fromStorage(ctx.resource, current);
     const result = checkIdentity(ctx, apply(view, structuredClone(applied), patchContext(ctx, write)), name);
     handleUnknownFields(ctx.resource, result, write.fieldValidation, ctx.server.extensions, (w) =>
       ctx.warnings.push(w),
@@ -140,13 +140,13 @@ async function applyServerSide(
     try {
       if (current === undefined) {
         const created = await createObject(ctx, result, write);
-        writeValue(ctx.res, 201, toResponse(ctx.resource, created), { pretty: ctx.pretty }, ctx.warnings);
+        writeValue(ctx.res, 201, await toResponse(ctx.resource, created), { pretty: ctx.pretty }, ctx.warnings);
         return;
       }
       result.metadata.resourceVersion ??= current.metadata.resourceVersion;
       const sub = ctx.target.subresource === 'status' ? 'status' : undefined;
       const stored = await updateObject(ctx, result, current, write, sub);
-      writeValue(ctx.res, 200, toResponse(ctx.resource, stored), { pretty: ctx.pretty }, ctx.warnings);
+      writeValue(ctx.res, 200, await toResponse(ctx.resource, stored), { pretty: ctx.pretty }, ctx.warnings);
       return;
     } catch (error) {
       if (
@@ -184,7 +184,7 @@ export async function handlePatch(ctx: RequestContext, name: string): Promise<vo
   const subresource = ctx.target.subresource === 'status' ? 'status' : undefined;
   for (let attempt = 1; ; attempt++) {
     const current = await getStored(ctx, name);
-    const view = fromStorage(ctx.resource, current);
+    const view = await fromStorage(ctx.resource, current);
     const patched = applyPatch(ctx, kind, view, patch, write);
     // A patch can build what no body could carry (copies nest the document in itself).
     checkValueDepth(patched, 'patch result');
@@ -198,7 +198,7 @@ export async function handlePatch(ctx: RequestContext, name: string): Promise<vo
     );
     try {
       const stored = await updateObject(ctx, object, current, write, subresource);
-      writeValue(ctx.res, 200, toResponse(ctx.resource, stored), { pretty: ctx.pretty }, ctx.warnings);
+      writeValue(ctx.res, 200, await toResponse(ctx.resource, stored), { pretty: ctx.pretty }, ctx.warnings);
       return;
     } catch (error) {
       if (explicit || attempt >= ATTEMPTS || !isConflict(error)) throw error;

@@ -1,9 +1,9 @@
 import { BadRequestError, type KubeObject, type ListOptions } from '@converge/runtime';
-import { type ApiResource, groupVersion, type JsonObject } from './api-resource.ts';
+import { groupVersion, type JsonObject } from './api-resource.ts';
 import type { RequestContext } from './context.ts';
 import { streamList } from './list-stream.ts';
 import { negotiateObject, type ObjectFormat } from './media.ts';
-import { fromStorage, toResponse } from './object-io.ts';
+import { fromStorage, manyFromStorage, manyToResponse, toResponse } from './object-io.ts';
 import { parseListQuery } from './query.ts';
 import { writeValue } from './respond.ts';
 import { listSelection } from './selection.ts';
@@ -65,7 +65,7 @@ export async function handleGet(ctx: RequestContext, name: string): Promise<void
         200,
         table(
           ctx,
-          [fromStorage(resource, stored)],
+          [await fromStorage(resource, stored)],
           { resourceVersion: stored.metadata.resourceVersion ?? '' },
           chosen.version,
         ),
@@ -77,17 +77,11 @@ export async function handleGet(ctx: RequestContext, name: string): Promise<void
       return;
     case 'json':
     case 'yaml':
-      writeValue(ctx.res, 200, toResponse(resource, stored), {
+      writeValue(ctx.res, 200, await toResponse(resource, stored), {
         ...encoding,
         yaml: chosen.format === 'yaml',
       });
   }
-}
-
-function encoderFor(resource: ApiResource): (item: unknown) => string {
-  return resource.converter === undefined
-    ? (item) => JSON.stringify(item)
-    : (item) => JSON.stringify(resource.converter?.fromStorage(item as KubeObject));
 }
 
 /**
@@ -111,6 +105,8 @@ export async function handleList(ctx: RequestContext): Promise<void> {
   };
   const page = await server.store.list(resource.storage, options);
   const items = selection.extra === undefined ? page.items : page.items.filter(selection.extra);
+  // a list is converted in one call (PartialObjectMetadata needs none)
+  const served = chosen.format === 'partial' ? [] : await manyToResponse(resource, items);
   const metadata: JsonObject = { resourceVersion: page.resourceVersion };
   if (page.continue !== undefined) metadata.continue = page.continue;
   if (page.remainingItemCount !== undefined) metadata.remainingItemCount = page.remainingItemCount;
@@ -122,7 +118,7 @@ export async function handleList(ctx: RequestContext): Promise<void> {
         200,
         table(
           ctx,
-          items.map((i) => fromStorage(resource, i)),
+          await manyFromStorage(resource, items),
           {
             resourceVersion: page.resourceVersion,
             ...(page.continue === undefined ? {} : { continue: page.continue }),
@@ -147,7 +143,7 @@ export async function handleList(ctx: RequestContext): Promise<void> {
       writeValue(
         ctx.res,
         200,
-        { ...envelope, items: items.map((i) => fromStorage(resource, i)) },
+        { ...envelope, items: served },
         { yaml: true },
         ctx.warnings,
       );
@@ -157,12 +153,12 @@ export async function handleList(ctx: RequestContext): Promise<void> {
         writeValue(
           ctx.res,
           200,
-          { ...envelope, items: items.map((i) => fromStorage(resource, i)) },
+          { ...envelope, items: served },
           { pretty: true },
           ctx.warnings,
         );
         return;
       }
-      await streamList(ctx.res, envelope, items, encoderFor(resource), ctx.warnings);
+      await streamList(ctx.res, envelope, served, (item) => JSON.stringify(item), ctx.warnings);
   }
 }

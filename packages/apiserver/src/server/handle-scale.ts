@@ -96,12 +96,12 @@ async function writeScale(
       cause.invalid('spec.replicas', replicas ?? null, 'must be greater than or equal to 0'),
     ]);
   }
-  const object = fromStorage(ctx.resource, current);
+  const object = await fromStorage(ctx.resource, current);
   setPath(object, scaleSpec(ctx).specReplicasPath, replicas);
   const rv = asObject(scale.metadata)?.resourceVersion;
   object.metadata.resourceVersion =
     typeof rv === 'string' && rv !== '' ? rv : current.metadata.resourceVersion;
-  prepareScale(ctx, object, current);
+  await prepareScale(ctx, object, current);
   return updateObject(ctx, object, current, write, undefined);
 }
 

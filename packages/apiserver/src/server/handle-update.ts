@@ -33,7 +33,7 @@ export async function updateObject(
   let stored: KubeObject;
   await admitMutating(ctx, 'UPDATE', object, old, write);
   if (subresource === 'status') {
-    prepareStatus(ctx, object, old, write);
+    await prepareStatus(ctx, object, old, write);
     await admitValidating(ctx, 'UPDATE', object, old, write);
     if (resource.emulateStatus === true) {
       const next = cloneJson(old) as unknown as MutableObject;
@@ -45,14 +45,14 @@ export async function updateObject(
       checkObjectSize(next);
       stored = await server.store.update(resource.storage, next, options);
     } else {
-      const storage = toStorage(resource, object);
+      const storage = await toStorage(resource, object);
       checkObjectSize(storage);
       stored = await server.store.updateStatus(resource.storage, storage, options);
     }
   } else {
-    prepareUpdate(ctx, object, old, write);
+    await prepareUpdate(ctx, object, old, write);
     await admitValidating(ctx, 'UPDATE', object, old, write);
-    const storage = toStorage(resource, object);
+    const storage = await toStorage(resource, object);
     checkObjectSize(storage);
     stored = await server.store.update(resource.storage, storage, options);
   }
@@ -83,9 +83,9 @@ export async function handleUpdate(ctx: RequestContext, name: string): Promise<v
   if (old === undefined) {
     delete object.metadata.resourceVersion;
     const created = await createObject(ctx, object, write);
-    writeValue(ctx.res, 201, toResponse(ctx.resource, created), { pretty: ctx.pretty }, ctx.warnings);
+    writeValue(ctx.res, 201, await toResponse(ctx.resource, created), { pretty: ctx.pretty }, ctx.warnings);
     return;
   }
   const stored = await updateObject(ctx, object, old, write, subresource);
-  writeValue(ctx.res, 200, toResponse(ctx.resource, stored), { pretty: ctx.pretty }, ctx.warnings);
+  writeValue(ctx.res, 200, await toResponse(ctx.resource, stored), { pretty: ctx.pretty }, ctx.warnings);
 }

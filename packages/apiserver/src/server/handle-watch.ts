@@ -82,10 +82,10 @@ export async function handleWatch(ctx: RequestContext, query: ListQuery, name?: 
   const writer = new WatchWriter(res);
   const bookmarkHead = { kind: resource.kind, apiVersion: groupVersion(resource) };
   let first = true;
-  const objectJson = (object: KubeObject): string => {
+  const objectJson = async (object: KubeObject): Promise<string> => {
     if (chosen.format === 'table') {
       const toTable = server.extensions.toTable as NonNullable<typeof server.extensions.toTable>;
-      const table = toTable(resource, [fromStorage(resource, object)], {
+      const table = toTable(resource, [await fromStorage(resource, object)], {
         includeObject: tableObjects,
         tableVersion: chosen.version,
         resourceVersion: object.metadata.resourceVersion ?? '',
@@ -95,7 +95,8 @@ export async function handleWatch(ctx: RequestContext, query: ListQuery, name?: 
       first = false;
       return JSON.stringify(table);
     }
-    return server.encoder.json(resource, object);
+    const json = server.encoder.encode(resource, object);
+    return typeof json === 'string' ? json : await json;
   };
   try {
     for await (const event of server.store.watch(resource.storage, options) as AsyncIterable<WatchEvent>) {
@@ -109,7 +110,8 @@ export async function handleWatch(ctx: RequestContext, query: ListQuery, name?: 
         continue;
       }
       const out = filter === undefined ? event : filter.convert(event);
-      if (out !== undefined) await send(writer, server.encoder.line(out.type, objectJson(out.object)), stall);
+      // a conversion webhook failing here ends the watch with an ERROR event (below)
+      if (out !== undefined) await send(writer, server.encoder.line(out.type, await objectJson(out.object)), stall);
     }
   } catch (error) {
     if (!controller.signal.aborted) {

@@ -5,22 +5,46 @@ import type { RequestContext } from './context.ts';
 import { asObject, cloneJson } from './json-util.ts';
 
 /** The stored object as `resource` serves it (a fresh, mutable copy). */
-export function fromStorage(resource: ApiResource, stored: KubeObject): MutableObject {
-  return cloneJson(toResponse(resource, stored)) as MutableObject;
+export async function fromStorage(resource: ApiResource, stored: KubeObject): Promise<MutableObject> {
+  return cloneJson(await toResponse(resource, stored)) as MutableObject;
 }
 
 /**
  * The stored object as `resource` serves it, for a response body only: not copied (the store's
  * objects are frozen, and encoding reads them), so a write's answer costs one encode, not a deep
- * copy of the object first.
+ * copy of the object first. Rejects when a conversion webhook fails.
  */
-export function toResponse(resource: ApiResource, stored: KubeObject): unknown {
-  return resource.converter === undefined ? stored : resource.converter.fromStorage(stored);
+export async function toResponse(resource: ApiResource, stored: KubeObject): Promise<unknown> {
+  return resource.converter === undefined ? stored : await resource.converter.fromStorage(stored);
 }
 
-/** A served-shape object as the store keeps it. */
-export function toStorage(resource: ApiResource, object: JsonObject): KubeObject {
-  const stored = resource.converter === undefined ? object : resource.converter.toStorage(object);
+/**
+ * Stored objects as `resource` serves them, converted together (one conversion webhook call for
+ * a list, as kube-apiserver converts a list). Not copied.
+ */
+export async function manyToResponse(
+  resource: ApiResource,
+  stored: readonly KubeObject[],
+): Promise<readonly unknown[]> {
+  const converter = resource.converter;
+  if (converter === undefined || stored.length === 0) return stored;
+  if (converter.fromStorageMany !== undefined) return converter.fromStorageMany(stored);
+  const out: unknown[] = [];
+  for (const object of stored) out.push(await converter.fromStorage(object));
+  return out;
+}
+
+/** Stored objects as `resource` serves them, as fresh mutable copies (converted together). */
+export async function manyFromStorage(
+  resource: ApiResource,
+  stored: readonly KubeObject[],
+): Promise<JsonObject[]> {
+  return (await manyToResponse(resource, stored)).map((o) => cloneJson(o) as JsonObject);
+}
+
+/** A served-shape object as the store keeps it. Rejects when a conversion webhook fails. */
+export async function toStorage(resource: ApiResource, object: JsonObject): Promise<KubeObject> {
+  const stored = resource.converter === undefined ? object : await resource.converter.toStorage(object);
   return stored as unknown as KubeObject;
 }
 

@@ -9,7 +9,7 @@ import type { ApiResource } from './api-resource.ts';
  */
 export class WatchEncoder {
   readonly #plain = new WeakMap<object, string>();
-  readonly #converted = new WeakMap<object, Map<string, string>>();
+  readonly #converted = new WeakMap<object, Map<string, string | Promise<string>>>();
   #hits = 0;
   #misses = 0;
 
@@ -18,8 +18,18 @@ export class WatchEncoder {
     return { hits: this.#hits, misses: this.#misses };
   }
 
-  /** The JSON of `object` as `resource` serves it. */
+  /** The JSON of `object` as `resource` serves it, for synchronous converters (else throws). */
   json(resource: ApiResource, object: KubeObject): string {
+    const text = this.encode(resource, object);
+    if (typeof text !== 'string') throw new TypeError('the converter is asynchronous: use encode()');
+    return text;
+  }
+
+  /**
+   * The JSON of `object` as `resource` serves it; a promise when a conversion webhook converts it
+   * (one call per change and version, shared by the watchers; a failed conversion is not kept).
+   */
+  encode(resource: ApiResource, object: KubeObject): string | Promise<string> {
     const converter = resource.converter;
     if (converter === undefined) {
       const cached = this.#plain.get(object);
@@ -40,13 +50,30 @@ export class WatchEncoder {
       return cached;
     }
     this.#misses++;
-    const text = JSON.stringify(converter.fromStorage(object));
     if (byVersion === undefined) {
       byVersion = new Map();
       this.#converted.set(object, byVersion);
     }
-    byVersion.set(key, text);
-    return text;
+    const served = converter.fromStorage(object);
+    if (!(served instanceof Promise)) {
+      const text = JSON.stringify(served);
+      byVersion.set(key, text);
+      return text;
+    }
+    const versions = byVersion;
+    const pending = served.then(
+      (converted) => {
+        const text = JSON.stringify(converted);
+        versions.set(key, text);
+        return text;
+      },
+      (error: unknown) => {
+        versions.delete(key);
+        throw error;
+      },
+    );
+    versions.set(key, pending);
+    return pending;
   }
 
   /** One newline-terminated watch event line. */

@@ -6,16 +6,16 @@ import { fromStorage, toResponse } from './object-io.ts';
 import type { WriteQuery } from './query.ts';
 
 /** Records the writer's field ownership in `metadata.managedFields` (non-apply writes). */
-function recordManagedFields(
+async function recordManagedFields(
   ctx: RequestContext,
   object: MutableObject,
   old: KubeObject | undefined,
   write: WriteQuery,
   subresource: string | undefined,
-): void {
+): Promise<void> {
   const record = ctx.server.extensions.recordManagedFields;
   if (record === undefined || write.apply) return;
-  const live: JsonObject | undefined = old === undefined ? undefined : fromStorage(ctx.resource, old);
+  const live: JsonObject | undefined = old === undefined ? undefined : await fromStorage(ctx.resource, old);
   const managed = record(live, object, {
     resource: ctx.resource,
     fieldManager: write.fieldManager,
@@ -42,8 +42,8 @@ function warn(ctx: RequestContext): (text: string) => void {
 }
 
 /** The stored object in the version of the request (what `oldSelf` of a transition rule sees). */
-function asServed(ctx: RequestContext, old: KubeObject): KubeObject {
-  return toResponse(ctx.resource, old) as KubeObject;
+async function asServed(ctx: RequestContext, old: KubeObject): Promise<KubeObject> {
+  return (await toResponse(ctx.resource, old)) as KubeObject;
 }
 
 function isCrd(ctx: RequestContext): boolean {
@@ -66,7 +66,11 @@ function strategyCauses(
 }
 
 /** Runs the create strategy and, for custom resources, defaulting and schema validation; 422 on causes. */
-export function prepareCreate(ctx: RequestContext, object: MutableObject, write: WriteQuery): void {
+export async function prepareCreate(
+  ctx: RequestContext,
+  object: MutableObject,
+  write: WriteQuery,
+): Promise<void> {
   const { resource, server } = ctx;
   const crd = resource.crd;
   if (crd !== undefined) server.extensions.applyDefaults?.(crd, resource.version, object);
@@ -79,16 +83,16 @@ export function prepareCreate(ctx: RequestContext, object: MutableObject, write:
     );
   }
   fail(ctx, object, causes);
-  recordManagedFields(ctx, object, undefined, write, undefined);
+  await recordManagedFields(ctx, object, undefined, write, undefined);
 }
 
 /** Runs the update strategy (and custom resource defaulting/validation) against the stored object. */
-export function prepareUpdate(
+export async function prepareUpdate(
   ctx: RequestContext,
   object: MutableObject,
   old: KubeObject,
   write: WriteQuery,
-): void {
+): Promise<void> {
   const { resource, server } = ctx;
   const crd = resource.crd;
   if (crd !== undefined) server.extensions.applyDefaults?.(crd, resource.version, object);
@@ -100,49 +104,51 @@ export function prepareUpdate(
         crd,
         resource.version,
         object,
-        asServed(ctx, old),
+        await asServed(ctx, old),
         warn(ctx),
       ) ?? []),
     );
   }
   fail(ctx, object, causes);
-  recordManagedFields(ctx, object, old, write, undefined);
+  await recordManagedFields(ctx, object, old, write, undefined);
 }
 
 /** Validates a status write of a custom resource against its schema. */
-export function prepareStatus(
+export async function prepareStatus(
   ctx: RequestContext,
   object: MutableObject,
   old: KubeObject,
   write: WriteQuery,
-): void {
+): Promise<void> {
   const { resource, server } = ctx;
   const causes = [...(resource.strategy.validateStatus?.(object, old) ?? [])];
   const crd = resource.crd;
   if (crd !== undefined) {
     server.extensions.applyDefaults?.(crd, resource.version, object);
+    const served = await asServed(ctx, old);
     const { validateCustomResourceStatus, validateCustomResource } = server.extensions;
     const found =
       validateCustomResourceStatus !== undefined
-        ? validateCustomResourceStatus(crd, resource.version, object, asServed(ctx, old), warn(ctx))
-        : validateCustomResource?.(crd, resource.version, object, asServed(ctx, old), warn(ctx));
+        ? validateCustomResourceStatus(crd, resource.version, object, served, warn(ctx))
+        : validateCustomResource?.(crd, resource.version, object, served, warn(ctx));
     causes.push(...(found ?? []));
   }
   fail(ctx, object, causes);
-  recordManagedFields(ctx, object, old, write, 'status');
+  await recordManagedFields(ctx, object, old, write, 'status');
 }
 
 /**
  * Validates a custom resource whose replicas a `/scale` write changed, as kube-apiserver does: the
  * whole object against its schema and its `x-kubernetes-validations` rules (with `oldSelf`).
  */
-export function prepareScale(ctx: RequestContext, object: MutableObject, old: KubeObject): void {
+export async function prepareScale(
+  ctx: RequestContext,
+  object: MutableObject,
+  old: KubeObject,
+): Promise<void> {
   const { resource, server } = ctx;
   const crd = resource.crd;
   if (crd === undefined) return;
-  fail(
-    ctx,
-    object,
-    server.extensions.validateCustomResource?.(crd, resource.version, object, asServed(ctx, old), warn(ctx)),
-  );
+  const served = await asServed(ctx, old);
+  fail(ctx, object, server.extensions.validateCustomResource?.(crd, resource.version, object, served, warn(ctx)));
 }
