@@ -12,11 +12,14 @@ import {
   type CauseSet,
   defaultControllerRateLimiter,
   formatCause,
+  joinHooks,
   type RetryPolicy,
   unlimitedRetries,
   WorkQueue,
+  type WorkQueueMetrics,
 } from '../workqueue/index.ts';
 import { ShutdownTimeoutError, SourceFailedError, SourceSyncError } from './errors.ts';
+import { type ControllerKeyInfo, keyInfo, type LastError } from './inspect.ts';
 import { invoke } from './invoke.ts';
 import type { ControllerMetrics, ControllerOptions, ReconcileResultLabel } from './options.ts';
 
@@ -78,11 +81,13 @@ export class Controller<R> implements Runnable {
   readonly #syncTimeoutMs: number;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  readonly #metrics: ControllerMetrics | undefined;
+  #metrics: ControllerMetrics | undefined;
   readonly #onError: ((error: Error, request: R) => void) | undefined;
   readonly #kindOf: ((request: R) => string) | undefined;
   readonly #queue: WorkQueue<R>;
   readonly #running = new Set<Running<R>>();
+  /** The last error of each request being retried, by key; emptied as they succeed or are let go. */
+  readonly #lastErrors = new Map<string, LastError>();
   readonly #stop = new AbortController();
   #state: ControllerState = 'new';
   #failure: Error | undefined;
@@ -154,6 +159,7 @@ export class Controller<R> implements Runnable {
     return queue.removeWhere((request) => {
       if (!predicate(request)) return false;
       queue.forget(request);
+      if (this.#lastErrors.size !== 0) this.#lastErrors.delete(this.#keyOf(request));
       return true;
     });
   }
@@ -164,6 +170,53 @@ export class Controller<R> implements Runnable {
    */
   setPartitionLimit(partition: string, limit: number | undefined): void {
     this.#queue.setPartitionLimit(partition, limit);
+  }
+
+  /** Reconciles run at once at most (the workers started). */
+  get maxConcurrentReconciles(): number {
+    return this.#workers;
+  }
+
+  /**
+   * Adds metric hooks after construction (an adapter instrumenting a built controller); they run
+   * after those given in the options and earlier `observe` calls.
+   */
+  observe(hooks: { readonly metrics?: ControllerMetrics; readonly queueMetrics?: WorkQueueMetrics }): void {
+    if (typeof hooks !== 'object' || hooks === null) throw new OptionsError('hooks', hooks, 'an object');
+    if (hooks.metrics !== undefined) this.#metrics = joinHooks(this.#metrics, hooks.metrics);
+    if (hooks.queueMetrics !== undefined) this.#queue.observe(hooks.queueMetrics);
+  }
+
+  /**
+   * The queue's gauges read on demand: processing time not yet done, the longest-running
+   * reconcile, queued requests by priority.
+   */
+  queueGauges(): {
+    readonly unfinishedWorkMs: number;
+    readonly longestRunningMs: number;
+    readonly depthByPriority: readonly { readonly priority: number; readonly size: number }[];
+  } {
+    const queue = this.#queue;
+    return {
+      unfinishedWorkMs: queue.unfinishedWorkMs(),
+      longestRunningMs: queue.longestRunningMs(),
+      depthByPriority: queue.depthByPriority(),
+    };
+  }
+
+  /**
+   * Every request the controller holds (running, in backoff, waiting or queued), at most `limit`:
+   * its causes, attempts (`requeues`), last error and next retry time (`waitingUntil`). A snapshot
+   * for a debug view (`/debug/keys`); costs nothing until called.
+   */
+  inspect(limit?: number): ControllerKeyInfo<R>[] {
+    const ids = new Map<string, string>();
+    for (const running of this.#running) ids.set(this.#keyOf(running.request), running.id);
+    return this.#queue
+      .inspect(limit)
+      .map((info) =>
+        keyInfo(info, info.processing ? ids.get(info.id) : undefined, this.#lastErrors.get(info.id)),
+      );
   }
 
   /** Queue counters (depth, processing, waiting, adds, retries, dropped after shutdown). */
@@ -322,7 +375,7 @@ export class Controller<R> implements Runnable {
     }
     let label: ReconcileResultLabel;
     try {
-      label = this.#apply(request, outcome, logger);
+      label = this.#apply(request, outcome, logger, outcome.timedOut);
     } catch (error) {
       // Only a broken retry policy (for example a NaN delay) can get here; never lose the worker.
       logger.error({ err: error }, 'Could not requeue request; retrying with backoff');
@@ -344,9 +397,10 @@ export class Controller<R> implements Runnable {
     );
   }
 
-  #apply(request: R, outcome: Outcome, logger: Logger): ReconcileResultLabel {
+  #apply(request: R, outcome: Outcome, logger: Logger, timedOut: boolean): ReconcileResultLabel {
     const queue = this.#queue;
     const c = classify(outcome);
+    if (this.#lastErrors.size !== 0 && c.kind !== 'error') this.#lastErrors.delete(this.#keyOf(request));
     switch (c.kind) {
       case 'success':
         queue.forget(request);
@@ -364,6 +418,7 @@ export class Controller<R> implements Runnable {
         return 'requeue';
       case 'terminal':
         this.#report(c.error, request, logger, 'Reconciler error (terminal, not retried)');
+        this.#failed(request, c.error, 'terminal', timedOut);
         queue.forget(request);
         queue.done(request);
         return 'terminal';
@@ -377,10 +432,14 @@ export class Controller<R> implements Runnable {
         }
         if (!decision.retry) {
           logger.info({ policy: this.#retryPolicy.name }, 'Dropping request after retries');
+          this.#failed(request, c.error, 'dropped', timedOut);
+          if (this.#lastErrors.size !== 0) this.#lastErrors.delete(this.#keyOf(request));
           queue.forget(request);
           queue.done(request);
           return 'dropped';
         }
+        this.#failed(request, c.error, 'error', timedOut);
+        this.#lastErrors.set(this.#keyOf(request), { error: c.error, at: this.#clock.now() });
         queue.requeueRateLimited(
           request,
           decision.delayMs === undefined
@@ -390,6 +449,18 @@ export class Controller<R> implements Runnable {
         return 'error';
       }
     }
+  }
+
+  #failed(request: R, error: Error, result: 'error' | 'dropped' | 'terminal', timedOut: boolean): void {
+    if (this.#metrics?.onReconcileError === undefined) return;
+    const kind = this.#kindOf?.(request);
+    this.#hook(() =>
+      this.#metrics?.onReconcileError?.(
+        this.name,
+        error,
+        kind === undefined ? { result, timedOut } : { result, timedOut, kind },
+      ),
+    );
   }
 
   #report(error: Error, request: R, logger: Logger, message: string): void {
@@ -407,6 +478,7 @@ export class Controller<R> implements Runnable {
   async #shutdown(): Promise<void> {
     this.#state = 'stopping';
     this.#queue.shutDown();
+    this.#lastErrors.clear();
     const pending = [...this.#running];
     const all = Promise.all([...pending.map((r) => r.settled), ...this.#workerRuns, ...this.#sourceRuns]);
     if (this.#shutdownTimeoutMs === 0) {

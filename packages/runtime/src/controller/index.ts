@@ -6,4 +6,10 @@
  */
 export { Controller, type ControllerState } from './controller.ts';
 export { ShutdownTimeoutError, SourceFailedError, SourceSyncError } from './errors.ts';
-export type { ControllerMetrics, ControllerOptions, ReconcileResultLabel } from './options.ts';
+export type { ControllerKeyInfo } from './inspect.ts';
+export type {
+  ControllerMetrics,
+  ControllerOptions,
+  ReconcileErrorDetail,
+  ReconcileResultLabel,
+} from './options.ts';

@@ -16,8 +16,11 @@ export interface InvokeOptions {
 
 /** One reconcile in progress. */
 export interface Invocation {
-  /** Settles when the worker may move on: the reconcile settled, or it was abandoned. */
-  readonly outcome: Promise<Outcome & { readonly abandoned: boolean }>;
+  /**
+   * Settles when the worker may move on: the reconcile settled, or it was abandoned. `timedOut`:
+   * the reconcile's timeout fired before then.
+   */
+  readonly outcome: Promise<Outcome & { readonly abandoned: boolean; readonly timedOut: boolean }>;
   /** Settles when the reconciler's own promise settles (never, for a reconcile that hangs). */
   readonly settled: Promise<Outcome>;
 }
@@ -58,8 +61,9 @@ export function invoke<R>(
     (error: unknown): Outcome => ({ ok: false, error }),
   );
 
+  const timedOut = (): boolean => controller.signal.reason instanceof ReconcileTimeoutError;
   let arm: (() => void) | undefined;
-  const abandoned = new Promise<Outcome & { abandoned: boolean }>((resolve) => {
+  const abandoned = new Promise<Outcome & { abandoned: boolean; timedOut: boolean }>((resolve) => {
     arm = (): void => {
       grace = clock.setTimer(
         () =>
@@ -67,6 +71,7 @@ export function invoke<R>(
             ok: false,
             error: new ReconcileAbandonedError(abandonGraceMs, { cause: controller.signal.reason }),
             abandoned: true,
+            timedOut: timedOut(),
           }),
         abandonGraceMs,
       );
@@ -75,7 +80,8 @@ export function invoke<R>(
     else controller.signal.addEventListener('abort', arm, { once: true });
   });
 
-  const outcome = Promise.race([settled.then((o) => ({ ...o, abandoned: false })), abandoned]).finally(() => {
+  const finished = settled.then((o) => ({ ...o, abandoned: false, timedOut: timedOut() }));
+  const outcome = Promise.race([finished, abandoned]).finally(() => {
     timeout?.cancel();
     grace?.cancel();
     stopSignal.removeEventListener('abort', onStop);

@@ -23,6 +23,20 @@ export interface ControllerMetrics {
   ): void;
   /** The number of reconciles in progress changed. */
   onActiveWorkers?(controller: string, active: number): void;
+  /**
+   * A reconcile failed with `error` (also called before `onReconcile` for the same run).
+   * `result` is `error` (retried), `dropped` (its retries exhausted) or `terminal`; `timedOut`
+   * says its `reconcileTimeoutMs` fired during the run (the error is then usually the timeout's).
+   */
+  onReconcileError?(controller: string, error: Error, detail: ReconcileErrorDetail): void;
+}
+
+/** What {@link ControllerMetrics.onReconcileError} is told besides the error. */
+export interface ReconcileErrorDetail {
+  readonly result: 'error' | 'dropped' | 'terminal';
+  readonly timedOut: boolean;
+  /** As for `onReconcile`. */
+  readonly kind?: string;
 }
 
 export interface ControllerOptions<R> {

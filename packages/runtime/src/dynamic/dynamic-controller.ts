@@ -3,6 +3,7 @@ import type { CacheReader } from '../cache/index.ts';
 import { type Clock, realClock, settlesWithin, type Timer } from '../clock/index.ts';
 import {
   Controller,
+  type ControllerKeyInfo,
   type ControllerMetrics,
   ShutdownTimeoutError,
   SourceSyncError,
@@ -19,6 +20,7 @@ import { done, type ReconcileContext, type ReconcileReturn, toError } from '../r
 import { linkSignals, type Runnable, scopedSignal } from '../runnable/index.ts';
 import {
   type Cause,
+  joinHooks,
   maxRetries as maxRetriesPolicy,
   type RateLimiter,
   type RetryPolicy,
@@ -183,7 +185,7 @@ export class DynamicController implements Runnable, ServesKinds {
   readonly #filter: boolean;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  readonly #metrics: DynamicControllerMetrics | undefined;
+  #metrics: DynamicControllerMetrics | undefined;
   readonly #onKindStopped: ((type: ResourceType) => void) | undefined;
   readonly #controller: Controller<KindRequest>;
   readonly #kinds = new Map<string, Served>();
@@ -291,6 +293,34 @@ export class DynamicController implements Runnable, ServesKinds {
         }
       }),
     );
+  }
+
+  /** Reconciles run at once at most, over all kinds (`workers`). */
+  get maxConcurrentReconciles(): number {
+    return this.#controller.maxConcurrentReconciles;
+  }
+
+  /**
+   * Adds metric hooks after construction (an adapter instrumenting a built controller); they run
+   * after those given in the options. Reconcile hooks get the request's kind (`group/version/resource`).
+   */
+  observe(hooks: {
+    readonly metrics?: DynamicControllerMetrics;
+    readonly queueMetrics?: WorkQueueMetrics;
+  }): void {
+    if (typeof hooks !== 'object' || hooks === null) throw new OptionsError('hooks', hooks, 'an object');
+    if (hooks.metrics !== undefined) this.#metrics = joinHooks(this.#metrics, hooks.metrics);
+    this.#controller.observe(hooks);
+  }
+
+  /** The shared queue's gauges read on demand (see `Controller.queueGauges`). */
+  queueGauges(): ReturnType<Controller<KindRequest>['queueGauges']> {
+    return this.#controller.queueGauges();
+  }
+
+  /** Every request held, over all kinds (see `Controller.inspect`); `partition` is the kind. */
+  inspect(limit?: number): ControllerKeyInfo<KindRequest>[] {
+    return this.#controller.inspect(limit);
   }
 
   /** Queue counters, reconciles running and kinds served. */

@@ -49,5 +49,11 @@ export {
   type InformerRegistryOptions,
   type InformerSpec,
 } from './registry.ts';
-export type { InformerStats } from './stats.ts';
+export type {
+  InformerMetrics,
+  InformerStats,
+  ListDetail,
+  ListReason,
+  WatchEndReason,
+} from './stats.ts';
 export { stripManagedFields } from './transform.ts';

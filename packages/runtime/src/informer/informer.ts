@@ -7,16 +7,17 @@ import {
   type IndexFunc,
   type ReplaceResult,
 } from '../cache/index.ts';
-import { AlreadyStartedError } from '../errors.ts';
+import { AlreadyStartedError, OptionsError } from '../errors.ts';
 import type { EventSource, ObjectEvent } from '../event/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { KubeObject } from '../object/index.ts';
+import { joinHooks } from '../workqueue/index.ts';
 import { type ObjectCheck, objectCheck } from './check-object.ts';
 import { Dispatcher } from './dispatcher.ts';
 import { MalformedEventError, TransformFailedError } from './errors.ts';
 import { type InformerOptions, type ResolvedInformerOptions, resolveInformerOptions } from './options.ts';
 import { type InformerState, Reflector, type ReflectorSink } from './reflector.ts';
-import { type InformerCounters, type InformerStats, newCounters } from './stats.ts';
+import { type InformerCounters, type InformerMetrics, type InformerStats, newCounters } from './stats.ts';
 
 /**
  * Keeps a {@link CacheReader} in step with a backend and tells listeners what changed (client-go's
@@ -77,6 +78,7 @@ export class Informer<T extends KubeObject = KubeObject> implements EventSource<
   readonly #log: Logger;
   readonly #reflector: Reflector<T>;
   readonly #check: ObjectCheck;
+  #hooks: InformerMetrics | undefined;
   #emitting: Promise<unknown> = Promise.resolve();
   #started = false;
 
@@ -104,6 +106,22 @@ export class Informer<T extends KubeObject = KubeObject> implements EventSource<
   /** The resourceVersion a watch resumes from: the last list's, advanced by every event and bookmark. */
   get lastSyncResourceVersion(): string {
     return this.#reflector.lastSeenResourceVersion;
+  }
+
+  /**
+   * When the resourceVersion it has seen last advanced (a watch event, a bookmark or a list), in
+   * clock milliseconds: how fresh the cache is known to be. Timed only once `observe` was called
+   * (NaN until then, and until the next advance).
+   */
+  get resourceVersionSeenAt(): number {
+    return this.#reflector.lastSeenAt;
+  }
+
+  /** Adds metric hooks (list durations and reasons, watch restarts); they run after earlier ones. */
+  observe(hooks: InformerMetrics): void {
+    if (typeof hooks !== 'object' || hooks === null) throw new OptionsError('hooks', hooks, 'an object');
+    this.#hooks = joinHooks(this.#hooks, hooks);
+    this.#reflector.observe(this.#hooks);
   }
 
   /**

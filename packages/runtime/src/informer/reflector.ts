@@ -20,7 +20,7 @@ import {
 } from './errors.ts';
 import type { ResolvedInformerOptions } from './options.ts';
 import { isOlderResourceVersion } from './resource-version.ts';
-import type { InformerCounters } from './stats.ts';
+import type { InformerCounters, InformerMetrics, ListReason, WatchEndReason } from './stats.ts';
 import { YIELD_EVERY, yieldToEventLoop } from './yield.ts';
 
 /** Where a list starts: a consistent read of the latest state, or not older than the last seen version. */
@@ -112,6 +112,11 @@ export class Reflector<T extends KubeObject> {
   readonly #check: ObjectCheck;
   #state: InformerState = { phase: 'new' };
   #lastSeen = '';
+  /** When `#lastSeen` last changed (clock ms), kept only once observed; else NaN. */
+  #lastSeenAt = Number.NaN;
+  /** Why the next list runs. */
+  #listReason: ListReason = 'initial';
+  #hooks: InformerMetrics | undefined;
   /** Lists are streamed (`sendInitialEvents`); false for `paginated` and after an `auto` fallback. */
   #streamLists: boolean;
 
@@ -145,6 +150,19 @@ export class Reflector<T extends KubeObject> {
     return this.#lastSeen;
   }
 
+  /**
+   * When the resourceVersion seen last advanced (an event, a bookmark or a list), in clock
+   * milliseconds; NaN until something advanced it after `observe` was called.
+   */
+  get lastSeenAt(): number {
+    return this.#lastSeenAt;
+  }
+
+  /** Sets the metric hooks (the informer joins several); also starts timing `lastSeenAt`. */
+  observe(hooks: InformerMetrics): void {
+    this.#hooks = hooks;
+  }
+
   /** Lists and watches until `signal` aborts. Never rejects. */
   async run(signal: AbortSignal): Promise<void> {
     let step: Step = { kind: 'list', from: 'consistent' };
@@ -171,6 +189,7 @@ export class Reflector<T extends KubeObject> {
             // From the last seen version: retry at once with a consistent read. A consistent list
             // whose continue token expired restarts at once the first time, after a backoff after that.
             this.#log.info({ from: step.from, err: outcome.error }, 'List expired; listing again');
+            this.#listReason = 'expired';
             if (step.from === 'consistent' && consistentExpiries++ > 0) {
               if (!(await this.#pause('list', outcome.error, signal))) break;
             }
@@ -186,6 +205,7 @@ export class Reflector<T extends KubeObject> {
         // Only a bug gets here (a sink or backend that throws synchronously); keep going anyway.
         this.#log.error({ err: error }, 'Informer loop failed unexpectedly; relisting');
         step = { kind: 'list', from: 'consistent' };
+        this.#listReason = 'error';
         if (!(await this.#pause('list', error, signal))) break;
       }
     }
@@ -198,7 +218,9 @@ export class Reflector<T extends KubeObject> {
       case 'aborted':
         return watch;
       case 'closed': {
-        if (outcome.events === 0 && outcome.durationMs < SHORT_WATCH_MS) {
+        const short = outcome.events === 0 && outcome.durationMs < SHORT_WATCH_MS;
+        this.#watchEnded(short ? 'short' : 'closed');
+        if (short) {
           this.#counters.shortWatches++;
           const error = new ShortWatchError(this.#o.name, outcome.durationMs);
           this.#log.warn({ err: error }, 'Watch closed at once without events; backing off');
@@ -207,11 +229,14 @@ export class Reflector<T extends KubeObject> {
         return watch;
       }
       case 'failed':
+        this.#watchEnded('error');
         this.#counters.watchErrors++;
         this.#log.warn({ err: outcome.error, resourceVersion: this.#lastSeen }, 'Watch failed; backing off');
         await this.#pause('watch', outcome.error, signal);
         return watch;
       case 'expired': {
+        this.#watchEnded('expired');
+        this.#listReason = 'expired';
         this.#counters.expired++;
         if (outcome.events === 0) {
           const error = new WatchExpiredAtStartError(this.#o.name, this.#lastSeen, { cause: outcome.error });
@@ -223,9 +248,21 @@ export class Reflector<T extends KubeObject> {
         return { kind: 'list', from: 'lastSeen' };
       }
       case 'regressed':
+        this.#watchEnded('regressed');
+        this.#listReason = 'regressed';
         // A stream that goes backwards before any progress may do it again: do not relist in a loop.
         if (outcome.events === 0) await this.#pause('list', outcome.error, signal);
         return { kind: 'list', from: 'consistent' };
+    }
+  }
+
+  #watchEnded(reason: WatchEndReason): void {
+    const hooks = this.#hooks;
+    if (hooks?.onWatchEnd === undefined) return;
+    try {
+      hooks.onWatchEnd(this.#o.name, reason);
+    } catch {
+      // Observers must never break the informer.
     }
   }
 
@@ -244,6 +281,7 @@ export class Reflector<T extends KubeObject> {
   async #list(from: ListFrom, signal: AbortSignal): Promise<ListOutcome> {
     this.#state = { phase: 'listing', from, method: 'paginated' };
     const { backend, type, pageSize } = this.#o;
+    const startedAt = this.#o.clock.now();
     const stage = this.#sink.stage();
     let continueToken: string | undefined;
     let resourceVersion: string | undefined;
@@ -278,7 +316,7 @@ export class Reflector<T extends KubeObject> {
     }
     const objects = stage.size;
     await this.#sink.commit(stage, resourceVersion, signal);
-    this.#listed(resourceVersion, objects, 'paginated');
+    this.#listed(resourceVersion, objects, 'paginated', startedAt);
     return { kind: 'listed' };
   }
 
@@ -364,7 +402,7 @@ export class Reflector<T extends KubeObject> {
             await this.#sink.commit(initial.stage, resourceVersion, signal);
             initial.committed = true;
             staging = false;
-            this.#listed(resourceVersion, objects, 'watch-list');
+            this.#listed(resourceVersion, objects, 'watch-list', startedAt);
             if (signal.aborted) return { kind: 'aborted' };
             this.#state = { phase: 'watching', resourceVersion };
           } else initial.received++;
@@ -387,9 +425,21 @@ export class Reflector<T extends KubeObject> {
   }
 
   /** Records a committed list (paginated or streamed) at `resourceVersion`. */
-  #listed(resourceVersion: string, objects: number, method: ListMethod): void {
+  #listed(resourceVersion: string, objects: number, method: ListMethod, startedAt: number): void {
     this.#lastSeen = resourceVersion;
     if (this.#counters.lists++ > 0) this.#counters.relists++;
+    const hooks = this.#hooks;
+    if (hooks !== undefined) {
+      const now = this.#o.clock.now();
+      this.#lastSeenAt = now;
+      const reason = this.#listReason;
+      try {
+        hooks.onList?.(this.#o.name, now - startedAt, { method, reason, objects });
+      } catch {
+        // Observers must never break the informer.
+      }
+    }
+    this.#listReason = 'error';
     this.#log.debug({ resourceVersion, objects, method }, 'Listed');
   }
 
@@ -444,7 +494,10 @@ export class Reflector<T extends KubeObject> {
     }
     if (event.type !== 'BOOKMARK') this.#counters.events++;
     this.#sink.apply(event);
-    if (version !== '') this.#lastSeen = version;
+    if (version !== '') {
+      this.#lastSeen = version;
+      if (this.#hooks !== undefined) this.#lastSeenAt = this.#o.clock.now();
+    }
     return 'applied';
   }
 }

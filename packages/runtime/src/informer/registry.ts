@@ -6,6 +6,7 @@ import { RegistryStoppedError } from './errors.ts';
 import { Informer } from './informer.ts';
 import type { InformerOptions } from './options.ts';
 import { normalizeFieldSelector, normalizeLabelSelector } from './selectors.ts';
+import type { InformerMetrics } from './stats.ts';
 
 /** What identifies a shared informer: one per backend, kind, namespace and selectors. */
 export interface InformerSpec {
@@ -70,6 +71,7 @@ export class InformerRegistry {
   readonly #entries = new Map<Backend, Map<string, Entry>>();
   readonly #running = new Set<Promise<void>>();
   #state: RegistryState = { phase: 'new' };
+  readonly #hooks: InformerMetrics[] = [];
 
   constructor(options: InformerRegistryOptions = {}) {
     if (typeof options !== 'object' || options === null)
@@ -89,6 +91,13 @@ export class InformerRegistry {
     return [...this.#entries.values()].flatMap((byKey) => [...byKey.values()].map((entry) => entry.informer));
   }
 
+  /** Adds metric hooks to every informer held now and every one created later. */
+  observe(hooks: InformerMetrics): void {
+    if (typeof hooks !== 'object' || hooks === null) throw new OptionsError('hooks', hooks, 'an object');
+    this.#hooks.push(hooks);
+    for (const informer of this.informers()) informer.observe(hooks);
+  }
+
   /**
    * The shared informer for `spec`, created (and started, if the registry runs) on first use.
    * Throws an OptionsError for a bad spec and a {@link RegistryStoppedError} once the registry stopped.
@@ -102,6 +111,7 @@ export class InformerRegistry {
     let entry = byKey?.get(key);
     if (entry === undefined) {
       const informer = new Informer({ ...this.#options, ...spec });
+      for (const hooks of this.#hooks) informer.observe(hooks);
       entry = { key, backend: spec.backend, informer, references: 0, run: { kind: 'idle' } };
       if (byKey === undefined) {
         byKey = new Map();

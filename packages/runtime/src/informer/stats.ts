@@ -51,3 +51,31 @@ export function newCounters(): InformerCounters {
     watchListFallbacks: 0,
   };
 }
+
+/**
+ * Why a list ran: the first one (`initial`), after an expiry (`expired`, a 410 from a watch or a
+ * list), after a resourceVersion went backwards (`regressed`), after an unexpected failure (`error`).
+ */
+export type ListReason = 'initial' | 'expired' | 'regressed' | 'error';
+
+/**
+ * Why a watch ended (and was restarted): the server closed it normally (`closed`, usually its
+ * timeout), it closed at once without events (`short`), it failed (`error`), it expired (`expired`,
+ * a 410), or a resourceVersion went backwards (`regressed`).
+ */
+export type WatchEndReason = 'closed' | 'short' | 'error' | 'expired' | 'regressed';
+
+/** Hooks a metrics adapter implements to observe an informer. Hooks that throw are ignored. */
+export interface InformerMetrics {
+  /** A list (paginated, or a streamed list up to its end bookmark) was committed after `durationMs`. */
+  onList?(informer: string, durationMs: number, detail: ListDetail): void;
+  /** A watch ended for `reason`; the informer watches (or relists) again. */
+  onWatchEnd?(informer: string, reason: WatchEndReason): void;
+}
+
+/** What {@link InformerMetrics.onList} is told besides the duration. */
+export interface ListDetail {
+  readonly method: 'paginated' | 'watch-list';
+  readonly reason: ListReason;
+  readonly objects: number;
+}

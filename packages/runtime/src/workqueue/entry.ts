@@ -28,6 +28,11 @@ export interface Entry<K> extends ReadyEntry {
   runCauses: CauseSlot;
   /** Causes of the delayed add the key waits on; they join `causes` when it comes due. */
   waitCauses: CauseSlot;
+  /**
+   * When the first object event of its next run was added (clock ms), or NO_EVENT. Set only while
+   * the queue has an `onEventLatency` hook.
+   */
+  eventAt: number;
 }
 
 export interface Waiter<K> {
@@ -35,3 +40,6 @@ export interface Waiter<K> {
   resolve(key: K | undefined): void;
   cleanup(): void;
 }
+
+/** `Entry.eventAt` when no object event is pending. @internal */
+export const NO_EVENT = Number.NEGATIVE_INFINITY;

@@ -25,7 +25,7 @@ export {
   retryCause,
   sameCause,
 } from './cause.ts';
-export type { WorkQueueMetrics, WorkQueueStats } from './metrics.ts';
+export { joinHooks, type WorkQueueKeyInfo, type WorkQueueMetrics, type WorkQueueStats } from './metrics.ts';
 export { WorkQueue } from './queue.ts';
 export {
   type AddAfterOptions,

@@ -1,3 +1,5 @@
+import type { CauseSet } from './cause.ts';
+
 /**
  * Hooks a metrics adapter implements to observe a queue (the signals of client-go's workqueue
  * metrics). Every hook is optional and called synchronously; a hook that throws is ignored.
@@ -5,8 +7,11 @@
  * `queue.unfinishedWorkMs()` and `queue.longestRunningMs()`.
  */
 export interface WorkQueueMetrics {
-  /** A key was accepted by `add` (including re-adds that were deduplicated). */
-  onAdd?(queue: string): void;
+  /**
+   * A key was accepted by `add` (including re-adds that were deduplicated, and delayed adds
+   * coming due), at `priority`.
+   */
+  onAdd?(queue: string, priority: number): void;
   /** The number of queued (ready, not processing) keys changed. */
   onDepth?(queue: string, depth: number): void;
   /** A key was handed to a worker after waiting `latencyMs` since it became ready. */
@@ -17,6 +22,69 @@ export interface WorkQueueMetrics {
   onRetry?(queue: string): void;
   /** An add arrived after shutdown and was ignored. */
   onDroppedAfterShutdown?(queue: string): void;
+  /**
+   * A key was handed to a worker `latencyMs` after the first object event (a cause of type
+   * `added`, `modified`, `deleted` or `generic`) it absorbed since its previous hand-out: the
+   * event-to-reconcile latency, which unlike `onQueueLatency` includes the time the key spent
+   * processing (a coalesced add) or waiting. Keys handed out without such a cause are not reported.
+   * The queue reads its clock once per event add only while this hook is set.
+   */
+  onEventLatency?(queue: string, latencyMs: number): void;
+}
+
+/**
+ * One key of a queue as `inspect` sees it. A key may be in several states at once: processing
+ * and queued again after (`dirty`), processing and waiting on a delayed add (a requeue).
+ */
+export interface WorkQueueKeyInfo<K> {
+  readonly key: K;
+  /** The key's identity (`keyOf`). */
+  readonly id: string;
+  readonly partition: string;
+  /** Ready to be handed out. */
+  readonly queued: boolean;
+  /** Handed to a worker and not yet done. */
+  readonly processing: boolean;
+  /** Added while processing: runs once more after `done`. */
+  readonly dirty: boolean;
+  /** When it was handed out (clock milliseconds), while processing. */
+  readonly processingSince?: number;
+  /** When its delayed add comes due (clock milliseconds), while waiting on one. */
+  readonly waitingUntil?: number;
+  /** Its priority: of the queued add, else of the delayed one. */
+  readonly priority: number;
+  /** Rate-limited requeues since it was last forgotten (its failed attempts, for a controller). */
+  readonly requeues: number;
+  /** The causes of its next run (queued, dirty, or the delayed add's). */
+  readonly causes: CauseSet;
+  /** The causes of the run in progress, while processing. */
+  readonly runCauses?: CauseSet;
+}
+
+/**
+ * Hooks that call those of `first`, then those of `then` (either may lack any). For adapters that
+ * add their hooks to ones given in options.
+ */
+export function joinHooks<H extends object>(first: H | undefined, then: H): H {
+  if (first === undefined) return then;
+  const joined: Record<string, (...args: unknown[]) => void> = {};
+  const names = new Set([...Object.keys(first), ...Object.keys(then)]);
+  for (const name of names) {
+    const a = (first as Record<string, unknown>)[name];
+    const b = (then as Record<string, unknown>)[name];
+    if (typeof a !== 'function') joined[name] = b as (...args: unknown[]) => void;
+    else if (typeof b !== 'function') joined[name] = a as (...args: unknown[]) => void;
+    else {
+      joined[name] = (...args: unknown[]): void => {
+        try {
+          (a as (...args: unknown[]) => void).apply(first, args);
+        } finally {
+          (b as (...args: unknown[]) => void).apply(then, args);
+        }
+      };
+    }
+  }
+  return joined as H;
 }
 
 /** Counters every queue keeps, whether or not metrics hooks are set. */

@@ -17,6 +17,7 @@ function recorder(): { calls: Call[]; metrics: Required<WorkQueueMetrics> } {
       onWorkDuration: (queue, ms) => calls.push(['work', queue, ms]),
       onRetry: (queue) => calls.push(['retry', queue]),
       onDroppedAfterShutdown: (queue) => calls.push(['dropped', queue]),
+      onEventLatency: (queue, ms) => calls.push(['event', queue, ms]),
     },
   };
 }

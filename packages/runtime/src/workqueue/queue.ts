@@ -16,8 +16,8 @@ import {
 } from './cause.ts';
 import { DelayHeap } from './delay-heap.ts';
 import { Deque } from './deque.ts';
-import type { Entry, Waiter } from './entry.ts';
-import type { WorkQueueMetrics, WorkQueueStats } from './metrics.ts';
+import { type Entry, NO_EVENT, type Waiter } from './entry.ts';
+import { joinHooks, type WorkQueueKeyInfo, type WorkQueueMetrics, type WorkQueueStats } from './metrics.ts';
 import {
   type AddAfterOptions,
   type AddOptions,
@@ -94,7 +94,9 @@ export class WorkQueue<K> {
   readonly #limiter: RateLimiter;
   readonly #hold: boolean;
   readonly #coalesce: boolean;
-  readonly #metrics: WorkQueueMetrics | undefined;
+  #metrics: WorkQueueMetrics | undefined;
+  /** The `onEventLatency` hook is set: object-event adds are timed. */
+  #timeEvents: boolean;
   readonly #maxCauses: number;
   /** Limited partitions only: a partition without a limit has no entry (see #started). */
   readonly #limits = new Map<string, PartitionSlots>();
@@ -127,6 +129,7 @@ export class WorkQueue<K> {
     this.#hold = booleanOption('hold', options.hold, false);
     this.#coalesce = booleanOption('coalesceWhileProcessing', options.coalesceWhileProcessing, true);
     this.#metrics = options.metrics;
+    this.#timeEvents = options.metrics?.onEventLatency !== undefined;
     this.#maxCauses = integer('maxCausesPerKey', options.maxCausesPerKey, 8, 0);
     for (const { partition, limit } of partitionLimitsOption(options.partitionLimits)) {
       this.#limits.set(partition, { limit, processing: 0 });
@@ -215,16 +218,19 @@ export class WorkQueue<K> {
       return;
     }
     this.#adds++;
-    if (this.#metrics?.onAdd) this.#hook(() => this.#metrics?.onAdd?.(this.name));
+    if (this.#metrics?.onAdd) this.#hook(() => this.#metrics?.onAdd?.(this.name, priority));
     const id = this.#keyOf(key);
     const e = this.#entries.get(id);
     if (e === undefined) {
       const created = this.#newEntry(key, id);
+      if (this.#timeEvents) this.#stampEvent(created, cause);
       this.#note(created, cause);
       this.#enqueue(created, priority);
       return;
     }
     if (e.waiting && e.waitHold) return;
+    if (this.#timeEvents && (e.lane !== undefined || !e.processing || this.#coalesce))
+      this.#stampEvent(e, cause);
     this.#readd(e, priority, cause);
   }
 
@@ -539,6 +545,62 @@ export class WorkQueue<K> {
     return longest;
   }
 
+  /**
+   * Adds metric hooks after construction (an adapter instrumenting a queue it did not create);
+   * they run after those given in the options, and earlier `observe` calls.
+   */
+  observe(metrics: WorkQueueMetrics): void {
+    if (typeof metrics !== 'object' || metrics === null)
+      throw new OptionsError('metrics', metrics, 'an object');
+    this.#metrics = joinHooks(this.#metrics, metrics);
+    this.#timeEvents = this.#metrics.onEventLatency !== undefined;
+  }
+
+  /** Queued (ready) keys at each priority that has any, highest first. */
+  depthByPriority(): { readonly priority: number; readonly size: number }[] {
+    return this.#ready.sizeByPriority();
+  }
+
+  /**
+   * Every key the queue holds (queued, processing or waiting), at most `limit` of them, processing
+   * keys first, then waiting ones by due time, then queued ones: a snapshot for a debug view. Walks
+   * the keys; costs nothing until called.
+   */
+  inspect(limit = Number.POSITIVE_INFINITY): WorkQueueKeyInfo<K>[] {
+    if (typeof limit !== 'number' || Number.isNaN(limit) || limit < 0) {
+      throw new OptionsError('limit', limit, 'a number >= 0');
+    }
+    const all: WorkQueueKeyInfo<K>[] = [];
+    for (const e of this.#entries.values()) {
+      const queued = e.lane !== undefined;
+      if (!queued && !e.processing && !e.waiting) continue;
+      const next = queued || e.dirty ? e.causes : e.waiting ? e.waitCauses : e.causes;
+      all.push({
+        key: e.key,
+        id: e.id,
+        partition: e.partition,
+        queued,
+        processing: e.processing,
+        dirty: e.processing && e.dirty,
+        ...(e.processing ? { processingSince: e.startedAt, runCauses: slotCauses(e.runCauses) } : {}),
+        ...(e.waiting ? { waitingUntil: e.waitAt } : {}),
+        priority: queued ? e.priority : e.waiting ? e.waitPriority : e.dirty ? e.dirtyPriority : e.priority,
+        requeues: this.#limiter.numRequeues(e.id),
+        causes: slotCauses(next),
+      });
+    }
+    const rank = (i: WorkQueueKeyInfo<K>): number =>
+      i.processing ? 0 : i.waitingUntil !== undefined ? 1 : 2;
+    all.sort(
+      (a, b) =>
+        rank(a) - rank(b) ||
+        (a.waitingUntil ?? 0) - (b.waitingUntil ?? 0) ||
+        (a.processingSince ?? 0) - (b.processingSince ?? 0) ||
+        (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    );
+    return all.length > limit ? all.slice(0, limit) : all;
+  }
+
   /** Counters and gauges of the queue. */
   stats(): WorkQueueStats {
     return {
@@ -580,6 +642,7 @@ export class WorkQueue<K> {
         causes: undefined,
         runCauses: undefined,
         waitCauses: undefined,
+        eventAt: NO_EVENT,
       };
     } else {
       // A pooled entry is in no state (see #release). Stale copies of it in lanes or in the delay
@@ -649,6 +712,7 @@ export class WorkQueue<K> {
 
   #clearNext(e: Entry<K>): void {
     e.causes = undefined;
+    e.eventAt = NO_EVENT;
   }
 
   #clearWait(e: Entry<K>): void {
@@ -698,6 +762,11 @@ export class WorkQueue<K> {
     if (this.#metrics !== undefined) {
       this.#depth();
       this.#hook(() => this.#metrics?.onQueueLatency?.(this.name, now - e.readyAt));
+      if (e.eventAt !== NO_EVENT) {
+        const latency = now - e.eventAt;
+        e.eventAt = NO_EVENT;
+        this.#hook(() => this.#metrics?.onEventLatency?.(this.name, latency));
+      }
     }
   }
 
@@ -822,7 +891,10 @@ export class WorkQueue<K> {
       e.waitHold = false;
       this.#waiting--;
       this.#adds++;
-      if (this.#metrics?.onAdd) this.#hook(() => this.#metrics?.onAdd?.(this.name));
+      if (this.#metrics?.onAdd) {
+        const priority = e.waitPriority;
+        this.#hook(() => this.#metrics?.onAdd?.(this.name, priority));
+      }
       // The delayed add's causes join the next run, unless the add is ignored (processing
       // without coalescing).
       if (e.lane !== undefined || !e.processing || this.#coalesce) this.#joinWait(e);
@@ -830,6 +902,14 @@ export class WorkQueue<K> {
       this.#readd(e, e.waitPriority, undefined);
     }
     this.#arm();
+  }
+
+  /** Notes when the first object event of the key's next run arrived. */
+  #stampEvent(e: Entry<K>, cause: Cause): void {
+    if (e.eventAt !== NO_EVENT) return;
+    const t = cause.type;
+    if (t === 'added' || t === 'modified' || t === 'deleted' || t === 'generic')
+      e.eventAt = this.#clock.now();
   }
 
   /** Moves the causes of the delayed add into the next run's. */

@@ -105,6 +105,14 @@ export class ReadySet<E extends ReadyEntry> {
     return n;
   }
 
+  /** Number of ready entries at each priority that has any, highest first. */
+  sizeByPriority(): { readonly priority: number; readonly size: number }[] {
+    const sizes: { priority: number; size: number }[] = [];
+    for (const level of this.#levels)
+      if (level.live > 0) sizes.push({ priority: level.priority, size: level.live });
+    return sizes.sort((a, b) => b.priority - a.priority);
+  }
+
   /** Stops handing out entries of `partition` (they stay queued, in order). Idempotent. */
   block(partition: string): void {
     if (this.#blocked.has(partition)) return;
