@@ -44,10 +44,31 @@ export {
   type Validator,
 } from '@converge/runtime';
 export {
+  type AppliedWebhookConfigurations,
+  type ApplyOutcome,
+  type ApplyWebhookConfigurationsOptions,
+  applyCrdConversion,
+  applyWebhookConfigurations,
+  removeWebhookConfigurations,
+} from './apply-configurations.ts';
+export {
   type GenerateCertificatesOptions,
   generateWebhookCertificates,
   type WebhookCertificates,
 } from './certificates.ts';
+export {
+  type AdmissionWebhookClientConfig,
+  type AdmissionWebhookEntry,
+  type CrdConversion,
+  encodeCaBundle,
+  mutatingWebhookConfigurationType,
+  validatingWebhookConfigurationType,
+  type WebhookConfiguration,
+  type WebhookConfigurations,
+  type WebhookConfigurationsOptions,
+  type WebhookTarget,
+  webhookConfigurations,
+} from './configurations.ts';
 export { hubAndSpoke } from './conversion.ts';
 export {
   WebhookConversionError,
