@@ -209,6 +209,8 @@ interface Hooks {
   clear(): Promise<void>;
   /** What the webhooks saw since `clear`. */
   seen(): Promise<Seen>;
+  /** CPU time (µs, user + system) used by the webhooks' process when it is not this one, else 0. */
+  cpu(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -258,13 +260,15 @@ async function hooksInProcess(): Promise<Hooks> {
       seen.validated.clear();
     },
     seen: async () => seen,
+    cpu: async () => 0,
   };
 }
 
 type ChildMessage =
   | { readonly type: 'listening'; readonly url: string; readonly caBundle: string }
   | { readonly type: 'seen'; readonly defaulted: [string, number][]; readonly validated: [string, number][] }
-  | { readonly type: 'cleared' };
+  | { readonly type: 'cleared' }
+  | { readonly type: 'cpu'; readonly micros: number };
 
 /** The webhooks in a process of their own, as an operator deployed next to an API server runs them. */
 async function hooksInChild(): Promise<Hooks> {
@@ -300,6 +304,11 @@ async function hooksInChild(): Promise<Hooks> {
       const seen = (await answer) as Extract<ChildMessage, { type: 'seen' }>;
       return { defaulted: new Map(seen.defaulted), validated: new Map(seen.validated) };
     },
+    cpu: async () => {
+      const answer = next('cpu');
+      child.send({ type: 'cpu' });
+      return ((await answer) as Extract<ChildMessage, { type: 'cpu' }>).micros;
+    },
     stop: async () => {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.send({ type: 'stop' });
@@ -319,6 +328,9 @@ async function webhookProcess(): Promise<void> {
       process.send?.({ type: 'cleared' });
     } else if (message.type === 'seen') {
       process.send?.({ type: 'seen', defaulted: [...seen.defaulted], validated: [...seen.validated] });
+    } else if (message.type === 'cpu') {
+      const { user, system } = process.cpuUsage();
+      process.send?.({ type: 'cpu', micros: user + system });
     } else if (message.type === 'stop') {
       void served.stop().then(() => process.exit(0));
     }
@@ -331,6 +343,10 @@ async function webhookProcess(): Promise<void> {
 
 interface Phase {
   readonly perSecond: number;
+  /** CPU µs per create used by this process (API server and client; B: the webhooks too). */
+  readonly serverCpu: number;
+  /** CPU µs per create used by the webhooks' own process (C), else 0. */
+  readonly hooksCpu: number;
   /** Per-create latency, ms, in send order. */
   readonly latencies: number[];
   /** B only: sent → defaulter, defaulter → validator, validator → answer (ms). */
@@ -376,9 +392,13 @@ async function phase(
       );
     }
   };
+  const hooksCpuBefore = called === undefined ? 0 : await called.cpu();
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   const ms = performance.now() - started;
+  const cpuUsed = process.cpuUsage(cpuBefore);
+  const hooksCpu = called === undefined ? 0 : (await called.cpu()) - hooksCpuBefore;
 
   for (const hooks of all) {
     const { defaulted, validated } = await hooks.seen();
@@ -419,7 +439,15 @@ async function phase(
   check(wrong.length === 0, `${prefix}: ${wrong.length} listed widgets with the wrong spec.tier`);
   const cleared = await send('DELETE', WIDGETS);
   check(cleared.status === 200, `${prefix}: delete collection answered ${cleared.status}`);
-  return { perSecond: (count / ms) * 1000, latencies, toDefault, toValidate, toAnswer };
+  return {
+    perSecond: (count / ms) * 1000,
+    serverCpu: (cpuUsed.user + cpuUsed.system) / count,
+    hooksCpu: hooksCpu / count,
+    latencies,
+    toDefault,
+    toValidate,
+    toAnswer,
+  };
 }
 
 /** The CEL rule refuses 20 replicas with its message, whatever webhooks are registered. */
@@ -527,6 +555,19 @@ async function main(): Promise<void> {
         show(p(b, 0.99), 2),
       ],
       ['C: the same webhooks in a process of their own', rate(c), show(p(c, 0.5), 2), show(p(c, 0.99), 2)],
+    ],
+  );
+  const cpu = (phases: readonly Phase[], pick: (x: Phase) => number): string => show(phases.map(pick), 0);
+  table(
+    [
+      'CPU per create (µs, user + system; less sensitive to other load than creates/s)',
+      'API server process',
+      'webhook process',
+    ],
+    [
+      ['A', cpu(a, (x) => x.serverCpu), '–'],
+      ['B (webhooks in the API server process)', cpu(b, (x) => x.serverCpu), '(included)'],
+      ['C', cpu(c, (x) => x.serverCpu), cpu(c, (x) => x.hooksCpu)],
     ],
   );
   const added = (phases: readonly Phase[], q: number, per = 1): string =>
