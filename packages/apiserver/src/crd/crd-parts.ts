@@ -1,18 +1,9 @@
 /**
  * Validation of the smaller parts of a CRD: names, printer columns, subresources, selectable
- * fields, conversion and deprecation warnings, with apiextensions' messages.
+ * fields and deprecation warnings, with apiextensions' messages (conversion: conversion-validation.ts).
  */
 import type { StatusCause } from '@converge/runtime';
-import {
-  duplicate,
-  forbidden,
-  goStrings,
-  invalid,
-  notSupported,
-  path,
-  required,
-  tooMany,
-} from './field-errors.ts';
+import { duplicate, invalid, path, required, tooMany } from './field-errors.ts';
 import { isObject, type JsonObject, own } from './json.ts';
 import { isDns1035Label } from './names.ts';
 
@@ -232,82 +223,5 @@ export function validateDeprecationWarning(version: JsonObject, at: string, out:
       break;
     }
     index += Buffer.byteLength(ch, 'utf8');
-  }
-}
-
-const REVIEW_VERSIONS = ['v1', 'v1beta1'];
-
-/** `validateCustomResourceConversion` (the v1 `webhook` block is kube's internal `webhookClientConfig`). */
-export function validateConversion(
-  conversion: unknown,
-  preserveUnknownFields: boolean,
-  at: string,
-  out: StatusCause[],
-): void {
-  if (!isObject(conversion)) return;
-  const strategy = str(conversion, 'strategy');
-  if (strategy !== '' && strategy !== 'None' && preserveUnknownFields) {
-    out.push(
-      invalid(path.child(at, 'strategy'), strategy, 'must be None if spec.preserveUnknownFields is true'),
-    );
-  }
-  if (strategy === '') out.push(required(path.child(at, 'strategy')));
-  else if (strategy !== 'None' && strategy !== 'Webhook')
-    out.push(notSupported(path.child(at, 'strategy'), strategy, ['None', 'Webhook']));
-  const webhook = own(conversion, 'webhook');
-  const clientConfig = isObject(webhook) ? own(webhook, 'clientConfig') : undefined;
-  const reviewVersions = isObject(webhook) ? strings(webhook, 'conversionReviewVersions') : [];
-  if (strategy !== 'Webhook') {
-    if (isObject(clientConfig))
-      out.push(
-        forbidden(
-          path.child(at, 'webhookClientConfig'),
-          'should not be set when strategy is not set to Webhook',
-        ),
-      );
-    if (reviewVersions.length > 0) {
-      out.push(
-        forbidden(
-          path.child(at, 'conversionReviewVersions'),
-          'should not be set when strategy is not set to Webhook',
-        ),
-      );
-    }
-    return;
-  }
-  const cc = path.child(at, 'webhookClientConfig');
-  if (!isObject(clientConfig)) {
-    out.push(required(cc, 'required when strategy is set to Webhook'));
-  } else if ((typeof own(clientConfig, 'url') === 'string') === isObject(own(clientConfig, 'service'))) {
-    out.push(required(cc, 'exactly one of url or service is required'));
-  } else if (typeof own(clientConfig, 'url') === 'string') {
-    const url = str(clientConfig, 'url');
-    if (!url.startsWith('https://'))
-      out.push(invalid(path.child(cc, 'url'), url, "'https' is the only allowed URL scheme"));
-  } else {
-    const service = own(clientConfig, 'service') as JsonObject;
-    if (str(service, 'name') === '')
-      out.push(required(path.child(cc, 'service', 'name'), 'service name is required'));
-    if (str(service, 'namespace') === '')
-      out.push(required(path.child(cc, 'service', 'namespace'), 'service namespace is required'));
-  }
-  const rv = path.child(at, 'conversionReviewVersions');
-  if (reviewVersions.length === 0) {
-    out.push(required(rv));
-    return;
-  }
-  const seen = new Set<string>();
-  reviewVersions.forEach((v, i) => {
-    if (seen.has(v)) {
-      out.push(invalid(path.index(rv, i), v, 'duplicate version'));
-      return;
-    }
-    seen.add(v);
-    for (const e of isDns1035Label(v)) out.push(invalid(path.index(rv, i), v, e));
-  });
-  if (!reviewVersions.some((v) => REVIEW_VERSIONS.includes(v))) {
-    out.push(
-      invalid(rv, goStrings(reviewVersions), `must include at least one of ${REVIEW_VERSIONS.join(', ')}`),
-    );
   }
 }

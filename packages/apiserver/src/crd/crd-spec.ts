@@ -3,10 +3,10 @@
  * names, deprecation), schemas, subresources, printer columns, selectable fields and conversion.
  */
 import type { StatusCause } from '@converge/runtime';
+import { validateConversion } from './conversion-validation.ts';
 import { anyStatusEnabled, type InternalSpec, subresourcesFor } from './crd-defaults.ts';
 import {
   validateColumn,
-  validateConversion,
   validateDeprecationWarning,
   validateNames,
   validateSelectableFields,

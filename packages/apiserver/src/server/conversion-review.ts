@@ -169,7 +169,9 @@ export function mergeConverted(
     const answer = converted[n];
     const at = isList ? `invalid converted object at index ${n}` : 'invalid object at index 0';
     if (!isRecord(answer)) {
-      throw new Error(`conversion webhook for ${gvk} returned ${at}: Object 'Kind' is missing in '${String(answer)}'`);
+      throw new Error(
+        `conversion webhook for ${gvk} returned ${at}: Object 'Kind' is missing in '${String(answer)}'`,
+      );
     }
     const object = structuredClone(answer);
     if (object.apiVersion !== desiredApiVersion) {

@@ -73,7 +73,12 @@ export interface ConversionWebhookSpec {
   readonly clientConfig?: {
     readonly url?: string;
     readonly caBundle?: string;
-    readonly service?: { readonly namespace: string; readonly name: string; readonly path?: string; readonly port?: number };
+    readonly service?: {
+      readonly namespace: string;
+      readonly name: string;
+      readonly path?: string;
+      readonly port?: number;
+    };
   };
 }
 
@@ -115,7 +120,9 @@ export function webhookConversion(
       } catch (error) {
         const problem = ((error as Error).message ?? String(error)).replace(/^failed to call webhook: /, '');
         logger.warn({ crd: crdName, error: problem }, 'Conversion webhook failed');
-        throw new ConversionWebhookError(`conversion webhook for ${gvk} failed: ${problem}`, { cause: error });
+        throw new ConversionWebhookError(`conversion webhook for ${gvk} failed: ${problem}`, {
+          cause: error,
+        });
       }
       try {
         return mergeConverted(objects, request, converted, desiredApiVersion, gvk, listKind !== undefined);
