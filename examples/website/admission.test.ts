@@ -103,8 +103,8 @@ describe('validateWebsite', () => {
     const answer = await validate(site({ domain }));
     expect(answer.allowed).toBe(false);
     expect(answer.status).toEqual({
-      code: 422,
-      reason: 'Invalid',
+      code: 403,
+      reason: 'Forbidden',
       message: `spec.domain ${JSON.stringify(domain)} is not a valid domain name: ${why} (for example hello.example.com)`,
     });
   });

@@ -87,9 +87,10 @@ export const validateWebsite: Validator<Website> = {
       typeof site.spec === 'object' && site.spec !== null ? site.spec : ({} as Partial<Website['spec']>);
     const problem = domainProblem(domain);
     if (problem !== undefined) {
+      // 403 Forbidden, controller-runtime's `Denied`: kubectl prints `Error from server (Forbidden): …
+      // admission webhook "…" denied the request: …` (a 422 without causes reads `The request is invalid`).
       return denied(
         `spec.domain ${JSON.stringify(domain ?? '')} is not a valid domain name: ${problem} (for example hello.example.com)`,
-        { code: 422, reason: 'Invalid' },
       );
     }
     const warnings: string[] = [];

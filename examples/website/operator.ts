@@ -4,6 +4,11 @@
  * the Deployment's available replicas and a Ready condition with observedGeneration. A finalizer's
  * cleanup deletes the children itself and records an Event before the Website goes. Every step
  * records an Event.
+ *
+ * Its webhooks (`admission.ts`, `conversion.ts`): a defaulter (replicas 1, the image), a validator
+ * (a malformed domain is refused), and the conversion between the stored `v1alpha1` and `v1beta1`
+ * (a list of hostnames). The CRD (`manifests/crd.yaml`) makes the domain immutable with a CEL
+ * transition rule.
  */
 import {
   apiVersionOf,
@@ -26,7 +31,8 @@ import {
   setControllerReference,
   setStatusCondition,
 } from '@converge/runtime';
-import { DEFAULT_IMAGE, DEFAULT_REPLICAS } from './admission.ts';
+import { DEFAULT_IMAGE, DEFAULT_REPLICAS, defaultWebsite, validateWebsite } from './admission.ts';
+import { websiteConverter } from './conversion.ts';
 import { type Website, websiteType } from './types.ts';
 
 export { type Website, type WebsiteV1beta1, websiteType, websiteV1beta1Type } from './types.ts';
@@ -126,4 +132,12 @@ export default function website(manager: Manager): void {
     .owns(serviceType)
     .named('website')
     .complete((key) => reconcileWebsite(client, events, clock, key));
+  // Served by the manager's webhook server (`converge dev` gives it one and registers the webhook
+  // configurations and the CRD's conversion webhook in the embedded API server).
+  manager
+    .webhook<Website>(websiteType)
+    .withDefaulter(defaultWebsite)
+    .withValidator(validateWebsite)
+    .withConverter(websiteConverter)
+    .complete();
 }
