@@ -8,7 +8,7 @@ import type { WebhookAdmission } from './webhook-admission.ts';
  * 100 ms. Resolves once `signal` aborts.
  */
 export async function invalidateOnChange(
-  admission: WebhookAdmission,
+  admission: Pick<WebhookAdmission, 'invalidate'>,
   open: (signal: AbortSignal) => AsyncIterable<unknown>,
   clock: Clock,
   signal: AbortSignal,

@@ -11,6 +11,9 @@
  *   {@link AdmissionMatchConditionError} — denials, failed calls, failed match conditions
  * - {@link localServiceResolver} — `clientConfig.service` reached on 127.0.0.1
  * - {@link invalidateOnChange} — drops the cached configurations when a store watch sees a change
+ * - {@link PolicyAdmission} — ValidatingAdmissionPolicies and their bindings (policy/), evaluated
+ *   between schema validation and validating webhooks; {@link policyCauses} and
+ *   {@link bindingCauses} validate them when written
  *
  * @module
  */
@@ -34,7 +37,21 @@ export {
   matchConditionCauses,
   matchConditionsHold,
 } from './match-conditions.ts';
-export type { AdmissionAttributes, UserInfo, WebhookService } from './types.ts';
+export {
+  bindingCauses,
+  defaultBinding,
+  defaultPolicy,
+  type ParamResolver,
+  type ParamSource,
+  POLICY_AUDIT_CHANNEL,
+  PolicyAdmission,
+  type PolicyAdmissionOptions,
+  type PolicyAuditEvent,
+  PolicyDeniedError,
+  PolicyErrorCodes,
+  policyCauses,
+} from './policy/index.ts';
+export type { AdmissionAttributes, JsonObject, UserInfo, WebhookService } from './types.ts';
 export {
   type Warn,
   WebhookAdmission,

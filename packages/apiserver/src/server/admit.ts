@@ -15,28 +15,42 @@ const OPTIONS_KIND: Readonly<Record<string, string>> = {
   DELETE: 'DeleteOptions',
 };
 
+/** The autoscaling/v1 Scale kind admission sees on the `scale` subresource. */
+const SCALE_KIND = { group: 'autoscaling', version: 'v1', kind: 'Scale' } as const;
+
+/** Whether this write is to `/scale`: handle-scale admits the Scale objects itself. */
+function isScale(ctx: RequestContext): boolean {
+  return ctx.target.subresource === 'scale';
+}
+
 /** What admission sees of a write: the request's resource and version, objects as served. */
 async function attributesOf(
   ctx: RequestContext,
   operation: AdmissionAttributes['operation'],
   object: MutableObject | null,
-  old: KubeObject | undefined,
+  old: KubeObject | JsonObject | undefined,
   dryRun: boolean,
   fieldManager: string | undefined,
 ): Promise<AdmissionAttributes> {
   const { resource, target } = ctx;
-  const meta = (object ?? old)?.metadata;
+  const meta = (object ?? old)?.metadata as { name?: unknown; namespace?: unknown } | undefined;
   const kind = OPTIONS_KIND[ctx.req.method ?? 'POST'] ?? 'CreateOptions';
+  const scale = isScale(ctx);
   return {
     operation,
-    kind: { group: resource.group, version: resource.version, kind: resource.kind },
+    kind: scale ? SCALE_KIND : { group: resource.group, version: resource.version, kind: resource.kind },
     resource: { group: resource.group, version: resource.version, resource: resource.plural },
     subResource: target.subresource ?? '',
     namespaced: resource.namespaced,
     namespace: resource.namespaced ? String(target.namespace || (meta?.namespace ?? '')) : '',
     name: String(meta?.name ?? target.name ?? ''),
     object: object as JsonObject | null,
-    oldObject: old === undefined ? null : ((await toResponse(resource, old)) as JsonObject),
+    oldObject:
+      old === undefined
+        ? null
+        : scale
+          ? (old as JsonObject)
+          : ((await toResponse(resource, old as KubeObject)) as JsonObject),
     dryRun,
     options: {
       kind,
@@ -78,7 +92,7 @@ export async function admitMutating(
   write: { readonly dryRun: boolean; readonly fieldManager?: string },
 ): Promise<void> {
   const admission = ctx.server.admission;
-  if (admission === undefined) return;
+  if (admission === undefined || isScale(ctx)) return;
   const crd = ctx.resource.crd;
   // webhooks see the object as decoded, with its schema defaults (defaulted again after them)
   if (crd !== undefined && object !== null)
@@ -93,7 +107,10 @@ export async function admitMutating(
   }
 }
 
-/** Validating admission of a write (after schema validation); DELETE passes `object: null`. */
+/**
+ * Validating admission of a write (after schema validation): ValidatingAdmissionPolicies, then
+ * validating webhooks, as kube-apiserver orders them. DELETE passes `object: null`.
+ */
 export async function admitValidating(
   ctx: RequestContext,
   operation: AdmissionAttributes['operation'],
@@ -101,13 +118,52 @@ export async function admitValidating(
   old: KubeObject | undefined,
   write: { readonly dryRun: boolean; readonly fieldManager?: string },
 ): Promise<void> {
-  const admission = ctx.server.admission;
-  if (admission === undefined) return;
-  const attributes = await attributesOf(ctx, operation, object, old, write.dryRun, write.fieldManager);
-  await keepingWarnings(ctx, () => admission.validate(attributes, warn(ctx)));
+  if (isScale(ctx)) return;
+  await validating(ctx, await attributesOf(ctx, operation, object, old, write.dryRun, write.fieldManager));
 }
 
-/** A write to a webhook configuration changes what admission calls: forget its cache. */
+async function validating(ctx: RequestContext, attributes: AdmissionAttributes): Promise<void> {
+  const { admission, policies } = ctx.server;
+  if (admission === undefined && policies === undefined) return;
+  await keepingWarnings(ctx, async () => {
+    await policies?.validate(attributes, warn(ctx));
+    await admission?.validate(attributes, warn(ctx));
+  });
+}
+
+/**
+ * Admission of a `/scale` write, as kube-apiserver admits it: the autoscaling/v1 Scale objects as
+ * `object` and `oldObject`, kind `autoscaling/v1 Scale`, the parent's resource with subresource
+ * `scale`. `mutating` runs the mutating webhooks and resolves with the Scale to write;
+ * `validating` runs policies and validating webhooks.
+ */
+export async function admitScale(
+  ctx: RequestContext,
+  phase: 'mutating' | 'validating',
+  scale: JsonObject,
+  oldScale: JsonObject,
+  write: { readonly dryRun: boolean; readonly fieldManager?: string },
+): Promise<JsonObject> {
+  const attributes = await attributesOf(
+    ctx,
+    'UPDATE',
+    scale as MutableObject,
+    oldScale,
+    write.dryRun,
+    write.fieldManager,
+  );
+  if (phase === 'validating') {
+    await validating(ctx, attributes);
+    return scale;
+  }
+  const admission = ctx.server.admission;
+  if (admission === undefined) return scale;
+  return (await keepingWarnings(ctx, () => admission.mutate(attributes, warn(ctx)))) ?? scale;
+}
+
+/** A write to a webhook configuration or an admission policy changes admission: forget its caches. */
 export function noteWrite(ctx: RequestContext): void {
-  if (ctx.resource.group === 'admissionregistration.k8s.io') ctx.server.admission?.invalidate();
+  if (ctx.resource.group !== 'admissionregistration.k8s.io') return;
+  ctx.server.admission?.invalidate();
+  ctx.server.policies?.invalidate();
 }

@@ -15,13 +15,13 @@ import { serverHealthChecks } from './health.ts';
 import { createRequestHandler } from './http-handler.ts';
 import { kubeconfigYaml, writeKubeconfig, writeServerFile } from './kubeconfig.ts';
 import { OpenApiV3 } from './openapi-v3.ts';
-import { policyAdmission } from './policy-admission.ts';
 import {
   type ApiServerOptions,
   isLoopbackHost,
   type ResolvedApiServerOptions,
   resolveApiServerOptions,
 } from './options.ts';
+import { policyAdmission } from './policy-admission.ts';
 import { ResourceRegistry } from './resource-registry.ts';
 import { loadOrCreateTls, type TlsMaterial } from './tls.ts';
 import { WatchEncoder } from './watch-encoder.ts';
@@ -194,7 +194,8 @@ class EmbeddedApiServer implements ApiServer {
     const { clock, logger } = this.#options;
     const { admission, kinds } = policyAdmission(this.store, this.#registry, namespaceType, logger);
     for (const resource of kinds) {
-      const open = (signal: AbortSignal): AsyncIterable<unknown> => this.store.watch(resource.storage, { signal });
+      const open = (signal: AbortSignal): AsyncIterable<unknown> =>
+        this.store.watch(resource.storage, { signal });
       void invalidateOnChange(admission, open, clock, this.#admissionWatches.signal);
     }
     return admission;

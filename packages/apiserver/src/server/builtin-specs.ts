@@ -13,6 +13,10 @@ import {
   serviceStrategy,
 } from './strategies-core.ts';
 import {
+  validatingAdmissionPolicyBindingStrategy,
+  validatingAdmissionPolicyStrategy,
+} from './strategies-policy.ts';
+import {
   deploymentStrategy,
   jobStrategy,
   mutatingWebhookStrategy,
@@ -270,5 +274,28 @@ export const BUILTIN_SPECS: readonly BuiltinSpec[] = [
     generation: true,
     strategy: validatingWebhookStrategy,
     fields: 'webhooks',
+  },
+  {
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    kind: 'ValidatingAdmissionPolicy',
+    plural: 'validatingadmissionpolicies',
+    namespaced: false,
+    categories: ['api-extensions'],
+    status: 'native',
+    generation: true,
+    strategy: validatingAdmissionPolicyStrategy,
+    fields: 'spec status',
+  },
+  {
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    kind: 'ValidatingAdmissionPolicyBinding',
+    plural: 'validatingadmissionpolicybindings',
+    namespaced: false,
+    categories: ['api-extensions'],
+    generation: true,
+    strategy: validatingAdmissionPolicyBindingStrategy,
+    fields: 'spec',
   },
 ];

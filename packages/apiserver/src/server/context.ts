@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock, Logger, ResourceType } from '@converge/runtime';
 import type { Store } from '@converge/store';
-import type { WebhookAdmission } from '../admission/index.ts';
+import type { PolicyAdmission, WebhookAdmission } from '../admission/index.ts';
 import type { ApiResource, StrategyContext } from './api-resource.ts';
 import type { ApiServerExtensions } from './extensions.ts';
 import type { FieldValidation } from './query.ts';
@@ -30,6 +30,8 @@ export interface ServerContext {
   readonly namespaceType: ResourceType;
   /** Admission webhooks called on writes; none when absent. */
   readonly admission?: WebhookAdmission;
+  /** ValidatingAdmissionPolicies evaluated on writes (after schema validation, before validating webhooks). */
+  readonly policies?: PolicyAdmission;
 }
 
 /** One request to a REST resource. */

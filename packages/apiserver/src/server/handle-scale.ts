@@ -6,6 +6,7 @@ import {
   type JsonPatchOperation,
   type KubeObject,
 } from '@converge/runtime';
+import { admitScale } from './admit.ts';
 import type { JsonObject, ScaleSpec } from './api-resource.ts';
 import { parseJson, readBody, readBodyValue, requireObject } from './body.ts';
 import type { RequestContext } from './context.ts';
@@ -78,7 +79,10 @@ function scaleSpec(ctx: RequestContext): ScaleSpec {
   return ctx.resource.scale as ScaleSpec;
 }
 
-/** Writes a new replica count from a Scale (its resourceVersion, when set, is the precondition). */
+/**
+ * Writes a new replica count from a Scale (its resourceVersion, when set, is the precondition):
+ * mutating admission of the Scale, its validation, validating admission, then the update.
+ */
 async function writeScale(
   ctx: RequestContext,
   name: string,
@@ -90,12 +94,16 @@ async function writeScale(
     throw new BadRequestError(
       `the kind in the data (${String(scale.kind)}) does not match the expected kind (Scale)`,
     );
+  // admission sees the Scale (autoscaling/v1) as kube-apiserver shows it to webhooks and policies
+  const oldScale = scaleOf(current, scaleSpec(ctx));
+  scale = await admitScale(ctx, 'mutating', scale, oldScale, write);
   const replicas = asObject(scale.spec)?.replicas;
   if (typeof replicas !== 'number' || !Number.isSafeInteger(replicas) || replicas < 0) {
     throw invalidObject('Scale', 'autoscaling', name, [
       cause.invalid('spec.replicas', replicas ?? null, 'must be greater than or equal to 0'),
     ]);
   }
+  await admitScale(ctx, 'validating', scale, oldScale, write);
   const object = await fromStorage(ctx.resource, current);
   setPath(object, scaleSpec(ctx).specReplicasPath, replicas);
   const rv = asObject(scale.metadata)?.resourceVersion;

@@ -1,0 +1,18 @@
+/**
+ * ValidatingAdmissionPolicy (`admissionregistration.k8s.io/v1`) for the embedded API server:
+ * policies and their bindings validated when written ({@link policyCauses},
+ * {@link bindingCauses}), compiled once per change, and evaluated on admission
+ * ({@link PolicyAdmission}) after schema validation and before validating webhooks.
+ *
+ * @module
+ */
+export { bindingCauses, defaultBinding, defaultPolicy, policyCauses } from './causes.ts';
+export { AUTHORIZER_UNSUPPORTED } from './compile.ts';
+export { PolicyDeniedError, PolicyErrorCodes } from './errors.ts';
+export type { ParamResolver, ParamSource } from './params.ts';
+export {
+  POLICY_AUDIT_CHANNEL,
+  PolicyAdmission,
+  type PolicyAdmissionOptions,
+  type PolicyAuditEvent,
+} from './policy-admission.ts';
