@@ -1,3 +1,4 @@
+import { WebhookServer } from '@converge/kube';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Cluster,
@@ -7,6 +8,7 @@ import {
   manifest,
   startCluster,
 } from '../test-support.ts';
+import { websiteConverter } from './conversion.ts';
 import website, { FINALIZER } from './operator.ts';
 
 type WebsiteJson = KubeJson & {
@@ -32,15 +34,44 @@ const children = [
 
 let cluster: Cluster;
 const kubectl = (...args: string[]) => cluster.kubectl(args);
+const stopWebhooks = new AbortController();
+let webhooks: Promise<void> | undefined;
+
+/**
+ * kubectl reads `website` as v1beta1 (the group's preferred version), stored as v1alpha1: the
+ * conversion webhook must answer. This test serves it itself, as `converge dev` would.
+ */
+async function serveConversion(): Promise<void> {
+  const server = new WebhookServer({
+    host: '127.0.0.1',
+    port: 0,
+    tls: { generate: { hosts: ['127.0.0.1'] } },
+  });
+  server.conversion('/convert', websiteConverter);
+  webhooks = server.start(stopWebhooks.signal);
+  const { url } = await server.listening();
+  const caBundle = Buffer.from(server.caBundle ?? '').toString('base64');
+  const patch = [
+    {
+      op: 'replace',
+      path: '/spec/conversion/webhook/clientConfig',
+      value: { url: `${url}/convert`, caBundle },
+    },
+  ];
+  await kubectl('patch', 'crd', 'websites.examples.converge.dev', '--type=json', '-p', JSON.stringify(patch));
+}
 
 beforeAll(async () => {
   cluster = await startCluster({
     operator: website,
     crds: [manifest(import.meta.url, 'manifests/crd.yaml')],
   });
+  await serveConversion();
 });
 afterAll(async () => {
   await cluster?.close();
+  stopWebhooks.abort();
+  await webhooks;
 });
 
 /** The reasons of the events.k8s.io Events about Website `name`. */
@@ -81,11 +112,17 @@ describe('Website operator over HTTP, driven by kubectl', () => {
     });
   });
 
-  it('kubectl get websites prints the URL, replicas and readiness columns', async () => {
+  it('kubectl get websites prints v1beta1’s columns (URL, hostnames, replicas, readiness), converted by the webhook', async () => {
     const table = await kubectl('get', 'websites');
     const [header, row, ...rest] = table.trim().split('\n');
-    expect(header?.split(/\s+/)).toEqual(['NAME', 'URL', 'REPLICAS', 'READY', 'AGE']);
-    expect(row?.split(/\s+/).slice(0, 4)).toEqual(['hello', 'http://hello.example.com', '2', 'True']);
+    expect(header?.split(/\s+/)).toEqual(['NAME', 'URL', 'HOSTNAMES', 'REPLICAS', 'READY', 'AGE']);
+    expect(row?.split(/\s+/).slice(0, 5)).toEqual([
+      'hello',
+      'http://hello.example.com',
+      '["hello.example.com"]',
+      '2',
+      'True',
+    ]);
     expect(rest).toEqual([]);
   });
 
@@ -114,7 +151,13 @@ describe('Website operator over HTTP, driven by kubectl', () => {
     const content = await cluster.getJson<ConfigMapJson>(['configmap', 'hello-content']);
     expect(content.data['index.html']).toBe('<h1>v2</h1>');
     const row = (await kubectl('get', 'website', 'hello', '--no-headers')).trim().split(/\s+/);
-    expect(row.slice(0, 4)).toEqual(['hello', 'http://hello.example.com', '3', 'True']);
+    expect(row.slice(0, 5)).toEqual([
+      'hello',
+      'http://hello.example.com',
+      '["hello.example.com"]',
+      '3',
+      'True',
+    ]);
   });
 
   it('a child deleted with kubectl is recreated, owned by the same Website, and the children the server defaulted are not rewritten', async () => {
