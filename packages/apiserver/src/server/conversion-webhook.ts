@@ -9,7 +9,6 @@
 import {
   type Clock,
   ConvergeError,
-  type ErrorDetails,
   type KubeObject,
   type Logger,
   noopLogger,
@@ -36,8 +35,8 @@ export const ConversionErrorCodes = {
  */
 export class ConversionWebhookError extends ConvergeError {
   readonly status = 500;
+  /** Unset, as kube-apiserver's answer for a plain error (kubectl prints `Error from server: …`). */
   readonly reason = '';
-  readonly details: ErrorDetails = {};
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(ConversionErrorCodes.WEBHOOK_FAILED, message, options);

@@ -102,7 +102,11 @@ function applyCrdDefaults(object: MutableObject): void {
     setDefault(names, 'singular', names.kind.toLowerCase());
     setDefault(names, 'listKind', `${names.kind}List`);
   }
-  setDefault(ensureObject(spec, 'conversion'), 'strategy', 'None');
+  const conversion = ensureObject(spec, 'conversion');
+  setDefault(conversion, 'strategy', 'None');
+  // v1 SetDefaults_ServiceReference: a conversion webhook service listens on 443 unless told
+  const service = asObject(asObject(asObject(conversion.webhook)?.clientConfig)?.service);
+  if (service !== undefined) setDefault(service, 'port', 443);
 }
 
 function immutableCauses(object: JsonObject, old: KubeObject): StatusCause[] {
