@@ -19,6 +19,7 @@ const workspace = [
   { find: /^@converge\/apiserver$/, replacement: src('./packages/apiserver/src/index.ts') },
   { find: /^@converge\/kube$/, replacement: src('./packages/kube/src/index.ts') },
   { find: /^@converge\/nats$/, replacement: src('./packages/nats/src/index.ts') },
+  { find: /^@converge\/metrics$/, replacement: src('./packages/metrics/src/index.ts') },
 ];
 
 export default defineConfig({

@@ -1,0 +1,323 @@
+import type {
+  CauseType,
+  ControllerMetrics as ControllerHooks,
+  ControllerKeyInfo,
+  DynamicControllerMetrics,
+  ReconcileResultLabel,
+  WorkQueueMetrics,
+} from '@converge/runtime';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import {
+  EVENT_LATENCY_BUCKETS,
+  LIST_BUCKETS,
+  Names,
+  RECONCILE_TIME_BUCKETS,
+  WORKQUEUE_BUCKETS,
+} from './names.ts';
+import { isPanic } from './panic.ts';
+
+/** What the metrics need of a controller (a `Controller` or a `DynamicController`). */
+export interface InstrumentableController {
+  readonly name: string;
+  readonly maxConcurrentReconciles: number;
+  observe(hooks: {
+    readonly metrics?: DynamicControllerMetrics;
+    readonly queueMetrics?: WorkQueueMetrics;
+  }): void;
+  queueGauges(): {
+    readonly unfinishedWorkMs: number;
+    readonly longestRunningMs: number;
+    readonly depthByPriority: readonly { readonly priority: number; readonly size: number }[];
+  };
+  inspect(limit?: number): ControllerKeyInfo<unknown>[];
+}
+
+/** controller-runtime's result label of a Converge result: terminal and dropped runs are errors. */
+const RESULT: Readonly<Record<ReconcileResultLabel, string>> = {
+  success: 'success',
+  error: 'error',
+  terminal: 'error',
+  dropped: 'error',
+  requeue: 'requeue',
+  requeue_after: 'requeue_after',
+};
+
+/** The controller and work queue metrics of one registry, and the controllers they observe. */
+export class ControllerCollectors {
+  readonly #controllers: InstrumentableController[] = [];
+  readonly #total: Counter<'controller' | 'result'>;
+  readonly #errors: Counter<'controller'>;
+  readonly #terminal: Counter<'controller'>;
+  readonly #panics: Counter<'controller'>;
+  readonly #time: Histogram<'controller'>;
+  readonly #timeouts: Counter<'controller'>;
+  readonly #active: Gauge<'controller'>;
+  readonly #dropped: Counter<'controller'>;
+  readonly #causes: Counter<'controller' | 'type'>;
+  readonly #kindTotal: Counter<'controller' | 'kind' | 'result'>;
+  readonly #kindTime: Histogram<'controller' | 'kind'>;
+  readonly #kinds: Gauge<'controller'>;
+  readonly #kindSync: Histogram<'controller' | 'kind'>;
+  readonly #kindEvents: Counter<'controller' | 'kind' | 'type' | 'enqueued'>;
+  readonly #adds: Counter<'name' | 'controller'>;
+  readonly #queueDuration: Histogram<'name' | 'controller'>;
+  readonly #workDuration: Histogram<'name' | 'controller'>;
+  readonly #retries: Counter<'name' | 'controller'>;
+  readonly #eventLatency: Histogram<'name' | 'controller'>;
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    const controllers = (): readonly InstrumentableController[] => this.#controllers;
+    this.#total = new Counter({
+      name: Names.reconcileTotal,
+      help: 'Total number of reconciliations per controller',
+      labelNames: ['controller', 'result'],
+      registers,
+    });
+    this.#errors = new Counter({
+      name: Names.reconcileErrors,
+      help: 'Total number of reconciliation errors per controller',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.#terminal = new Counter({
+      name: Names.terminalErrors,
+      help: 'Total number of terminal reconciliation errors per controller',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.#panics = new Counter({
+      name: Names.panics,
+      help: 'Total number of reconciliation panics per controller (non-Error throws, invalid results, language errors of a bug)',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.#time = new Histogram({
+      name: Names.reconcileTime,
+      help: 'Length of time per reconciliation per controller',
+      labelNames: ['controller'],
+      buckets: [...RECONCILE_TIME_BUCKETS],
+      registers,
+    });
+    this.#timeouts = new Counter({
+      name: Names.timeouts,
+      help: 'Total number of reconciliation timeouts per controller',
+      labelNames: ['controller'],
+      registers,
+    });
+    new Gauge({
+      name: Names.maxConcurrent,
+      help: 'Maximum number of concurrent reconciles per controller',
+      labelNames: ['controller'],
+      registers,
+      collect() {
+        for (const c of controllers()) this.labels(c.name).set(c.maxConcurrentReconciles);
+      },
+    });
+    this.#active = new Gauge({
+      name: Names.activeWorkers,
+      help: 'Number of currently used workers per controller',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.#dropped = new Counter({
+      name: Names.dropped,
+      help: 'Requests dropped after their retry policy gave up (retries exhausted), per controller',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.#causes = new Counter({
+      name: Names.causes,
+      help: 'Causes of reconciles (why they ran: added, modified, deleted, generic, resync, requeue-after, requeue, retry, manual), per controller',
+      labelNames: ['controller', 'type'],
+      registers,
+    });
+    this.#kindTotal = new Counter({
+      name: Names.kindReconcileTotal,
+      help: 'Total number of reconciliations per controller and kind (group/version/resource), for controllers of several kinds',
+      labelNames: ['controller', 'kind', 'result'],
+      registers,
+    });
+    this.#kindTime = new Histogram({
+      name: Names.kindReconcileTime,
+      help: 'Length of time per reconciliation per controller and kind',
+      labelNames: ['controller', 'kind'],
+      buckets: [...RECONCILE_TIME_BUCKETS],
+      registers,
+    });
+    this.#kinds = new Gauge({
+      name: Names.kinds,
+      help: 'Kinds a dynamic controller serves now',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.#kindSync = new Histogram({
+      name: Names.kindSync,
+      help: 'Time from serving a kind to its cache being synced, per dynamic controller and kind',
+      labelNames: ['controller', 'kind'],
+      buckets: [...LIST_BUCKETS],
+      registers,
+    });
+    this.#kindEvents = new Counter({
+      name: Names.kindEvents,
+      help: 'Informer events seen by a dynamic controller, per kind and type; enqueued="false" when the generation filter dropped them',
+      labelNames: ['controller', 'kind', 'type', 'enqueued'],
+      registers,
+    });
+    new Gauge({
+      name: Names.depth,
+      help: 'Current depth of workqueue',
+      labelNames: ['name', 'controller', 'priority'],
+      registers,
+      collect() {
+        this.reset();
+        for (const c of controllers()) {
+          const levels = c.queueGauges().depthByPriority;
+          if (levels.length === 0) this.labels(c.name, c.name, '0').set(0);
+          for (const { priority, size } of levels) this.labels(c.name, c.name, String(priority)).set(size);
+        }
+      },
+    });
+    this.#adds = new Counter({
+      name: Names.adds,
+      help: 'Total number of adds handled by workqueue',
+      labelNames: ['name', 'controller'],
+      registers,
+    });
+    this.#queueDuration = new Histogram({
+      name: Names.queueDuration,
+      help: 'How long in seconds an item stays in workqueue before being requested',
+      labelNames: ['name', 'controller'],
+      buckets: [...WORKQUEUE_BUCKETS],
+      registers,
+    });
+    this.#workDuration = new Histogram({
+      name: Names.workDuration,
+      help: 'How long in seconds processing an item from workqueue takes.',
+      labelNames: ['name', 'controller'],
+      buckets: [...WORKQUEUE_BUCKETS],
+      registers,
+    });
+    new Gauge({
+      name: Names.unfinished,
+      help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",
+      labelNames: ['name', 'controller'],
+      registers,
+      collect() {
+        for (const c of controllers())
+          this.labels(c.name, c.name).set(c.queueGauges().unfinishedWorkMs / 1000);
+      },
+    });
+    new Gauge({
+      name: Names.longestRunning,
+      help: 'How many seconds has the longest running processor for workqueue been running.',
+      labelNames: ['name', 'controller'],
+      registers,
+      collect() {
+        for (const c of controllers())
+          this.labels(c.name, c.name).set(c.queueGauges().longestRunningMs / 1000);
+      },
+    });
+    this.#retries = new Counter({
+      name: Names.retries,
+      help: 'Total number of retries handled by workqueue',
+      labelNames: ['name', 'controller'],
+      registers,
+    });
+    this.#eventLatency = new Histogram({
+      name: Names.eventLatency,
+      help: 'Seconds from the first watch event that caused a key (since its previous reconcile) to the start of its reconcile',
+      labelNames: ['name', 'controller'],
+      buckets: [...EVENT_LATENCY_BUCKETS],
+      registers,
+    });
+  }
+
+  /** The controllers observed, in the order they were instrumented. */
+  get controllers(): readonly InstrumentableController[] {
+    return this.#controllers;
+  }
+
+  /** Starts observing a controller: its hooks update the metrics, its gauges are read on scrape. */
+  add(controller: InstrumentableController): void {
+    if (this.#controllers.includes(controller)) return;
+    this.#controllers.push(controller);
+    controller.observe({
+      metrics: this.#controllerHooks(controller.name),
+      queueMetrics: this.#queueHooks(controller.name),
+    });
+  }
+
+  #controllerHooks(name: string): ControllerHooks & DynamicControllerMetrics {
+    const results = new Map<string, Counter.Internal>();
+    const resultOf = (label: string): Counter.Internal => {
+      let child = results.get(label);
+      if (child === undefined) {
+        child = this.#total.labels(name, label);
+        results.set(label, child);
+      }
+      return child;
+    };
+    for (const label of ['success', 'error', 'requeue', 'requeue_after']) resultOf(label);
+    const time = this.#time.labels(name);
+    const errors = this.#errors.labels(name);
+    const terminal = this.#terminal.labels(name);
+    const panics = this.#panics.labels(name);
+    const timeouts = this.#timeouts.labels(name);
+    const dropped = this.#dropped.labels(name);
+    const active = this.#active.labels(name);
+    active.set(0);
+    const causes = new Map<CauseType, Counter.Internal>();
+    return {
+      onReconcile: (_controller, result, durationMs, kind, set) => {
+        const label = RESULT[result] ?? 'error';
+        resultOf(label).inc();
+        time.observe(durationMs / 1000);
+        if (result === 'dropped') dropped.inc();
+        if (kind !== undefined) {
+          this.#kindTotal.labels(name, kind, label).inc();
+          this.#kindTime.labels(name, kind).observe(durationMs / 1000);
+        }
+        if (set !== undefined) {
+          for (const cause of set.causes) {
+            let child = causes.get(cause.type);
+            if (child === undefined) {
+              child = this.#causes.labels(name, cause.type);
+              causes.set(cause.type, child);
+            }
+            child.inc();
+          }
+        }
+      },
+      onReconcileError: (_controller, error, detail) => {
+        errors.inc();
+        if (detail.result === 'terminal') terminal.inc();
+        if (detail.timedOut) timeouts.inc();
+        if (isPanic(error)) panics.inc();
+      },
+      onActiveWorkers: (_controller, n) => active.set(n),
+      onKinds: (_controller, count) => this.#kinds.labels(name).set(count),
+      onKindSynced: (_controller, kind, durationMs) =>
+        this.#kindSync.labels(name, kind).observe(durationMs / 1000),
+      onEvent: (_controller, kind, type, enqueued) =>
+        this.#kindEvents.labels(name, kind, type, String(enqueued)).inc(),
+    };
+  }
+
+  #queueHooks(name: string): WorkQueueMetrics {
+    const adds = this.#adds.labels(name, name);
+    const queueDuration = this.#queueDuration.labels(name, name);
+    const workDuration = this.#workDuration.labels(name, name);
+    const retries = this.#retries.labels(name, name);
+    const eventLatency = this.#eventLatency.labels(name, name);
+    adds.inc(0);
+    retries.inc(0);
+    return {
+      onAdd: () => adds.inc(),
+      onQueueLatency: (_queue, ms) => queueDuration.observe(ms / 1000),
+      onWorkDuration: (_queue, ms) => workDuration.observe(ms / 1000),
+      onRetry: () => retries.inc(),
+      onEventLatency: (_queue, ms) => eventLatency.observe(ms / 1000),
+    };
+  }
+}

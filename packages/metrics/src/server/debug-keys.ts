@@ -1,0 +1,174 @@
+import { type ControllerKeyInfo, formatCause } from '@converge/runtime';
+import type { InstrumentableController } from '../controller-metrics.ts';
+
+/** States `/debug/keys?state=` accepts. */
+const STATES = new Set(['running', 'backoff', 'waiting', 'queued']);
+
+/** Keys listed per controller unless `?limit=` says otherwise (at most 10 000). */
+const DEFAULT_LIMIT = 1_000;
+const MAX_LIMIT = 10_000;
+
+/** One key in the `/debug/keys` JSON. */
+export interface DebugKey {
+  readonly key: string;
+  readonly partition: string;
+  readonly state: ControllerKeyInfo<unknown>['state'];
+  readonly priority: number;
+  /** Failed attempts (rate-limited requeues) since it last succeeded. */
+  readonly attempts: number;
+  /** Why its next run will run, as short texts (`formatCause`). */
+  readonly causes: readonly string[];
+  readonly droppedCauses: number;
+  /** Why the running reconcile runs, while running. */
+  readonly runCauses?: readonly string[];
+  readonly reconcileId?: string;
+  readonly runningSince?: string;
+  readonly runningForMs?: number;
+  /** When it runs next, while it waits (in backoff or on a requeue-after). */
+  readonly nextRetryAt?: string;
+  readonly nextRetryInMs?: number;
+  readonly lastError?: {
+    readonly message: string;
+    readonly name: string;
+    readonly code?: string;
+    readonly at?: string;
+  };
+  /** Added again while running: runs once more after this run. */
+  readonly runsAgain: boolean;
+}
+
+/** The `/debug/keys` JSON document. */
+export interface DebugKeys {
+  readonly now: string;
+  readonly controllers: readonly {
+    readonly name: string;
+    readonly keys: readonly DebugKey[];
+    readonly truncated: boolean;
+  }[];
+}
+
+/** A request's problem: the status and text to answer with. */
+export class BadQuery extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/**
+ * The keys of the controllers (all, or `?controller=name`), at most `?limit=` each, of one
+ * `?state=` if given. Throws {@link BadQuery} for an unknown controller (404) or a bad parameter (400).
+ */
+export function debugKeys(
+  controllers: readonly InstrumentableController[],
+  query: URLSearchParams,
+  now: number,
+): DebugKeys {
+  for (const name of query.keys()) {
+    if (name !== 'controller' && name !== 'limit' && name !== 'state')
+      throw new BadQuery(400, `unknown parameter ${JSON.stringify(name)}`);
+  }
+  const wanted = query.getAll('controller');
+  const limitText = query.get('limit');
+  const limit = limitText === null ? DEFAULT_LIMIT : Number(limitText);
+  if (
+    query.getAll('limit').length > 1 ||
+    !/^\d{1,5}$/.test(limitText ?? '0') ||
+    !Number.isInteger(limit) ||
+    limit < 1 ||
+    limit > MAX_LIMIT
+  ) {
+    throw new BadQuery(400, `limit must be an integer from 1 to ${MAX_LIMIT}`);
+  }
+  const states = query.getAll('state');
+  for (const state of states)
+    if (!STATES.has(state)) throw new BadQuery(400, `state must be one of ${[...STATES].join(', ')}`);
+  for (const name of wanted) {
+    if (!controllers.some((c) => c.name === name))
+      throw new BadQuery(404, `no controller named ${JSON.stringify(name)}`);
+  }
+  const chosen = wanted.length === 0 ? controllers : controllers.filter((c) => wanted.includes(c.name));
+  return {
+    now: iso(now),
+    controllers: chosen.map((c) => {
+      const all = c.inspect(states.length === 0 ? limit + 1 : undefined);
+      const matching = states.length === 0 ? all : all.filter((k) => states.includes(k.state));
+      return {
+        name: c.name,
+        keys: matching.slice(0, limit).map((k) => debugKey(k, now)),
+        truncated: matching.length > limit,
+      };
+    }),
+  };
+}
+
+function debugKey(k: ControllerKeyInfo<unknown>, now: number): DebugKey {
+  const error = k.lastError;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return {
+    key: k.id,
+    partition: k.partition,
+    state: k.state,
+    priority: k.priority,
+    attempts: k.requeues,
+    causes: k.causes.causes.map(formatCause),
+    droppedCauses: k.causes.dropped,
+    ...(k.runCauses === undefined ? {} : { runCauses: k.runCauses.causes.map(formatCause) }),
+    ...(k.reconcileId === undefined ? {} : { reconcileId: k.reconcileId }),
+    ...(k.processingSince === undefined
+      ? {}
+      : { runningSince: iso(k.processingSince), runningForMs: Math.max(0, now - k.processingSince) }),
+    ...(k.waitingUntil === undefined
+      ? {}
+      : { nextRetryAt: iso(k.waitingUntil), nextRetryInMs: Math.max(0, k.waitingUntil - now) }),
+    ...(error === undefined
+      ? {}
+      : {
+          lastError: {
+            message: error.message,
+            name: error.name,
+            ...(typeof code === 'string' ? { code } : {}),
+            ...(k.lastErrorAt === undefined ? {} : { at: iso(k.lastErrorAt) }),
+          },
+        }),
+    runsAgain: k.dirty,
+  };
+}
+
+function iso(ms: number): string {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? String(ms) : date.toISOString();
+}
+
+/** A small HTML page of the same document (for a browser: `Accept: text/html`). */
+export function debugKeysHtml(doc: DebugKeys): string {
+  const rows = (keys: readonly DebugKey[]): string =>
+    keys
+      .map(
+        (k) =>
+          `<tr class="${k.state}"><td>${esc(k.key)}</td><td>${k.state}</td><td>${k.attempts}</td><td>${esc(
+            [...(k.runCauses ?? []), ...k.causes].join('; '),
+          )}</td><td>${esc(k.lastError?.message ?? '')}</td><td>${esc(k.nextRetryAt ?? k.runningSince ?? '')}</td></tr>`,
+      )
+      .join('\n');
+  const sections = doc.controllers
+    .map(
+      (c) =>
+        `<h2>${esc(c.name)}</h2>\n<table><thead><tr><th>key</th><th>state</th><th>attempts</th><th>causes</th><th>last error</th><th>next retry / running since</th></tr></thead>\n<tbody>\n${rows(
+          c.keys,
+        )}\n</tbody></table>${c.truncated ? '<p>(more keys not shown: raise ?limit=)</p>' : ''}`,
+    )
+    .join('\n');
+  return `<!doctype html>
+<html><head><meta charset="utf-8"><title>Converge keys</title>
+<style>body{font-family:system-ui,sans-serif;margin:1.5rem}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}tr.backoff{background:#fff3e0}tr.running{background:#e8f5e9}</style>
+</head><body><h1>Keys</h1><p>As of ${esc(doc.now)}</p>
+${sections}
+</body></html>
+`;
+}
+
+function esc(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

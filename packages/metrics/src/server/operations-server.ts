@@ -1,0 +1,308 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  type CheckReport,
+  type Clock,
+  type Logger,
+  noopLogger,
+  OptionsError,
+  type Runnable,
+  realClock,
+  whenAborted,
+} from '@converge/runtime';
+import { ListenFailedError } from '../errors.ts';
+import { EventLoopMonitor } from '../event-loop.ts';
+import type { Metrics } from '../metrics.ts';
+import { type BindAddress, parseBindAddress } from './address.ts';
+import { BadQuery, debugKeys, debugKeysHtml } from './debug-keys.ts';
+import { type ProbeSource, probeResponse } from './probes.ts';
+
+export interface OperationsServerOptions {
+  /** The metrics served at `/metrics`; their controllers are the ones `/debug/keys` lists. */
+  readonly metrics?: Metrics;
+  /** The checks of `/healthz` and `/readyz`: a `Manager`. Default: none (only the server's own). */
+  readonly probes?: ProbeSource;
+  /**
+   * Where `/metrics` and `/debug/keys` are served (controller-runtime's `metricsBindAddress`):
+   * `:8080`, `127.0.0.1:8080`, `[::1]:8080`, `127.0.0.1:0` for a free port, or `0` to disable.
+   * Default `:8080`.
+   */
+  readonly metricsBindAddress?: string;
+  /**
+   * Where `/healthz` and `/readyz` are served (controller-runtime's `healthProbeBindAddress`).
+   * The same address as `metricsBindAddress` serves everything on one port. Default `:8081`.
+   */
+  readonly healthProbeBindAddress?: string;
+  /**
+   * `/healthz` fails (check `event-loop`) while the event loop is stalled longer than this, and
+   * after such a stall until a heartbeat comes on time again. Default 10 000; 0 turns the check off.
+   */
+  readonly eventLoopStallThresholdMs?: number;
+  /** The event loop heartbeat's period. Default 1 000. */
+  readonly eventLoopIntervalMs?: number;
+  /** Time and timers (the heartbeat, `/debug/keys` times). Default the real clock. */
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+}
+
+type Route = 'metrics' | 'debug' | 'health';
+
+/**
+ * The HTTP endpoints a kubelet, a Prometheus server and an on-call engineer use (node:http, no
+ * framework), as a {@link Runnable}: add it to the manager in the `servers` group, so it listens
+ * before caches sync (a readiness probe must be answered, with "not ready", while they do).
+ *
+ * - `GET /metrics` — the metrics, text exposition format.
+ * - `GET /healthz`, `/healthz/<check>` — liveness: the manager's health checks, `ping`, and
+ *   `event-loop` (fails while the event loop is stalled past the threshold).
+ * - `GET /readyz`, `/readyz/<check>` — readiness: the manager's ready checks (`caches-synced`
+ *   until every cache synced) and `ping`. Both answer as kube-apiserver does: `ok`, or with
+ *   `?verbose` (and on failure) `[+]name ok` / `[-]name failed: reason` lines and
+ *   `readyz check passed|failed`; `?exclude=<check>` leaves one out.
+ * - `GET /debug/keys` — every key of the instrumented controllers that is running, backing off,
+ *   waiting or queued, with its causes, attempts, last error and next retry time: JSON, or an HTML
+ *   table for `Accept: text/html`. `?controller=`, `?state=`, `?limit=` (default 1 000) narrow it.
+ *
+ * Other methods get 405, other paths 404, bad parameters 400; nothing a client sends can stop it.
+ * It stops listening when its signal aborts. `start` rejects with a {@link ListenFailedError} when
+ * an address cannot be bound.
+ *
+ * @example
+ * const metrics = new Metrics().instrument(manager).instrument(controller);
+ * manager.add(new OperationsServer({ metrics, probes: manager }), { group: 'servers' });
+ */
+export class OperationsServer implements Runnable {
+  readonly needLeaderElection = false;
+  readonly #metrics: Metrics | undefined;
+  readonly #probes: ProbeSource | undefined;
+  readonly #metricsAddress: BindAddress | undefined;
+  readonly #healthAddress: BindAddress | undefined;
+  readonly #loop: EventLoopMonitor | undefined;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #urls = new Map<Route, string>();
+  #started = false;
+
+  constructor(options: OperationsServerOptions = {}) {
+    if (typeof options !== 'object' || options === null)
+      throw new OptionsError('options', options, 'an object');
+    this.#metrics = options.metrics;
+    this.#probes = options.probes;
+    if (
+      this.#probes !== undefined &&
+      (typeof this.#probes.health !== 'function' || typeof this.#probes.ready !== 'function')
+    ) {
+      throw new OptionsError('probes', this.#probes, 'an object with health() and ready() (a Manager)');
+    }
+    this.#metricsAddress = parseBindAddress('metricsBindAddress', options.metricsBindAddress ?? ':8080');
+    this.#healthAddress = parseBindAddress(
+      'healthProbeBindAddress',
+      options.healthProbeBindAddress ?? ':8081',
+    );
+    this.#clock = options.clock ?? realClock;
+    this.#logger = (options.logger ?? noopLogger).child({ component: 'operations-server' });
+    const threshold = options.eventLoopStallThresholdMs ?? 10_000;
+    if (typeof threshold !== 'number' || !Number.isFinite(threshold) || threshold < 0) {
+      throw new OptionsError('eventLoopStallThresholdMs', threshold, 'a number of milliseconds >= 0');
+    }
+    if (threshold > 0) {
+      this.#loop = new EventLoopMonitor({
+        clock: this.#clock,
+        thresholdMs: threshold,
+        ...(options.eventLoopIntervalMs === undefined ? {} : { intervalMs: options.eventLoopIntervalMs }),
+      });
+      this.#metrics?.addEventLoopMonitor(this.#loop);
+    }
+  }
+
+  /**
+   * The base URL (`http://host:port`) each endpoint is served at once listening (`metrics`,
+   * `debug`, `health`), or undefined (disabled, or not listening yet). With port 0 it names the
+   * port chosen.
+   */
+  url(route: Route): string | undefined {
+    return this.#urls.get(route);
+  }
+
+  /** The event-loop monitor behind the `event-loop` check (undefined when turned off). */
+  get eventLoop(): EventLoopMonitor | undefined {
+    return this.#loop;
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.#started) throw new OptionsError('start', 'twice', 'one start per server');
+    this.#started = true;
+    if (signal.aborted) return;
+    const stopLoop = new AbortController();
+    const loopRun = this.#loop?.start(stopLoop.signal);
+    const servers: Server[] = [];
+    try {
+      const same =
+        this.#metricsAddress !== undefined &&
+        this.#healthAddress !== undefined &&
+        this.#metricsAddress.text === this.#healthAddress.text;
+      if (same) {
+        servers.push(await this.#listen(this.#metricsAddress as BindAddress, ['metrics', 'debug', 'health']));
+      } else {
+        if (this.#metricsAddress !== undefined)
+          servers.push(await this.#listen(this.#metricsAddress, ['metrics', 'debug']));
+        if (this.#healthAddress !== undefined)
+          servers.push(await this.#listen(this.#healthAddress, ['health']));
+      }
+      await whenAborted(signal);
+    } finally {
+      stopLoop.abort();
+      await loopRun;
+      await Promise.all(servers.map(close));
+      this.#urls.clear();
+    }
+  }
+
+  #listen(address: BindAddress, routes: readonly Route[]): Promise<Server> {
+    const server = createServer((req, res) => {
+      this.#handle(req, res, routes).catch((error: unknown) => {
+        this.#logger.error({ err: error }, 'Operations endpoint failed');
+        if (!res.headersSent) send(res, req, 500, 'internal server error\n');
+        else res.destroy();
+      });
+    });
+    server.headersTimeout = 10_000;
+    server.requestTimeout = 30_000;
+    return new Promise<Server>((resolve, reject) => {
+      const onError = (error: Error): void => reject(new ListenFailedError(address.text, { cause: error }));
+      server.once('error', onError);
+      server.listen(
+        { port: address.port, ...(address.host === undefined ? {} : { host: address.host }) },
+        () => {
+          server.off('error', onError);
+          server.on('error', (error) => this.#logger.error({ err: error }, 'Operations server error'));
+          const bound = server.address() as AddressInfo;
+          const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
+          for (const route of routes) this.#urls.set(route, `http://${host}:${bound.port}`);
+          this.#logger.info({ address: `${host}:${bound.port}`, routes }, 'Serving operations endpoints');
+          resolve(server);
+        },
+      );
+    });
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse, routes: readonly Route[]): Promise<void> {
+    const raw = req.url ?? '';
+    const q = raw.indexOf('?');
+    const rawPath = q === -1 ? raw : raw.slice(0, q);
+    const query = new URLSearchParams(q === -1 ? '' : raw.slice(q + 1));
+    let segments: string[];
+    try {
+      if (!rawPath.startsWith('/')) throw new URIError('not an absolute path');
+      segments = rawPath.slice(1).split('/').map(decodeURIComponent);
+    } catch {
+      send(res, req, 400, 'bad request: malformed path\n');
+      return;
+    }
+    const [first, second, ...rest] = segments;
+    const route: Route | undefined =
+      first === 'metrics' && second === undefined
+        ? 'metrics'
+        : first === 'debug' && second === 'keys' && rest.length === 0
+          ? 'debug'
+          : (first === 'healthz' || first === 'readyz') && rest.length === 0 && second !== ''
+            ? 'health'
+            : undefined;
+    if (route === undefined || !routes.includes(route)) {
+      send(res, req, 404, '404 page not found\n');
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('Allow', 'GET, HEAD');
+      send(res, req, 405, 'method not allowed\n');
+      return;
+    }
+    switch (route) {
+      case 'metrics':
+        await this.#serveMetrics(req, res);
+        return;
+      case 'debug':
+        this.#serveKeys(req, res, query);
+        return;
+      case 'health':
+        await this.#serveProbe(req, res, first as 'healthz' | 'readyz', second, query);
+        return;
+    }
+  }
+
+  async #serveMetrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.#metrics === undefined) {
+      send(res, req, 404, '404 page not found: no metrics configured\n');
+      return;
+    }
+    const text = await this.#metrics.scrape();
+    send(res, req, 200, text, this.#metrics.contentType);
+  }
+
+  #serveKeys(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): void {
+    let doc: ReturnType<typeof debugKeys>;
+    try {
+      doc = debugKeys(this.#metrics?.controllers() ?? [], query, this.#clock.now());
+    } catch (error) {
+      if (error instanceof BadQuery) {
+        send(res, req, error.status, `${error.message}\n`);
+        return;
+      }
+      throw error;
+    }
+    const accept = req.headers.accept ?? '';
+    if (/\btext\/html\b/.test(accept)) send(res, req, 200, debugKeysHtml(doc), 'text/html; charset=utf-8');
+    else send(res, req, 200, `${JSON.stringify(doc, null, 2)}\n`, 'application/json');
+  }
+
+  async #serveProbe(
+    req: IncomingMessage,
+    res: ServerResponse,
+    kind: 'healthz' | 'readyz',
+    check: string | undefined,
+    query: URLSearchParams,
+  ): Promise<void> {
+    const report = await this.#report(kind);
+    const { status, body } = probeResponse(kind, report, query, check);
+    send(res, req, status, body);
+  }
+
+  async #report(kind: 'healthz' | 'readyz'): Promise<CheckReport> {
+    const base: CheckReport =
+      this.#probes === undefined
+        ? { ok: true, checks: {} }
+        : kind === 'healthz'
+          ? await this.#probes.health()
+          : await this.#probes.ready();
+    if (kind !== 'healthz' || this.#loop === undefined) return base;
+    let loop: { ok: boolean; error?: string } = { ok: true };
+    try {
+      this.#loop.check();
+    } catch (error) {
+      loop = { ok: false, error: (error as Error).message };
+    }
+    return { ok: base.ok && loop.ok, checks: { ...base.checks, 'event-loop': loop } };
+  }
+}
+
+function send(
+  res: ServerResponse,
+  req: IncomingMessage,
+  status: number,
+  body: string,
+  type = 'text/plain; charset=utf-8',
+): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', type);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
