@@ -4,6 +4,7 @@ import { isValidLeaseKey } from '@converge/nats';
 import { quote, UsageError } from './errors.ts';
 import { KV_HELP, type KvArgs, parseKv } from './kv-args.ts';
 import { type OptionSpecs, parseOptions, shownFlag } from './options.ts';
+import { webhookPortOf } from './run-webhooks.ts';
 import { parseStore, STORE_HELP, type StoreArgs } from './store-args.ts';
 
 export interface ServeArgs {
@@ -53,6 +54,10 @@ export interface RunArgs {
   readonly leaseDurationMs: number | undefined;
   readonly renewDeadlineMs: number | undefined;
   readonly retryPeriodMs: number | undefined;
+  /** `--webhook-port`: serve registered webhooks on this port (default 9443 when webhooks are served). */
+  readonly webhookPort: number | undefined;
+  /** `--webhook-cert-dir`: `tls.crt` and `tls.key` of the webhook server. */
+  readonly webhookCertDir: string | undefined;
 }
 
 export type Command =
@@ -126,6 +131,10 @@ Options:
   --lease-duration-ms MS   Lease duration (default 15000)
   --renew-deadline-ms MS   Renew deadline (default 10000)
   --retry-period-ms MS     Retry period (default 2000)
+  --webhook-port PORT      Serve the modules' webhooks over HTTPS on PORT (default 9443 when
+                           --webhook-cert-dir is given)
+  --webhook-cert-dir DIR   The webhook server's tls.crt and tls.key, reloaded when they change
+                           (default /tmp/k8s-webhook-server/serving-certs when --webhook-port is given)
   -h, --help               Show this help`,
   serve: `Usage: converge serve [options]
 
@@ -185,6 +194,8 @@ const RUN_SPECS = {
   'lease-duration-ms': { type: 'string', value: 'MS' },
   'renew-deadline-ms': { type: 'string', value: 'MS' },
   'retry-period-ms': { type: 'string', value: 'MS' },
+  'webhook-port': { type: 'string', value: 'PORT' },
+  'webhook-cert-dir': { type: 'string', value: 'DIR' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionSpecs;
 
@@ -398,6 +409,8 @@ function parseRun(args: readonly string[]): Command {
     leaseDurationMs: ms('--lease-duration-ms', values['lease-duration-ms']),
     renewDeadlineMs: ms('--renew-deadline-ms', values['renew-deadline-ms']),
     retryPeriodMs: ms('--retry-period-ms', values['retry-period-ms']),
+    webhookPort: webhookPortOf(values['webhook-port']),
+    webhookCertDir: values['webhook-cert-dir'],
   };
 }
 

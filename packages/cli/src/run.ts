@@ -15,6 +15,7 @@ import { describeError } from './errors.ts';
 import { connectNats, natsUrl } from './nats-connection.ts';
 import { wireModule } from './operator-module.ts';
 import type { RunIo } from './process-io.ts';
+import { runWebhookServer, runWebhooksLine } from './run-webhooks.ts';
 
 /** The lock an elector uses, what to say about it, and what to close after the manager stopped. */
 interface OpenedLock {
@@ -60,15 +61,20 @@ export async function runOperators(
             ...(args.renewDeadlineMs === undefined ? {} : { renewDeadlineMs: args.renewDeadlineMs }),
             ...(args.retryPeriodMs === undefined ? {} : { retryPeriodMs: args.retryPeriodMs }),
           });
+    const webhookServer = runWebhookServer(args, logger);
     const manager = new Manager({
       backend,
       logger,
       ...(elector === undefined ? {} : { leaderElection: elector }),
+      ...(webhookServer === undefined ? {} : { webhookServer }),
     });
     for (const file of args.modules) {
       await wireModule(file, manager);
       io.out(`converge: running operator ${file}`);
     }
+    const webhooks = runWebhooksLine(args, manager, webhookServer !== undefined);
+    if (webhooks.out !== undefined) io.out(webhooks.out);
+    if (webhooks.err !== undefined) io.err(webhooks.err);
     io.out(
       `converge: ${opened === undefined ? 'no leader election' : `identity ${identity}, leader election on ${opened.description}`}`,
     );

@@ -10,6 +10,13 @@ import { isAlreadyExists, Manager, ownedByKindSelector, type ResourceType } from
 import { parseAllDocuments } from 'yaml';
 import { FAULT_ADMIN_TOKEN_ENV, type ServeArgs, TOKEN_ENV } from './args.ts';
 import { consoleLogger } from './console-logger.ts';
+import {
+  type DevWebhooks,
+  devWebhookServer,
+  registerDevWebhooks,
+  removeStaleDevWebhooks,
+  webhookHostFor,
+} from './dev-webhooks.ts';
 import { describeError as describe, OperatorModuleError } from './errors.ts';
 import { wireModule } from './operator-module.ts';
 import type { RunIo } from './process-io.ts';
@@ -74,6 +81,7 @@ export async function serve(
   const stop = new AbortController();
   let manager: Promise<void> | undefined;
   let failed = false;
+  let webhooks: DevWebhooks | undefined;
   try {
     io.out(`converge: serving Kubernetes API at ${url} (kubeconfig: ${kubeconfig})`);
     if (args.faultAdmin)
@@ -83,7 +91,10 @@ export async function serve(
     if (args.insecure)
       io.err(`converge: WARNING: --insecure: ${insecureExposure(url, args.host, args.faultAdmin)}`);
     if (modules.length > 0) {
-      const m = new Manager({ backend: server.store, logger });
+      // Webhooks a previous converge dev on this data dir registered point at a server that is gone.
+      await removeStaleDevWebhooks(server.store);
+      const webhookServer = devWebhookServer(logger);
+      const m = new Manager({ backend: server.store, logger, webhookServer: webhookHostFor(webhookServer) });
       const wiring = wireAll(server, m, modules, io, { bundled: options.bundled === true, kubeconfig });
       wiring.catch(() => {}); // a failure after a stop signal is not reported
       if ((await Promise.race([wiring, stopped])) !== STOPPED) {
@@ -91,11 +102,18 @@ export async function serve(
           failed = true;
           io.err(`converge: operators stopped: ${describe(error)}`);
         });
+        if (m.webhooks.length > 0) {
+          webhooks = await startWebhooks(server, webhookServer, m, io, stopped, manager);
+        }
         if (options.bundled === true) for (const hint of examplesHints(modules, kubeconfig)) io.out(hint);
       }
     }
     await Promise.race([stopped, manager ?? new Promise<never>(() => {})]);
   } finally {
+    // Before the webhook server stops: no configuration may outlive it.
+    await webhooks?.remove().catch((error: unknown) => {
+      io.err(`converge: webhook configurations not removed: ${describe(error)}`);
+    });
     // Also when a module failed: nothing may keep the process alive after the command returns.
     stop.abort();
     await manager;
@@ -103,6 +121,38 @@ export async function serve(
   }
   io.out('converge: stopped');
   return failed ? 1 : 0;
+}
+
+/**
+ * Registers the modules' webhooks in the embedded server once the webhook server listens, and
+ * prints which are served; undefined (reported) if that failed or a stop came first.
+ */
+async function startWebhooks(
+  server: ApiServer,
+  webhookServer: ReturnType<typeof devWebhookServer>,
+  manager: Manager,
+  io: RunIo,
+  stopped: Promise<unknown>,
+  running: Promise<void>,
+): Promise<DevWebhooks | undefined> {
+  const registering = registerDevWebhooks(server.store, webhookServer, manager.webhooks);
+  try {
+    const outcome = await Promise.race([
+      registering,
+      stopped.then(() => STOPPED),
+      running.then(() => STOPPED),
+    ]);
+    if (typeof outcome === 'symbol') {
+      // Registered after all (the stop came first): still removed on the way out.
+      return await registering.catch(() => undefined);
+    }
+    io.out(`converge: ${outcome.line}`);
+    for (const warning of outcome.warnings) io.err(`converge: WARNING: ${warning}`);
+    return outcome;
+  } catch (error) {
+    io.err(`converge: webhooks not registered: ${describe(error)}`);
+    return undefined;
+  }
 }
 
 /** Whether a file's mode lets group or others read or write it. */
