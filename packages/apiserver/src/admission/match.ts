@@ -12,6 +12,7 @@ function listed(values: readonly string[] | undefined, value: string): boolean {
  * `*\/status`, `*\/*` (everything), as kube-apiserver's rule matcher.
  */
 function resourceMatches(pattern: string, resource: string, subResource: string): boolean {
+  if (typeof pattern !== 'string') return false; // a malformed stored rule matches nothing
   const [res = '', sub] = pattern.split('/', 2);
   if (res !== '*' && res !== resource) return false;
   if (sub === undefined) return subResource === '';

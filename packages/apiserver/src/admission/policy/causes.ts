@@ -114,6 +114,17 @@ function resourcesCauses(resources: readonly string[], at: string): StatusCause[
 function ruleCauses(value: unknown, at: string): StatusCause[] {
   const rule = object(value) ?? {};
   const causes: StatusCause[] = [];
+  for (const key of ['operations', 'apiGroups', 'apiVersions', 'resources', 'resourceNames']) {
+    const list = rule[key];
+    if (list === undefined || list === null) continue;
+    if (!Array.isArray(list))
+      causes.push(fieldError.invalid(`${at}.${key}`, list, 'must be a list of strings'));
+    else
+      list.forEach((item, i) => {
+        if (typeof item !== 'string')
+          causes.push(fieldError.invalid(`${at}.${key}[${i}]`, item, 'must be a string'));
+      });
+  }
   const names = strings(rule.resourceNames);
   const seen = new Set<string>();
   names.forEach((name, i) => {

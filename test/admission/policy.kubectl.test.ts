@@ -1,0 +1,167 @@
+/**
+ * Real kubectl against ValidatingAdmissionPolicies in the embedded API server: policies applied
+ * from YAML, a Deny printed as kubectl users know it from a cluster, a Warn printed as a warning
+ * with the object created, an Audit binding published on the audit channel, and a broken policy
+ * refused when written.
+ */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POLICY_AUDIT_CHANNEL, type PolicyAuditEvent } from '../../packages/apiserver/src/admission/index.ts';
+import { type ApiServer, createApiServer } from '../../packages/apiserver/src/server/api-server.ts';
+import { type KubectlResult, runKubectl } from '../../packages/apiserver/src/server/kubectl-support.ts';
+
+let dir: string;
+let server: ApiServer;
+let kubeconfig: string;
+const audits: PolicyAuditEvent[] = [];
+const onAudit = (event: unknown): void => {
+  audits.push(event as PolicyAuditEvent);
+};
+
+function kubectl(args: readonly string[], input?: string): Promise<KubectlResult> {
+  return runKubectl('kubectl', kubeconfig, join(dir, 'cache'), args, input === undefined ? {} : { input });
+}
+
+const POLICIES = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: { name: replica-limit.example.com }
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [apps]
+      apiVersions: [v1]
+      operations: [CREATE, UPDATE]
+      resources: [deployments]
+  validations:
+  - expression: object.spec.replicas <= 5
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: { name: replica-limit-binding.example.com }
+spec:
+  policyName: replica-limit.example.com
+  validationActions: [Deny]
+  matchResources:
+    namespaceSelector: { matchLabels: { environment: test } }
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: { name: owner-label.example.com }
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: [v1]
+      operations: [CREATE]
+      resources: [configmaps]
+  validations:
+  - expression: "has(object.metadata.labels) && 'owner' in object.metadata.labels"
+    message: every ConfigMap needs an owner label
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: { name: owner-label-warn.example.com }
+spec:
+  policyName: owner-label.example.com
+  validationActions: [Warn, Audit]
+`;
+
+const deployment = (name: string, namespace: string, replicas: number): string => `apiVersion: apps/v1
+kind: Deployment
+metadata: { name: ${name}, namespace: ${namespace} }
+spec:
+  replicas: ${replicas}
+  selector: { matchLabels: { app: ${name} } }
+  template:
+    metadata: { labels: { app: ${name} } }
+    spec: { containers: [{ name: web, image: nginx }] }
+`;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'converge-policy-'));
+  kubeconfig = join(dir, 'kubeconfig');
+  server = createApiServer({ kubeconfigPath: kubeconfig });
+  await server.listen();
+  subscribe(POLICY_AUDIT_CHANNEL, onAudit);
+  const applied = await kubectl(['apply', '-f', '-'], POLICIES);
+  expect(applied.stderr).toBe('');
+  expect(applied.stdout).toBe(
+    'validatingadmissionpolicy.admissionregistration.k8s.io/replica-limit.example.com created\n' +
+      'validatingadmissionpolicybinding.admissionregistration.k8s.io/replica-limit-binding.example.com created\n' +
+      'validatingadmissionpolicy.admissionregistration.k8s.io/owner-label.example.com created\n' +
+      'validatingadmissionpolicybinding.admissionregistration.k8s.io/owner-label-warn.example.com created\n',
+  );
+  expect((await kubectl(['create', 'namespace', 'tested'])).code).toBe(0);
+  expect((await kubectl(['label', 'namespace', 'tested', 'environment=test'])).code).toBe(0);
+});
+
+afterAll(async () => {
+  unsubscribe(POLICY_AUDIT_CHANNEL, onAudit);
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('real kubectl against ValidatingAdmissionPolicies', () => {
+  it('Deny: kubectl prints the denial as a cluster does, and only the bound namespace is checked', async () => {
+    const denied = await kubectl(['apply', '-f', '-'], deployment('nginx', 'tested', 6));
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toBe(
+      `The deployments "nginx" is invalid: : ValidatingAdmissionPolicy 'replica-limit.example.com' with binding 'replica-limit-binding.example.com' denied request: failed expression: object.spec.replicas <= 5\n`,
+    );
+    const elsewhere = await kubectl(['apply', '-f', '-'], deployment('nginx', 'default', 6));
+    expect(elsewhere.stdout).toBe('deployment.apps/nginx created\n');
+    const small = await kubectl(['apply', '-f', '-'], deployment('nginx', 'tested', 2));
+    expect(small.stdout).toBe('deployment.apps/nginx created\n');
+  });
+
+  it('Warn: the ConfigMap is created and kubectl prints the warning; Audit publishes the failure', async () => {
+    audits.length = 0;
+    const result = await kubectl(['create', 'configmap', 'loose', '--from-literal=a=1']);
+    expect(result.stderr).toBe(
+      "Warning: Validation failed for ValidatingAdmissionPolicy 'owner-label.example.com' with binding 'owner-label-warn.example.com': every ConfigMap needs an owner label\n",
+    );
+    expect(result.stdout).toBe('configmap/loose created\n');
+    expect(audits).toHaveLength(1);
+    const failure = JSON.parse(
+      audits[0]?.annotations['validation.policy.admission.k8s.io/validation_failure'] ?? '[]',
+    ) as unknown[];
+    expect(failure).toEqual([
+      {
+        message: 'every ConfigMap needs an owner label',
+        policy: 'owner-label.example.com',
+        binding: 'owner-label-warn.example.com',
+        expressionIndex: 0,
+        validationActions: ['Warn', 'Audit'],
+      },
+    ]);
+  });
+
+  it('a policy whose expression does not compile is refused when applied', async () => {
+    const broken = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: { name: broken.example.com }
+spec:
+  matchConstraints:
+    resourceRules: [{ apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods] }]
+  validations:
+  - expression: "object.spec.replicas >"
+`;
+    const result = await kubectl(['apply', '-f', '-'], broken);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'The ValidatingAdmissionPolicy "broken.example.com" is invalid: spec.validations[0].expression: Invalid value: "object.spec.replicas >": compilation failed: ERROR: <input>:1:',
+    );
+  });
+
+  it('kubectl get lists the policies and bindings', async () => {
+    const result = await kubectl(['get', 'validatingadmissionpolicies', '-o', 'name']);
+    expect(result.stdout).toBe(
+      'validatingadmissionpolicy.admissionregistration.k8s.io/owner-label.example.com\n' +
+        'validatingadmissionpolicy.admissionregistration.k8s.io/replica-limit.example.com\n',
+    );
+  });
+});
