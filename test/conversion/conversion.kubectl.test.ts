@@ -161,7 +161,9 @@ describe('@kubernetes/client-node', () => {
             seen.push({ phase, object });
             if (phase === 'ADDED') resolve();
           },
-          (error) => (error ? reject(error) : undefined),
+          (error: unknown) => {
+            if (error) reject(error instanceof Error ? error : new Error(String(error)));
+          },
         )
         .then(async (request) => {
           await api.createNamespacedCustomObject({ ...base, version: 'v1', body: widgetV1('c2', 8, 'pink') });

@@ -110,8 +110,8 @@ describe('writes in another version', () => {
   });
 
   it('a delete answered with the object (finalizer pending) is in the requested version', async () => {
-    const widget = widgetV2('held', 1, 'red');
-    widget.metadata.finalizers = ['example.com/hold'];
+    const plain = widgetV2('held', 1, 'red');
+    const widget = { ...plain, metadata: { ...plain.metadata, finalizers: ['example.com/hold'] } };
     await api.request(V2, { method: 'POST', body: widget });
     const deleted = await api.request(`${V2}/held`, { method: 'DELETE' });
     expect(deleted.status).toBe(200);
