@@ -60,7 +60,6 @@ const expression = fc.oneof(
   fc.string(),
   json,
 );
-const maybe = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.option(arb, { nil: undefined });
 const stringList = fc.oneof(
   fc.array(
     fc.constantFrom('*', '', 'configmaps', 'configmaps/*', '*/scale', 'v1', 'CREATE', 'UPDATE', 'x/y/z'),
