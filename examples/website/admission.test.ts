@@ -41,8 +41,11 @@ function request(operation: AdmissionOperation, object: Website | null, oldObjec
 
 const validate = (object: Website, operation: AdmissionOperation = 'CREATE') =>
   validateWebsite.validate(request(operation, object));
-const defaulted = (object: Website) =>
-  defaultWebsite.default(structuredClone(object), request('CREATE', object));
+const defaulted = (object: Website, operation: AdmissionOperation = 'CREATE') =>
+  defaultWebsite.default(
+    structuredClone(object),
+    request(operation, object, operation === 'UPDATE' ? object : null),
+  );
 
 describe('defaultWebsite', () => {
   it('sets spec.replicas to 1 and spec.image to nginx:1.27 when they are unset', () => {
@@ -54,9 +57,12 @@ describe('defaultWebsite', () => {
     expect(defaulted(mine)).toEqual(mine);
   });
 
-  it('lowercases the domain and drops a trailing dot', () => {
+  it('lowercases the domain and drops a trailing dot on CREATE, never on UPDATE (it is immutable)', () => {
     expect(defaulted(site({ domain: 'Home.Example.COM.' }))).toMatchObject({
       spec: { domain: 'home.example.com' },
+    });
+    expect(defaulted(site({ domain: 'Home.Example.COM.' }), 'UPDATE')).toMatchObject({
+      spec: { domain: 'Home.Example.COM.', replicas: 1, image: DEFAULT_IMAGE },
     });
   });
 
@@ -149,8 +155,12 @@ describe('validateWebsite', () => {
     }
   });
 
-  it('checks the new object on UPDATE and admits every DELETE', async () => {
-    expect((await validate(site({ domain: 'no way' }), 'UPDATE')).allowed).toBe(false);
+  it('checks a changed domain on UPDATE, not one kept from the stored object, and admits every DELETE', async () => {
+    const update = (from: string, to: string) =>
+      validateWebsite.validate(request('UPDATE', site({ domain: to }), site({ domain: from })));
+    expect((await update('home.example.com', 'no way')).allowed).toBe(false);
+    // Stored before the webhook existed: its finalizer can still be removed.
+    expect((await update('no way', 'no way')).allowed).toBe(true);
     const deletion = await validateWebsite.validate(request('DELETE', null, site({ domain: 'no way' })));
     expect(deletion.allowed).toBe(true);
   });

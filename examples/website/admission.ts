@@ -53,12 +53,15 @@ export function domainProblem(domain: unknown): string | undefined {
 
 /** Fills in what a user may leave out, and puts the domain in its canonical form. */
 export const defaultWebsite: Defaulter<Website> = {
-  default(site) {
+  default(site, request) {
     const spec = site.spec;
     // Not an object: nothing to default, the schema validation refuses it.
     if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) return site;
+    // Only on CREATE: the domain is immutable afterwards (the CRD's CEL rule), even in another case.
     const domain =
-      typeof spec.domain === 'string' ? spec.domain.toLowerCase().replace(/\.$/, '') : spec.domain;
+      request.operation === 'CREATE' && typeof spec.domain === 'string'
+        ? spec.domain.toLowerCase().replace(/\.$/, '')
+        : spec.domain;
     return {
       ...site,
       spec: {
@@ -78,14 +81,21 @@ function pinned(image: string): boolean {
   return tag !== undefined && tag !== 'latest';
 }
 
-/** Refuses a malformed domain; warns about settings that are allowed but rarely meant. */
+const specOf = (site: Website | null): Partial<Website['spec']> =>
+  typeof site?.spec === 'object' && site.spec !== null ? site.spec : {};
+
+/**
+ * Refuses a malformed domain; warns about settings that are allowed but rarely meant. An update
+ * that keeps the stored domain is not refused for it (ratcheting, as the API server does for CRD
+ * rules): a Website stored before this webhook existed can still get its finalizer removed.
+ */
 export const validateWebsite: Validator<Website> = {
   validate(request: AdmissionRequest<Website>): AdmissionResult {
     const site = request.object;
     if (request.operation === 'DELETE' || site === null) return allowed();
-    const { domain, replicas, image } =
-      typeof site.spec === 'object' && site.spec !== null ? site.spec : ({} as Partial<Website['spec']>);
-    const problem = domainProblem(domain);
+    const { domain, replicas, image } = specOf(site);
+    const kept = request.operation === 'UPDATE' && domain === specOf(request.oldObject).domain;
+    const problem = kept ? undefined : domainProblem(domain);
     if (problem !== undefined) {
       // 403 Forbidden, controller-runtime's `Denied`: kubectl prints `Error from server (Forbidden): …
       // admission webhook "…" denied the request: …` (a 422 without causes reads `The request is invalid`).
