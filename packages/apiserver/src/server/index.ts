@@ -38,6 +38,10 @@ export {
   AdmissionErrorCodes,
   AdmissionWebhookError,
   localServiceResolver,
+  POLICY_AUDIT_CHANNEL,
+  type PolicyAuditEvent,
+  PolicyDeniedError,
+  PolicyErrorCodes,
   type WebhookService,
   type WebhookServiceResolver,
 } from '../admission/index.ts';
