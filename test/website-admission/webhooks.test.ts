@@ -92,6 +92,22 @@ describe('the website webhooks under converge dev, with kubectl', () => {
     expect(replicas).toBe('1');
   });
 
+  it('a server-side dry run shows the defaults and the denials without storing anything', async () => {
+    const preview = await dev.ok(
+      ['apply', '--dry-run=server', '-o', 'json', '-f', '-'],
+      website('preview', { domain: 'preview.example.com' }),
+    );
+    expect((JSON.parse(preview) as WebsiteJson).spec).toMatchObject({ replicas: 1, image: 'nginx:1.27' });
+    expect((await dev.kubectl(['get', WEBSITE_V1ALPHA1, 'preview'])).stderr).toContain('NotFound');
+    const refused = await dev.kubectl(
+      ['apply', '--dry-run=server', '-f', '-'],
+      website('preview', { domain: 'pre view' }),
+    );
+    expect(refused.stderr).toContain(
+      `admission webhook "${VALIDATING_WEBHOOK}" denied the request: spec.domain "pre view" is not a valid domain name`,
+    );
+  });
+
   it('the validator’s warnings reach kubectl, and the write goes through', async () => {
     const result = await dev.kubectl(
       ['apply', '-f', '-'],
