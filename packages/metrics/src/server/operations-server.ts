@@ -81,6 +81,8 @@ export class OperationsServer implements Runnable {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #urls = new Map<Route, string>();
+  readonly #listening: Promise<void>;
+  #listened: (error?: unknown) => void = () => {};
   #started = false;
 
   constructor(options: OperationsServerOptions = {}) {
@@ -99,6 +101,10 @@ export class OperationsServer implements Runnable {
       'healthProbeBindAddress',
       options.healthProbeBindAddress ?? ':8081',
     );
+    this.#listening = new Promise<void>((resolve, reject) => {
+      this.#listened = (error) => (error === undefined ? resolve() : reject(error));
+    });
+    this.#listening.catch(() => undefined);
     this.#clock = options.clock ?? realClock;
     this.#logger = (options.logger ?? noopLogger).child({ component: 'operations-server' });
     const threshold = options.eventLoopStallThresholdMs ?? 10_000;
@@ -124,6 +130,14 @@ export class OperationsServer implements Runnable {
     return this.#urls.get(route);
   }
 
+  /**
+   * Resolves once every enabled address is bound (see `url`); rejects with the start's
+   * {@link ListenFailedError}, or an AbortedError-like error if it stopped first.
+   */
+  whenListening(): Promise<void> {
+    return this.#listening;
+  }
+
   /** The event-loop monitor behind the `event-loop` check (undefined when turned off). */
   get eventLoop(): EventLoopMonitor | undefined {
     return this.#loop;
@@ -132,7 +146,10 @@ export class OperationsServer implements Runnable {
   async start(signal: AbortSignal): Promise<void> {
     if (this.#started) throw new OptionsError('start', 'twice', 'one start per server');
     this.#started = true;
-    if (signal.aborted) return;
+    if (signal.aborted) {
+      this.#listened(new Error('operations server stopped before it listened'));
+      return;
+    }
     const stopLoop = new AbortController();
     const loopRun = this.#loop?.start(stopLoop.signal);
     const servers: Server[] = [];
@@ -140,7 +157,8 @@ export class OperationsServer implements Runnable {
       const same =
         this.#metricsAddress !== undefined &&
         this.#healthAddress !== undefined &&
-        this.#metricsAddress.text === this.#healthAddress.text;
+        this.#metricsAddress.text === this.#healthAddress.text &&
+        this.#metricsAddress.port !== 0;
       if (same) {
         servers.push(await this.#listen(this.#metricsAddress as BindAddress, ['metrics', 'debug', 'health']));
       } else {
@@ -149,8 +167,13 @@ export class OperationsServer implements Runnable {
         if (this.#healthAddress !== undefined)
           servers.push(await this.#listen(this.#healthAddress, ['health']));
       }
+      this.#listened();
       await whenAborted(signal);
+    } catch (error) {
+      this.#listened(error);
+      throw error;
     } finally {
+      this.#listened(new Error('operations server stopped'));
       stopLoop.abort();
       await loopRun;
       await Promise.all(servers.map(close));
