@@ -101,7 +101,7 @@ function unescapeHelp(text: string): string {
 }
 
 /** The value of the one sample of `name` whose labels include `labels`; throws if none or several. */
-export function valueOf(
+export function sampleValue(
   families: Map<string, Family>,
   name: string,
   labels: Readonly<Record<string, string>> = {},

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { parseExposition, valueOf } from './exposition-test-support.ts';
+import { parseExposition, sampleValue } from './exposition-test-support.ts';
 
 describe('the test exposition parser', () => {
   it('reads what prom-client writes: help, types, escaped labels, histograms', async () => {
@@ -26,9 +26,9 @@ describe('the test exposition parser', () => {
         const families = parseExposition(await registry.metrics());
         expect(families.get('c_total')?.type).toBe('counter');
         expect(families.get('c_total')?.help).toBe('a "help" \\ text\nline');
-        expect(valueOf(families, 'c_total', { l: label })).toBe(3);
+        expect(sampleValue(families, 'c_total', { l: label })).toBe(3);
         expect(families.get('h_seconds')?.type).toBe('histogram');
-        expect(valueOf(families, 'h_seconds_bucket', { le: '+Inf' })).toBeGreaterThan(0);
+        expect(sampleValue(families, 'h_seconds_bucket', { le: '+Inf' })).toBeGreaterThan(0);
       }),
       { numRuns: 50 },
     );
@@ -37,6 +37,6 @@ describe('the test exposition parser', () => {
   it('rejects lines that are not samples', () => {
     expect(() => parseExposition('bad line {')).toThrow(/not a sample/);
     expect(() => parseExposition('x{a="b} 1')).toThrow(/not a sample/);
-    expect(() => valueOf(parseExposition('x 1\nx 2'), 'x')).toThrow(/2 samples/);
+    expect(() => sampleValue(parseExposition('x 1\nx 2'), 'x')).toThrow(/2 samples/);
   });
 });

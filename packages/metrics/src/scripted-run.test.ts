@@ -1,7 +1,7 @@
 import { done, maxRetries, requeue, requeueAfter, TerminalError } from '@converge/runtime';
 import { VirtualClock } from '@converge/runtime/testing';
 import { describe, expect, it } from 'vitest';
-import { parseExposition, valueOf } from './exposition-test-support.ts';
+import { parseExposition, sampleValue } from './exposition-test-support.ts';
 import { Metrics } from './metrics.ts';
 import { Names } from './names.ts';
 import { pushController, startServer } from './test-harness.ts';
@@ -75,35 +75,39 @@ describe('a scripted run, then a scrape of /metrics', () => {
     expect(families.get(Names.reconcileTime)?.type).toBe('histogram');
     expect(families.get(Names.depth)?.type).toBe('gauge');
     expect(families.get(Names.reconcileTotal)?.help).toBe('Total number of reconciliations per controller');
-    expect(valueOf(families, Names.reconcileTotal, { ...c, result: 'success' })).toBe(5);
-    expect(valueOf(families, Names.reconcileTotal, { ...c, result: 'error' })).toBe(7);
-    expect(valueOf(families, Names.reconcileTotal, { ...c, result: 'requeue' })).toBe(1);
-    expect(valueOf(families, Names.reconcileTotal, { ...c, result: 'requeue_after' })).toBe(1);
-    expect(valueOf(families, Names.reconcileErrors, c)).toBe(7);
-    expect(valueOf(families, Names.terminalErrors, c)).toBe(1);
-    expect(valueOf(families, Names.panics, c)).toBe(2);
-    expect(valueOf(families, Names.timeouts, c)).toBe(1);
-    expect(valueOf(families, Names.dropped, c)).toBe(2);
-    expect(valueOf(families, `${Names.reconcileTime}_count`, c)).toBe(14);
-    expect(valueOf(families, `${Names.reconcileTime}_bucket`, { ...c, le: '0.005' })).toBe(13);
-    expect(valueOf(families, Names.maxConcurrent, c)).toBe(2);
-    expect(valueOf(families, Names.activeWorkers, c)).toBe(0);
-    expect(valueOf(families, Names.adds, q)).toBe(14);
-    expect(valueOf(families, Names.retries, q)).toBe(5);
-    expect(valueOf(families, Names.depth, { ...q, priority: '0' })).toBe(0);
-    expect(valueOf(families, `${Names.queueDuration}_count`, q)).toBe(14);
-    expect(valueOf(families, `${Names.workDuration}_count`, q)).toBe(14);
-    expect(valueOf(families, Names.unfinished, q)).toBe(0);
-    expect(valueOf(families, Names.longestRunning, q)).toBe(0);
-    expect(valueOf(families, `${Names.eventLatency}_count`, q)).toBe(8);
-    expect(valueOf(families, Names.causes, { ...c, type: 'retry' })).toBe(4);
-    expect(valueOf(families, Names.causes, { ...c, type: 'requeue' })).toBe(1);
-    expect(valueOf(families, Names.causes, { ...c, type: 'requeue-after' })).toBe(1);
+    expect(sampleValue(families, Names.reconcileTotal, { ...c, result: 'success' })).toBe(5);
+    expect(sampleValue(families, Names.reconcileTotal, { ...c, result: 'error' })).toBe(7);
+    expect(sampleValue(families, Names.reconcileTotal, { ...c, result: 'requeue' })).toBe(1);
+    expect(sampleValue(families, Names.reconcileTotal, { ...c, result: 'requeue_after' })).toBe(1);
+    expect(sampleValue(families, Names.reconcileErrors, c)).toBe(7);
+    expect(sampleValue(families, Names.terminalErrors, c)).toBe(1);
+    expect(sampleValue(families, Names.panics, c)).toBe(2);
+    expect(sampleValue(families, Names.timeouts, c)).toBe(1);
+    expect(sampleValue(families, Names.dropped, c)).toBe(2);
+    expect(sampleValue(families, `${Names.reconcileTime}_count`, c)).toBe(14);
+    expect(sampleValue(families, `${Names.reconcileTime}_bucket`, { ...c, le: '0.005' })).toBe(13);
+    expect(sampleValue(families, Names.maxConcurrent, c)).toBe(2);
+    expect(sampleValue(families, Names.activeWorkers, c)).toBe(0);
+    expect(sampleValue(families, Names.adds, q)).toBe(14);
+    expect(sampleValue(families, Names.retries, q)).toBe(5);
+    expect(sampleValue(families, Names.depth, { ...q, priority: '0' })).toBe(0);
+    expect(sampleValue(families, `${Names.queueDuration}_count`, q)).toBe(14);
+    expect(sampleValue(families, `${Names.workDuration}_count`, q)).toBe(14);
+    expect(sampleValue(families, Names.unfinished, q)).toBe(0);
+    expect(sampleValue(families, Names.longestRunning, q)).toBe(0);
+    expect(sampleValue(families, `${Names.eventLatency}_count`, q)).toBe(8);
+    expect(sampleValue(families, Names.causes, { ...c, type: 'retry' })).toBe(4);
+    expect(sampleValue(families, Names.causes, { ...c, type: 'requeue' })).toBe(1);
+    expect(sampleValue(families, Names.causes, { ...c, type: 'requeue-after' })).toBe(1);
     expect(
-      valueOf(families, Names.kindReconcileTotal, { ...c, kind: 'apps/v1/deployments', result: 'success' }),
+      sampleValue(families, Names.kindReconcileTotal, {
+        ...c,
+        kind: 'apps/v1/deployments',
+        result: 'success',
+      }),
     ).toBe(1);
     expect(
-      valueOf(families, Names.kindReconcileTotal, {
+      sampleValue(families, Names.kindReconcileTotal, {
         ...c,
         kind: 'example.com/v1/widgets',
         result: 'success',

@@ -23,9 +23,7 @@ export function pushController(
 }
 
 /** An operations server on free loopback ports, started; `stop()` stops it. */
-export async function startServer(
-  options: OperationsServerOptions,
-): Promise<{
+export async function startServer(options: OperationsServerOptions): Promise<{
   server: OperationsServer;
   get: (path: string, init?: RequestInit) => Promise<Response>;
   stop: () => Promise<void>;

@@ -102,7 +102,7 @@ export class OperationsServer implements Runnable {
       options.healthProbeBindAddress ?? ':8081',
     );
     this.#listening = new Promise<void>((resolve, reject) => {
-      this.#listened = (error) => (error === undefined ? resolve() : reject(error));
+      this.#listened = (error) => (error === undefined ? resolve() : reject(toError(error)));
     });
     this.#listening.catch(() => undefined);
     this.#clock = options.clock ?? realClock;
