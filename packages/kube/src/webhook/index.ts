@@ -80,6 +80,12 @@ export {
   WebhookTlsError,
 } from './errors.ts';
 export { createJsonPatch } from './json-patch-diff.ts';
+export {
+  MANAGED_WEBHOOKS_LABEL,
+  MANAGED_WEBHOOKS_LABEL_VALUE,
+  ManagedWebhooks,
+  type ManagedWebhooksOptions,
+} from './managed.ts';
 export type { WebhookServerOptions } from './options.ts';
 export type { WebhookTlsOptions } from './serving-certificate.ts';
 export {
