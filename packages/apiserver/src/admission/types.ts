@@ -20,6 +20,22 @@ export interface AdmissionAttributes {
   /** `CreateOptions`, `UpdateOptions`, `PatchOptions` or `DeleteOptions` (with kind and apiVersion). */
   readonly options: JsonObject;
   readonly userInfo: UserInfo;
+  /**
+   * What the client used when `kind`/`resource` name an equivalent version a webhook matched
+   * (`matchPolicy: Equivalent`); absent: the same as `kind`/`resource`.
+   */
+  readonly requestKind?: { readonly group: string; readonly version: string; readonly kind: string };
+  readonly requestResource?: { readonly group: string; readonly version: string; readonly resource: string };
+  /** The other served versions of the resource, for `matchPolicy: Equivalent`; none when absent. */
+  readonly equivalents?: EquivalentVersions;
+}
+
+/** The other versions of a resource and the conversion of objects between them. */
+export interface EquivalentVersions {
+  /** The other served versions, in the order a webhook's rules are tried against them. */
+  readonly versions: readonly { readonly version: string; readonly kind: string }[];
+  /** Objects converted to `apiVersion` (the CRD's conversion: None or its webhook). */
+  convert(objects: readonly JsonObject[], apiVersion: string): Promise<JsonObject[]>;
 }
 
 /** The user a request is made as (`authentication.k8s.io/v1` UserInfo). */

@@ -1,8 +1,9 @@
 import { BadRequestError, type Clock, type Logger, noopLogger, realClock } from '@converge/runtime';
 import { endpointOf, localServiceResolver, postReview, type WebhookServiceResolver } from './call.ts';
 import { AdmissionDeniedError, AdmissionWebhookError } from './errors.ts';
-import { isExempt, namespaceSelected, objectSelected, webhookMatches } from './match.ts';
+import { isExempt, namespaceSelected, objectSelected } from './match.ts';
 import { hasMatchConditions, matchConditionsHold } from './match-conditions.ts';
+import { backToRequest, invocationOf, type MatchedVersion, matchedVersion } from './match-policy.ts';
 import { patched, type ReviewResult, readReview, reviewRequest } from './review.ts';
 import type { AdmissionAttributes, ConfiguredWebhook, JsonObject, Webhook } from './types.ts';
 
@@ -24,6 +25,12 @@ export interface WebhookAdmissionOptions {
 
 /** Collects the `Warning:` headers of a response. */
 export type Warn = (text: string) => void;
+
+/** A webhook to call, and the version its rules matched (`matchPolicy`). */
+interface Invocation {
+  readonly hook: ConfiguredWebhook;
+  readonly matched: MatchedVersion;
+}
 
 interface Configurations {
   readonly mutating: readonly ConfiguredWebhook[];
@@ -92,17 +99,19 @@ export class WebhookAdmission {
   async #matching(
     hooks: readonly ConfiguredWebhook[],
     attributes: AdmissionAttributes,
-  ): Promise<ConfiguredWebhook[]> {
-    const out: ConfiguredWebhook[] = [];
+  ): Promise<Invocation[]> {
+    const out: Invocation[] = [];
     for (const hook of hooks) {
       const { webhook } = hook;
-      if (!webhookMatches(webhook, attributes) || !objectSelected(webhook, attributes)) continue;
+      const matched = matchedVersion(webhook, attributes);
+      if (matched === undefined || !objectSelected(webhook, attributes)) continue;
       if (!(await namespaceSelected(webhook, attributes, this.#options.namespaceLabels))) continue;
       if (hasMatchConditions(webhook)) {
         const namespace = await this.#namespaceObject(attributes);
-        if (!matchConditionsHold(webhook, attributes, namespace)) continue;
+        const invoked = await invocationOf(attributes, matched);
+        if (!matchConditionsHold(webhook, invoked, namespace)) continue;
       }
-      out.push(hook);
+      out.push({ hook, matched });
     }
     return out;
   }
@@ -128,37 +137,41 @@ export class WebhookAdmission {
     let object = attributes.object;
     let changedAt = -1;
     const ranBeforeChange = new Set<number>();
-    for (const [i, hook] of hooks.entries()) {
-      const next = await this.#mutateOnce(hook, { ...attributes, object }, warn);
+    for (const [i, invocation] of hooks.entries()) {
+      const next = await this.#mutateOnce(invocation, { ...attributes, object }, warn);
       if (next !== object) {
         changedAt = i;
         object = next;
       }
-      if (hook.webhook.reinvocationPolicy === 'IfNeeded') ranBeforeChange.add(i);
+      if (invocation.hook.webhook.reinvocationPolicy === 'IfNeeded') ranBeforeChange.add(i);
     }
     // IfNeeded: a webhook that ran before a later webhook changed the object runs once more.
-    for (const [i, hook] of hooks.entries()) {
+    for (const [i, invocation] of hooks.entries()) {
       if (ranBeforeChange.has(i) && i < changedAt)
-        object = await this.#mutateOnce(hook, { ...attributes, object }, warn);
+        object = await this.#mutateOnce(invocation, { ...attributes, object }, warn);
     }
     return object;
   }
 
+  /** One mutating call, in the version the rules matched; the patched object comes back in the request's. */
   async #mutateOnce(
-    hook: ConfiguredWebhook,
+    { hook, matched }: Invocation,
     attributes: AdmissionAttributes,
     warn: Warn,
   ): Promise<JsonObject | null> {
-    const result = await this.#call(hook.webhook, attributes, true, warn);
-    if (result?.patch === undefined || attributes.object === null) return attributes.object;
+    const invoked = await invocationOf(attributes, matched);
+    const result = await this.#call(hook.webhook, invoked, true, warn);
+    if (result?.patch === undefined || invoked.object === null) return attributes.object;
     const { patch } = result;
+    let changed: JsonObject;
     try {
-      return patched(attributes.object, patch);
+      changed = patched(invoked.object, patch);
     } catch (error) {
       throw new AdmissionWebhookError(hook.webhook.name, `JSON Patch: ${(error as Error).message}`, {
         cause: error,
       });
     }
+    return backToRequest(changed, matched, attributes);
   }
 
   /** Runs the matching validating webhooks in parallel; rejects with the first denial or failure. */
@@ -166,7 +179,9 @@ export class WebhookAdmission {
     if (isExempt(attributes)) return;
     const hooks = await this.#matching((await this.#configurations()).validating, attributes);
     const outcomes = await Promise.allSettled(
-      hooks.map((hook) => this.#call(hook.webhook, attributes, false, warn)),
+      hooks.map(async ({ hook, matched }) =>
+        this.#call(hook.webhook, await invocationOf(attributes, matched), false, warn),
+      ),
     );
     for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
   }

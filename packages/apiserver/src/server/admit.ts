@@ -2,6 +2,7 @@ import type { KubeObject } from '@converge/runtime';
 import type { AdmissionAttributes } from '../admission/index.ts';
 import type { JsonObject, MutableObject } from './api-resource.ts';
 import type { RequestContext } from './context.ts';
+import { equivalentsOf } from './conversion-admission.ts';
 import { toResponse } from './object-io.ts';
 import { warningHeaders } from './respond.ts';
 
@@ -59,6 +60,7 @@ async function attributesOf(
       ...(fieldManager === undefined || kind === 'DeleteOptions' ? {} : { fieldManager }),
     },
     userInfo: USER,
+    ...equivalentsOf(ctx),
   };
 }
 
