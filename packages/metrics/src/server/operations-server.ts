@@ -8,6 +8,7 @@ import {
   OptionsError,
   type Runnable,
   realClock,
+  toError,
   whenAborted,
 } from '@converge/runtime';
 import { ListenFailedError } from '../errors.ts';
@@ -102,7 +103,10 @@ export class OperationsServer implements Runnable {
       options.healthProbeBindAddress ?? ':8081',
     );
     this.#listening = new Promise<void>((resolve, reject) => {
-      this.#listened = (error) => (error === undefined ? resolve() : reject(toError(error)));
+      this.#listened = (error?: unknown): void => {
+        if (error === undefined) resolve();
+        else reject(toError(error));
+      };
     });
     this.#listening.catch(() => undefined);
     this.#clock = options.clock ?? realClock;
