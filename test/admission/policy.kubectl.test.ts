@@ -157,6 +157,12 @@ spec:
     );
   });
 
+  it('kubectl explain knows both kinds', async () => {
+    const result = await kubectl(['explain', 'validatingadmissionpolicybindings']);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain('ValidatingAdmissionPolicyBinding binds a ValidatingAdmissionPolicy');
+  });
+
   it('kubectl get lists the policies and bindings', async () => {
     const result = await kubectl(['get', 'validatingadmissionpolicies', '-o', 'name']);
     expect(result.stdout).toBe(

@@ -98,6 +98,14 @@ const DOCS: Readonly<Record<string, KindDoc>> = {
     description: 'ValidatingWebhookConfiguration describes admission webhooks that accept or reject objects.',
     fields: { webhooks: ['array', 'The webhooks and the resources and operations they apply to.'] },
   },
+  ValidatingAdmissionPolicy: {
+    description: 'ValidatingAdmissionPolicy describes CEL checks the API server runs on matching requests.',
+    fields: { spec: SPEC, status: STATUS },
+  },
+  ValidatingAdmissionPolicyBinding: {
+    description: 'ValidatingAdmissionPolicyBinding binds a ValidatingAdmissionPolicy to resources, with params.',
+    fields: { spec: SPEC },
+  },
 };
 
 const EVENTS_V1: KindDoc = {
