@@ -4,7 +4,7 @@ import { isValidLeaseKey } from '@converge/nats';
 import { quote, UsageError } from './errors.ts';
 import { KV_HELP, type KvArgs, parseKv } from './kv-args.ts';
 import { type OptionSpecs, parseOptions, shownFlag } from './options.ts';
-import { webhookPortOf } from './run-webhooks.ts';
+import { webhookArgsOf } from './run-webhooks.ts';
 import { parseStore, STORE_HELP, type StoreArgs } from './store-args.ts';
 
 export interface ServeArgs {
@@ -58,6 +58,12 @@ export interface RunArgs {
   readonly webhookPort: number | undefined;
   /** `--webhook-cert-dir`: `tls.crt` and `tls.key` of the webhook server. */
   readonly webhookCertDir: string | undefined;
+  /** `--webhook-service`: managed mode (certificates and configurations kept by the operator). */
+  readonly webhookService:
+    | { readonly namespace: string; readonly name: string; readonly port?: number }
+    | undefined;
+  /** `--webhook-secret`: managed mode's Secret. */
+  readonly webhookSecret: string | undefined;
 }
 
 export type Command =
@@ -135,6 +141,11 @@ Options:
                            --webhook-cert-dir is given)
   --webhook-cert-dir DIR   The webhook server's tls.crt and tls.key, reloaded when they change
                            (default /tmp/k8s-webhook-server/serving-certs when --webhook-port is given)
+  --webhook-service NS/NAME[:PORT]
+                           Managed webhooks behind this Service: a CA and certificate in a Secret
+                           shared by every replica, the webhook configurations and CRD conversions
+                           kept pointing at the Service (no cert-manager needed)
+  --webhook-secret NAME    The managed certificates' Secret (default NAME-webhook-certs)
   -h, --help               Show this help`,
   serve: `Usage: converge serve [options]
 
@@ -196,6 +207,8 @@ const RUN_SPECS = {
   'retry-period-ms': { type: 'string', value: 'MS' },
   'webhook-port': { type: 'string', value: 'PORT' },
   'webhook-cert-dir': { type: 'string', value: 'DIR' },
+  'webhook-service': { type: 'string', value: 'NAMESPACE/NAME[:PORT]' },
+  'webhook-secret': { type: 'string', value: 'NAME' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionSpecs;
 
@@ -409,8 +422,7 @@ function parseRun(args: readonly string[]): Command {
     leaseDurationMs: ms('--lease-duration-ms', values['lease-duration-ms']),
     renewDeadlineMs: ms('--renew-deadline-ms', values['renew-deadline-ms']),
     retryPeriodMs: ms('--retry-period-ms', values['retry-period-ms']),
-    webhookPort: webhookPortOf(values['webhook-port']),
-    webhookCertDir: values['webhook-cert-dir'],
+    ...webhookArgsOf(values),
   };
 }
 

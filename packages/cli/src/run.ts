@@ -15,7 +15,7 @@ import { describeError } from './errors.ts';
 import { connectNats, natsUrl } from './nats-connection.ts';
 import { wireModule } from './operator-module.ts';
 import type { RunIo } from './process-io.ts';
-import { runWebhookServer, runWebhooksLine } from './run-webhooks.ts';
+import { runManagedWebhooks, runWebhookServer, runWebhooksLine } from './run-webhooks.ts';
 
 /** The lock an elector uses, what to say about it, and what to close after the manager stopped. */
 interface OpenedLock {
@@ -61,8 +61,9 @@ export async function runOperators(
             ...(args.renewDeadlineMs === undefined ? {} : { renewDeadlineMs: args.renewDeadlineMs }),
             ...(args.retryPeriodMs === undefined ? {} : { retryPeriodMs: args.retryPeriodMs }),
           });
-    const webhookServer = runWebhookServer(args, logger);
-    const manager = new Manager({
+    const webhookServer =
+      runManagedWebhooks(args, backend, () => manager, logger) ?? runWebhookServer(args, logger);
+    const manager: Manager = new Manager({
       backend,
       logger,
       ...(elector === undefined ? {} : { leaderElection: elector }),

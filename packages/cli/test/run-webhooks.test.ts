@@ -5,6 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +28,15 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
+/** A port nothing listens on right now. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 describe('converge run webhook flags', () => {
   it('parses --webhook-port and --webhook-cert-dir, and refuses a bad port', () => {
     expect(parseCommand(['run', 'op.ts'])).toMatchObject({
@@ -43,6 +53,27 @@ describe('converge run webhook flags', () => {
       'converge run: --webhook-port must be a port number (0-65535), got "x"',
     );
     expect(() => parseCommand(['run', 'op.ts', '--webhook-port', '65536'])).toThrow(/--webhook-port/);
+    expect(parseCommand(['run', 'op.ts', '--webhook-service', 'web/hooks:8443'])).toMatchObject({
+      webhookService: { namespace: 'web', name: 'hooks', port: 8443 },
+      webhookSecret: undefined,
+    });
+    expect(
+      parseCommand(['run', 'op.ts', '--webhook-service', 'web/hooks', '--webhook-secret', 'certs']),
+    ).toMatchObject({
+      webhookService: { namespace: 'web', name: 'hooks' },
+      webhookSecret: 'certs',
+    });
+    for (const bad of ['hooks', 'web/Hooks', 'web/hooks:0', 'web/hooks:x', '/hooks']) {
+      expect(() => parseCommand(['run', 'op.ts', '--webhook-service', bad])).toThrow(
+        `converge run: --webhook-service must be NAMESPACE/NAME[:PORT], got ${JSON.stringify(bad)}`,
+      );
+    }
+    expect(() =>
+      parseCommand(['run', 'op.ts', '--webhook-service', 'web/hooks', '--webhook-cert-dir', '/c']),
+    ).toThrow('--webhook-service (managed certificates) and --webhook-cert-dir exclude each other');
+    expect(() => parseCommand(['run', 'op.ts', '--webhook-secret', 's'])).toThrow(
+      '--webhook-secret is only used with --webhook-service',
+    );
   });
 
   it('serves the webhooks with the certificate files, and warns when registered webhooks are not served', async () => {
@@ -147,6 +178,43 @@ describe('converge run webhook flags', () => {
     });
     run.child.kill('SIGTERM');
     expect((await within('run to exit', run.exited, run.output)).code).toBe(0);
+
+    // Managed mode: the API server maps the Service to 127.0.0.1:PORT, so serve on that port.
+    expect((await kubectl(['delete', 'validatingwebhookconfiguration', 'widgets'], '')).code).toBe(0);
+    const port = await freePort();
+    const managed = start([
+      'run',
+      operator,
+      '--kubeconfig',
+      kubeconfig,
+      '--webhook-port',
+      String(port),
+      '--webhook-service',
+      `default/widgets:${port}`,
+    ]);
+    await printed(
+      managed,
+      `converge: serving webhooks on port ${port} for service default/widgets (certificates in secret widgets-webhook-certs, configurations managed): mutating mwidget-v1.webhooks.example.com`,
+    );
+    await printed(managed, '"msg":"Applied webhook configurations"');
+    expect(await kubectl(['apply', '-f', '-'], JSON.stringify(widget))).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(
+        'admission webhook "vwidget-v1.webhooks.example.com" denied the request',
+      ),
+    });
+    const secret = await exec('kubectl', [
+      '--kubeconfig',
+      kubeconfig,
+      'get',
+      'secret',
+      'widgets-webhook-certs',
+      '-o',
+      'jsonpath={.type}',
+    ]);
+    expect(secret.stdout).toBe('kubernetes.io/tls');
+    managed.child.kill('SIGTERM');
+    expect((await within('run to exit', managed.exited, managed.output)).code).toBe(0);
     serve.child.kill('SIGTERM');
     await within('serve to exit', serve.exited, serve.output);
   }, 120_000);
