@@ -384,7 +384,7 @@ describe('evaluating policies', () => {
     );
   });
 
-  it('policies do not apply to writes of policies and bindings', async () => {
+  it('policies do not apply to writes of policies and bindings, but do to webhook configurations', async () => {
     await install(
       VAP,
       policy('deny-all', {
@@ -398,5 +398,20 @@ describe('evaluating policies', () => {
     await install(VAPB, binding('another', 'deny-all', ['Warn']));
     expect((await api.request(`${VAPB}/another`, { method: 'DELETE' })).status).toBe(200);
     expect((await api.request(CM, { method: 'POST', body: configMap('no') })).status).toBe(422);
+    // webhook configurations are checked by policies (only webhooks skip them)
+    const configuration = await api.request(
+      '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
+      {
+        method: 'POST',
+        body: {
+          apiVersion: 'admissionregistration.k8s.io/v1',
+          kind: 'ValidatingWebhookConfiguration',
+          metadata: { name: 'v' },
+        },
+      },
+    );
+    expect((configuration.json as { message: string }).message).toBe(
+      "validatingwebhookconfigurations.admissionregistration.k8s.io \"v\" is forbidden: ValidatingAdmissionPolicy 'deny-all' with binding 'deny-all' denied request: failed expression: false",
+    );
   });
 });

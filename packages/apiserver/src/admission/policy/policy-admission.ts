@@ -1,6 +1,5 @@
 import { channel } from 'node:diagnostics_channel';
 import { type Logger, noopLogger } from '@converge/runtime';
-import { isExempt } from '../match.ts';
 import type { AdmissionAttributes, JsonObject } from '../types.ts';
 import { type CompiledPolicy, compilePolicy } from './compile.ts';
 import { PolicyDeniedError } from './errors.ts';
@@ -52,6 +51,19 @@ interface Loaded {
   readonly spec: PolicySpec;
   readonly compiled: CompiledPolicy;
   readonly bindings: readonly { readonly name: string; readonly spec: BindingSpec }[];
+}
+
+const POLICY_RESOURCES = new Set([
+  'validatingadmissionpolicies',
+  'validatingadmissionpolicybindings',
+  'mutatingadmissionpolicies',
+  'mutatingadmissionpolicybindings',
+]);
+
+/** Writes of policies and bindings are never checked by policies (webhook configurations are). */
+function isPolicyResource(attributes: AdmissionAttributes): boolean {
+  const { group, resource } = attributes.resource;
+  return group === 'admissionregistration.k8s.io' && POLICY_RESOURCES.has(resource);
 }
 
 function nameOf(object: JsonObject): string {
@@ -154,7 +166,7 @@ export class PolicyAdmission {
    * the first denial; warnings go to `warn`.
    */
   async validate(attributes: AdmissionAttributes, warn: (text: string) => void): Promise<void> {
-    if (isExempt(attributes)) return;
+    if (isPolicyResource(attributes)) return;
     const policies = await this.#load();
     if (policies.length === 0) return;
     const labels = (name: string): Promise<Record<string, string>> => this.#labels(name);
