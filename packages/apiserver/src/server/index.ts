@@ -48,6 +48,12 @@ export {
 export type { ApiResource, ScaleSpec, Strategy, StrategyContext, VersionConverter } from './api-resource.ts';
 export { type ApiServer, createApiServer, insecureExposure } from './api-server.ts';
 export {
+  CONVERSION_TIMEOUT_MS,
+  ConversionErrorCodes,
+  ConversionWebhookError,
+  type ConversionWebhookOptions,
+} from './conversion-webhook.ts';
+export {
   ApiServerErrorCodes,
   ApiServerStartError,
   HttpStatusError,
