@@ -84,6 +84,7 @@ describe('writing policies', () => {
           { expression: "'a'" },
           { expression: 'params.x == 1' },
           { expression: "authorizer.group('').resource('pods').check('get').allowed()" },
+          { expression: 'object.data.flag' },
         ],
         variables: [{ name: 'bad name', expression: '1' }],
       }),
@@ -96,6 +97,7 @@ describe('writing policies', () => {
       `spec.validations[0].expression: Invalid value: "'a'": must evaluate to bool`,
       "spec.validations[1].expression: Invalid value: \"params.x == 1\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')",
       `spec.validations[2].expression: Invalid value: "authorizer.group('').resource('pods').check('get').allowed()": authorizer is not supported by the embedded API server (it has a single all-powerful user)`,
+      'spec.validations[3].expression: Invalid value: "object.data.flag": must evaluate to bool',
     ]);
     const noActions = await api.request(VAPB, { method: 'POST', body: binding('b', 'typed', []) });
     expect(noActions.status).toBe(422);

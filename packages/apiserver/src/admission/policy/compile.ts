@@ -100,7 +100,10 @@ export function compileExpression(
     return { expression, problem };
   }
   if (result.variables.has('authorizer')) return { expression, problem: AUTHORIZER_UNSUPPORTED };
-  if (want === 'string|null' && !['string', 'null', 'null_type', 'dyn'].includes(result.resultType))
+  // kube wants the exact type: a bare `object.spec.paused` is dyn, and refused
+  if ((want === 'bool' || want === 'string') && result.resultType !== want)
+    return { expression, problem: `must evaluate to ${want}` };
+  if (want === 'string|null' && !['string', 'null', 'null_type'].includes(result.resultType))
     return { expression, problem: 'must evaluate to one of [string null_type]' };
   return { expression, program: result };
 }

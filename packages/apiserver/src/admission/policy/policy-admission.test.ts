@@ -188,17 +188,17 @@ describe('PolicyAdmission', () => {
   it('an audit annotation that fails under Fail denies even for an Audit-only binding; namespaceObject is the namespace', async () => {
     const policy = vap('p', {
       auditAnnotations: [
-        { key: 'team', valueExpression: 'namespaceObject.metadata.labels.team' },
-        { key: 'bad', valueExpression: 'object.data.missing' },
+        { key: 'team', valueExpression: 'string(namespaceObject.metadata.labels.team)' },
+        { key: 'bad', valueExpression: 'string(object.data.missing)' },
       ],
     });
     const audit = vapb('b', 'p', { validationActions: ['Audit'] });
     expect(await denial(admission(() => [policy], [audit]).validate(attributes(), ignore))).toMatch(
-      /denied request: expression 'object.data.missing' resulted in error: no such key: missing$/,
+      /denied request: expression 'string\(object.data.missing\)' resulted in error: no such key: missing$/,
     );
     const events: unknown[] = [];
     const fine = vap('p', {
-      auditAnnotations: [{ key: 'team', valueExpression: 'namespaceObject.metadata.labels.team' }],
+      auditAnnotations: [{ key: 'team', valueExpression: 'string(namespaceObject.metadata.labels.team)' }],
     });
     await new PolicyAdmission({
       listPolicies: async () => [fine],
