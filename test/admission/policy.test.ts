@@ -5,7 +5,8 @@
  * 1.32 words them.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { KubeObject } from '@converge/runtime';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { POLICY_AUDIT_CHANNEL, type PolicyAuditEvent } from '../../packages/apiserver/src/admission/index.ts';
 import { startTestServer, type TestServer } from '../../packages/apiserver/src/server/test-support.ts';
 import { binding, configMapRules, policy, VAP, VAPB } from './policy-support.ts';
@@ -415,5 +416,24 @@ describe('evaluating policies', () => {
     expect((configuration.json as { message: string }).message).toBe(
       "validatingwebhookconfigurations.admissionregistration.k8s.io \"v\" is forbidden: ValidatingAdmissionPolicy 'deny-all' with binding 'deny-all' denied request: failed expression: false",
     );
+  });
+
+  it('a policy and binding written straight into the store apply once the store watch reports them', async () => {
+    const probe = { method: 'POST', body: configMap('probe', { a: '1' }) };
+    expect((await api.request(`${CM}?dryRun=All`, probe)).status).toBe(201); // loads the (empty) cache
+    const store = api.server.store;
+    const policyType = store.resolveType('admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicy');
+    const bindingType = store.resolveType(
+      'admissionregistration.k8s.io/v1',
+      'ValidatingAdmissionPolicyBinding',
+    );
+    if (policyType === undefined || bindingType === undefined)
+      throw new Error('policy kinds are not registered');
+    await store.create(
+      policyType,
+      policy('direct', { validations: [{ expression: 'false' }] }) as unknown as KubeObject,
+    );
+    await store.create(bindingType, binding('direct', 'direct') as unknown as KubeObject);
+    await vi.waitFor(async () => expect((await api.request(`${CM}?dryRun=All`, probe)).status).toBe(422));
   });
 });
