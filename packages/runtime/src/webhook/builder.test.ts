@@ -9,6 +9,7 @@ import { WebhookBuilder } from './builder.ts';
 import type { Converter } from './conversion.ts';
 import { ConverterNotFoundError, WebhookBuilderError, WebhookConflictError } from './errors.ts';
 import { mutatePath, validatePath, webhookName } from './registration.ts';
+import { checkPath, checkWebhookName } from './registration-options.ts';
 import { type WebhookHost, WebhookRegistry } from './registry.ts';
 
 const websiteType: ResourceType = {
@@ -220,6 +221,22 @@ describe('WebhookBuilder', () => {
     );
   });
 
+  it('refuses a type whose group or kind cannot make a path and a webhook name', () => {
+    const registry = new WebhookRegistry();
+    expect(() => new WebhookBuilder({ ...websiteType, group: 'a b' }, registry)).toThrow(
+      expect.objectContaining({ field: 'type.group' }),
+    );
+    const long = new WebhookBuilder({ ...websiteType, kind: `K${'x'.repeat(70)}` }, registry);
+    expect(() => long.withValidator(validator)).toThrow(
+      expect.objectContaining({ field: 'withValidator (name from the type)' }),
+    );
+    // A name of its own makes it fine.
+    long.withValidator(validator, { name: 'vlong.example.com' }).complete();
+    expect(registry.registrations[0]?.path).toBe(
+      `/validate-examples-converge-dev-v1alpha1-k${'x'.repeat(70)}`,
+    );
+  });
+
   it('refuses DELETE and CONNECT for a defaulter, and handlers without their method', () => {
     const builder = new WebhookBuilder(websiteType, new WebhookRegistry());
     expect(() => builder.withDefaulter(defaulter, { operations: ['CREATE', 'DELETE'] })).toThrow(
@@ -291,6 +308,57 @@ describe('WebhookBuilder', () => {
         expect(registration?.options.operations.length).toBeGreaterThan(0);
         expect(registration?.path.startsWith('/')).toBe(true);
         expect(registration?.name.split('.').length).toBeGreaterThanOrEqual(3);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('WebhookBuilder with arbitrary types and handlers (fuzz)', () => {
+  it('gives an OptionsError or a registration, nothing else', () => {
+    const typeArbitrary = fc.oneof(
+      fc.anything(),
+      fc.record(
+        {
+          group: fc.oneof(
+            fc.constantFrom('', 'example.com', 'apps', 'a b', 'Example.com'),
+            fc.string(),
+            fc.anything(),
+          ),
+          version: fc.oneof(fc.constantFrom('v1', 'v1beta1', 'V1'), fc.anything()),
+          kind: fc.oneof(fc.constantFrom('Website', 'website', 'Pod', `K${'x'.repeat(70)}`), fc.anything()),
+          plural: fc.oneof(fc.constantFrom('websites', 'Pods'), fc.anything()),
+          namespaced: fc.oneof(fc.boolean(), fc.anything()),
+        },
+        { requiredKeys: [] },
+      ),
+    );
+    const handler = fc.oneof(
+      fc.anything(),
+      fc.constant(validator),
+      fc.constant(defaulter),
+      fc.constant(converter('c')),
+    );
+    fc.assert(
+      fc.property(typeArbitrary, handler, fc.constantFrom('v', 'd', 'c'), (type, h, which) => {
+        const registry = new WebhookRegistry();
+        try {
+          const builder = new WebhookBuilder(type as ResourceType, registry);
+          if (which === 'v') builder.withValidator(h as Validator);
+          else if (which === 'd') builder.withDefaulter(h as Defaulter);
+          else builder.withConverter(h as Converter);
+          builder.complete();
+        } catch (error) {
+          expect(error).toBeInstanceOf(OptionsError);
+          expect(registry.registrations).toHaveLength(0);
+          return;
+        }
+        expect(registry.registrations).toHaveLength(1);
+        const [registration] = registry.registrations;
+        if (registration?.webhook !== 'conversion') {
+          expect(() => checkPath('path', registration?.path)).not.toThrow();
+          expect(() => checkWebhookName('name', registration?.name)).not.toThrow();
+        }
       }),
       { numRuns: 500 },
     );

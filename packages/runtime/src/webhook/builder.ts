@@ -12,8 +12,10 @@ import {
   type WebhookRegistration,
   webhookName,
 } from './registration.ts';
-import { resolveAdmissionOptions } from './registration-options.ts';
+import { checkPath, checkWebhookName, resolveAdmissionOptions } from './registration-options.ts';
 import type { WebhookRegistry } from './registry.ts';
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /**
  * Registers one kind's webhooks (controller-runtime's `ctrl.NewWebhookManagedBy(mgr).For(&T{})`):
@@ -43,6 +45,10 @@ export class WebhookBuilder<T extends KubeObject = KubeObject> {
 
   constructor(type: ResourceType, registry: WebhookRegistry) {
     this.#type = resourceType(type);
+    const { group } = this.#type;
+    if (group !== '' && (group.length > 253 || !DNS_SUBDOMAIN.test(group))) {
+      throw new OptionsError('type.group', group, "a DNS subdomain such as example.com ('' for core)");
+    }
     this.#registry = registry;
   }
 
@@ -61,8 +67,9 @@ export class WebhookBuilder<T extends KubeObject = KubeObject> {
     this.#defaulter = Object.freeze({
       type: this.#type,
       webhook: 'mutating',
-      path: path ?? mutatePath(this.#type),
-      name: name ?? webhookName('mutating', this.#type),
+      path: path ?? checkPath('withDefaulter (path from the type)', mutatePath(this.#type)),
+      name:
+        name ?? checkWebhookName('withDefaulter (name from the type)', webhookName('mutating', this.#type)),
       handler: defaulter as unknown as Defaulter<KubeObject>,
       options: Object.freeze(resolved),
     });
@@ -87,8 +94,9 @@ export class WebhookBuilder<T extends KubeObject = KubeObject> {
     this.#validator = Object.freeze({
       type: this.#type,
       webhook: 'validating',
-      path: path ?? validatePath(this.#type),
-      name: name ?? webhookName('validating', this.#type),
+      path: path ?? checkPath('withValidator (path from the type)', validatePath(this.#type)),
+      name:
+        name ?? checkWebhookName('withValidator (name from the type)', webhookName('validating', this.#type)),
       handler: validator as unknown as Validator<KubeObject>,
       options: Object.freeze(resolved),
     });
