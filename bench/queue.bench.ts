@@ -4,7 +4,8 @@
  *
  * Environment knobs (for quick local runs; the published figures use the defaults):
  * - BENCH_KEYS: distinct keys per throughput run (default 1 000 000);
- * - BENCH_RUNS: counted runs per queue and variant (default 7, at least 5 for the verdicts).
+ * - BENCH_RUNS: counted runs per queue and variant (default 7, at least 5 for the verdicts);
+ * - BENCH_ONLY=metrics: only the metrics instrumentation section (issue 16).
  *
  * Exit status: 0 when every correctness check holds, even if a performance goal fails (its
  * verdict line says FAIL); 1 when a correctness check fails (lost or duplicated keys, a key
@@ -13,7 +14,8 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextMacrotask, setTimeout as sleep } from 'node:timers/promises';
-import { Priority, WorkQueue } from '../packages/runtime/src/workqueue/index.ts';
+import { Metrics } from '../packages/metrics/src/index.ts';
+import { Priority, WorkQueue, type WorkQueueMetrics } from '../packages/runtime/src/workqueue/index.ts';
 import { NoExclusivityQueue } from './broken-queue.ts';
 import { collectGarbage, median, positiveInt } from './harness.ts';
 import type { BenchQueue } from './loops.ts';
@@ -31,6 +33,9 @@ const GOAL_OPS_PER_S = 1_000_000;
 const GOAL_RATIO = 0.5;
 const GOAL_DEDUPE_ADD_NS = 50;
 const GOAL_RECONCILES_PER_WINDOW = 2;
+/** Issue 16: instrumentation costs at most 10 % of throughput; the event-to-reconcile histogram <= 1 µs per key. */
+const GOAL_METRICS_RATIO = 0.9;
+const GOAL_EVENT_LATENCY_NS = 1000;
 
 const correctness: string[] = [];
 const verdicts: string[] = [];
@@ -344,6 +349,104 @@ async function keyIdentity(): Promise<void> {
         fmt(median(v) / base),
       ];
     }),
+  );
+}
+
+/**
+ * Issue 16: the cost of @converge/metrics' work queue hooks (adds, retries, queue and work
+ * durations, event-to-reconcile latency, each a prom-client counter or histogram) against the same
+ * queue without hooks, in one run; and the event-to-reconcile histogram alone (hooks with it
+ * against hooks without it). Every add carries an object-event cause, as an informer's does.
+ */
+async function metricsCost(allKeys: readonly string[]): Promise<void> {
+  type MetricsLoops = typeof import('./queue-metrics.ts');
+  const load = async (tag: string): Promise<MetricsLoops> =>
+    (await import(new URL(`./queue-metrics.ts?${tag}`, import.meta.url).href)) as MetricsLoops;
+  const n = Math.max(1, Math.floor(allKeys.length / 5));
+  const keys = allKeys.slice(0, n);
+  const metrics = new Metrics({ defaultMetrics: false });
+  const hooks = metrics.queueHooks('bench');
+  const { onEventLatency: _withoutEvents, ...withoutEvents } = hooks;
+  const cases: { name: string; make: () => WorkQueue<string>; loops: MetricsLoops }[] = [
+    { name: 'no metrics', make: () => new WorkQueue<string>(), loops: await load('plain') },
+    {
+      name: 'metrics without event latency',
+      make: () => new WorkQueue<string>({ metrics: withoutEvents as WorkQueueMetrics }),
+      loops: await load('no-event'),
+    },
+    { name: 'metrics', make: () => new WorkQueue<string>({ metrics: hooks }), loops: await load('metrics') },
+  ];
+  for (const c of cases) {
+    const queue = c.make();
+    queue.add('resident/processing');
+    queue.tryGet();
+    queue.add('resident/queued');
+    resident.push(queue);
+  }
+  const shapes = [
+    { id: 'one-by-one', run: (l: MetricsLoops, q: WorkQueue<string>) => l.oneByOneWithCause(q, keys) },
+    { id: 'batch-1000', run: (l: MetricsLoops, q: WorkQueue<string>) => l.batchedWithCause(q, keys) },
+  ];
+  const warm = keys.slice(0, Math.min(n, 20_000));
+  for (let i = 0; i < WARMUP_RUNS; i++) {
+    for (const c of cases) {
+      await c.loops.oneByOneWithCause(c.make(), warm);
+      await c.loops.batchedWithCause(c.make(), warm);
+    }
+  }
+  console.log(
+    `### Metrics instrumentation (issue 16): ${fmtInt(n)} keys per run, ${RUNS} runs each, orders rotated\n`,
+  );
+  console.log('ops/s of add (with a `modified` cause) + get + done; ns/op from the median.\n');
+  const rows: (string | number)[][] = [];
+  for (const shape of shapes) {
+    const samples = cases.map(() => [] as number[]);
+    for (let r = 0; r < RUNS; r++) {
+      for (let j = 0; j < cases.length; j++) {
+        const i = (j + r) % cases.length;
+        const c = cases[i] as (typeof cases)[number];
+        const queue = c.make();
+        collectGarbage(1);
+        const t0 = performance.now();
+        const out = await shape.run(c.loops, queue);
+        const seconds = (performance.now() - t0) / 1000;
+        check(out === n, `metrics ${shape.id} ${c.name}: ${out} keys out of ${n}`);
+        check(
+          queue.length === 0 && queue.processingCount === 0,
+          `metrics ${shape.id} ${c.name}: queue not empty`,
+        );
+        samples[i]?.push(n / seconds);
+      }
+    }
+    const medians = samples.map((v) => median(v));
+    const base = medians[0] as number;
+    for (const [i, c] of cases.entries()) {
+      const v = samples[i] ?? [];
+      const m = medians[i] as number;
+      rows.push([
+        shape.id,
+        c.name,
+        fmtInt(Math.min(...v)),
+        fmtInt(m),
+        fmtInt(Math.max(...v)),
+        fmt(1e9 / m, 0),
+        fmt(m / base),
+      ]);
+    }
+    const ratio = (medians[2] as number) / base;
+    const eventNs = 1e9 / (medians[2] as number) - 1e9 / (medians[1] as number);
+    verdict(
+      ratio >= GOAL_METRICS_RATIO,
+      `metrics ${shape.id}: with/without instrumentation = ${fmt(ratio)} (goal >= ${GOAL_METRICS_RATIO}, cost <= 10 %)`,
+    );
+    verdict(
+      eventNs <= GOAL_EVENT_LATENCY_NS,
+      `metrics ${shape.id}: event-to-reconcile histogram ${fmt(eventNs, 0)} ns per key (goal <= ${GOAL_EVENT_LATENCY_NS} ns)`,
+    );
+  }
+  table(
+    ['shape', 'queue', 'min ops/s', 'median ops/s', 'max ops/s', 'ns/op (median)', 'vs no metrics'],
+    rows,
   );
 }
 
@@ -706,9 +809,15 @@ async function main(): Promise<void> {
     resident.push(queue);
   }
 
+  if (process.env.BENCH_ONLY === 'metrics') {
+    await metricsCost(keys);
+    for (const line of verdicts) console.log(line);
+    return;
+  }
   await throughput(subjects, keys);
   await dedupe(subjects);
   await keyIdentity();
+  await metricsCost(keys);
   await storms();
   await fairness();
 

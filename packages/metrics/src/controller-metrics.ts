@@ -6,7 +6,8 @@ import type {
   ReconcileResultLabel,
   WorkQueueMetrics,
 } from '@converge/runtime';
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
+import { type CounterChild, FastCounter, FastHistogram } from './fast-metrics.ts';
 import {
   EVENT_LATENCY_BUCKETS,
   LIST_BUCKETS,
@@ -45,66 +46,66 @@ const RESULT: Readonly<Record<ReconcileResultLabel, string>> = {
 /** The controller and work queue metrics of one registry, and the controllers they observe. */
 export class ControllerCollectors {
   readonly #controllers: InstrumentableController[] = [];
-  readonly #total: Counter<'controller' | 'result'>;
-  readonly #errors: Counter<'controller'>;
-  readonly #terminal: Counter<'controller'>;
-  readonly #panics: Counter<'controller'>;
-  readonly #time: Histogram<'controller'>;
-  readonly #timeouts: Counter<'controller'>;
+  readonly #total: FastCounter;
+  readonly #errors: FastCounter;
+  readonly #terminal: FastCounter;
+  readonly #panics: FastCounter;
+  readonly #time: FastHistogram;
+  readonly #timeouts: FastCounter;
   readonly #active: Gauge<'controller'>;
-  readonly #dropped: Counter<'controller'>;
-  readonly #causes: Counter<'controller' | 'type'>;
-  readonly #kindTotal: Counter<'controller' | 'kind' | 'result'>;
-  readonly #kindTime: Histogram<'controller' | 'kind'>;
+  readonly #dropped: FastCounter;
+  readonly #causes: FastCounter;
+  readonly #kindTotal: FastCounter;
+  readonly #kindTime: FastHistogram;
   readonly #kinds: Gauge<'controller'>;
-  readonly #kindSync: Histogram<'controller' | 'kind'>;
-  readonly #kindEvents: Counter<'controller' | 'kind' | 'type' | 'enqueued'>;
-  readonly #adds: Counter<'name' | 'controller'>;
-  readonly #queueDuration: Histogram<'name' | 'controller'>;
-  readonly #workDuration: Histogram<'name' | 'controller'>;
-  readonly #retries: Counter<'name' | 'controller'>;
-  readonly #eventLatency: Histogram<'name' | 'controller'>;
+  readonly #kindSync: FastHistogram;
+  readonly #kindEvents: FastCounter;
+  readonly #adds: FastCounter;
+  readonly #queueDuration: FastHistogram;
+  readonly #workDuration: FastHistogram;
+  readonly #retries: FastCounter;
+  readonly #eventLatency: FastHistogram;
 
   constructor(registry: Registry) {
     const registers = [registry];
     const controllers = (): readonly InstrumentableController[] => this.#controllers;
-    this.#total = new Counter({
-      name: Names.reconcileTotal,
-      help: 'Total number of reconciliations per controller',
-      labelNames: ['controller', 'result'],
-      registers,
-    });
-    this.#errors = new Counter({
-      name: Names.reconcileErrors,
-      help: 'Total number of reconciliation errors per controller',
-      labelNames: ['controller'],
-      registers,
-    });
-    this.#terminal = new Counter({
-      name: Names.terminalErrors,
-      help: 'Total number of terminal reconciliation errors per controller',
-      labelNames: ['controller'],
-      registers,
-    });
-    this.#panics = new Counter({
-      name: Names.panics,
-      help: 'Total number of reconciliation panics per controller (non-Error throws, invalid results, language errors of a bug)',
-      labelNames: ['controller'],
-      registers,
-    });
-    this.#time = new Histogram({
-      name: Names.reconcileTime,
-      help: 'Length of time per reconciliation per controller',
-      labelNames: ['controller'],
-      buckets: [...RECONCILE_TIME_BUCKETS],
-      registers,
-    });
-    this.#timeouts = new Counter({
-      name: Names.timeouts,
-      help: 'Total number of reconciliation timeouts per controller',
-      labelNames: ['controller'],
-      registers,
-    });
+    this.#total = new FastCounter(
+      registry,
+      Names.reconcileTotal,
+      'Total number of reconciliations per controller',
+      ['controller', 'result'],
+    );
+    this.#errors = new FastCounter(
+      registry,
+      Names.reconcileErrors,
+      'Total number of reconciliation errors per controller',
+      ['controller'],
+    );
+    this.#terminal = new FastCounter(
+      registry,
+      Names.terminalErrors,
+      'Total number of terminal reconciliation errors per controller',
+      ['controller'],
+    );
+    this.#panics = new FastCounter(
+      registry,
+      Names.panics,
+      'Total number of reconciliation panics per controller (non-Error throws, invalid results, language errors of a bug)',
+      ['controller'],
+    );
+    this.#time = new FastHistogram(
+      registry,
+      Names.reconcileTime,
+      'Length of time per reconciliation per controller',
+      ['controller'],
+      RECONCILE_TIME_BUCKETS,
+    );
+    this.#timeouts = new FastCounter(
+      registry,
+      Names.timeouts,
+      'Total number of reconciliation timeouts per controller',
+      ['controller'],
+    );
     new Gauge({
       name: Names.maxConcurrent,
       help: 'Maximum number of concurrent reconciles per controller',
@@ -120,50 +121,50 @@ export class ControllerCollectors {
       labelNames: ['controller'],
       registers,
     });
-    this.#dropped = new Counter({
-      name: Names.dropped,
-      help: 'Requests dropped after their retry policy gave up (retries exhausted), per controller',
-      labelNames: ['controller'],
-      registers,
-    });
-    this.#causes = new Counter({
-      name: Names.causes,
-      help: 'Causes of reconciles (why they ran: added, modified, deleted, generic, resync, requeue-after, requeue, retry, manual), per controller',
-      labelNames: ['controller', 'type'],
-      registers,
-    });
-    this.#kindTotal = new Counter({
-      name: Names.kindReconcileTotal,
-      help: 'Total number of reconciliations per controller and kind (group/version/resource), for controllers of several kinds',
-      labelNames: ['controller', 'kind', 'result'],
-      registers,
-    });
-    this.#kindTime = new Histogram({
-      name: Names.kindReconcileTime,
-      help: 'Length of time per reconciliation per controller and kind',
-      labelNames: ['controller', 'kind'],
-      buckets: [...RECONCILE_TIME_BUCKETS],
-      registers,
-    });
+    this.#dropped = new FastCounter(
+      registry,
+      Names.dropped,
+      'Requests dropped after their retry policy gave up (retries exhausted), per controller',
+      ['controller'],
+    );
+    this.#causes = new FastCounter(
+      registry,
+      Names.causes,
+      'Causes of reconciles (why they ran: added, modified, deleted, generic, resync, requeue-after, requeue, retry, manual), per controller',
+      ['controller', 'type'],
+    );
+    this.#kindTotal = new FastCounter(
+      registry,
+      Names.kindReconcileTotal,
+      'Total number of reconciliations per controller and kind (group/version/resource), for controllers of several kinds',
+      ['controller', 'kind', 'result'],
+    );
+    this.#kindTime = new FastHistogram(
+      registry,
+      Names.kindReconcileTime,
+      'Length of time per reconciliation per controller and kind',
+      ['controller', 'kind'],
+      RECONCILE_TIME_BUCKETS,
+    );
     this.#kinds = new Gauge({
       name: Names.kinds,
       help: 'Kinds a dynamic controller serves now',
       labelNames: ['controller'],
       registers,
     });
-    this.#kindSync = new Histogram({
-      name: Names.kindSync,
-      help: 'Time from serving a kind to its cache being synced, per dynamic controller and kind',
-      labelNames: ['controller', 'kind'],
-      buckets: [...LIST_BUCKETS],
-      registers,
-    });
-    this.#kindEvents = new Counter({
-      name: Names.kindEvents,
-      help: 'Informer events seen by a dynamic controller, per kind and type; enqueued="false" when the generation filter dropped them',
-      labelNames: ['controller', 'kind', 'type', 'enqueued'],
-      registers,
-    });
+    this.#kindSync = new FastHistogram(
+      registry,
+      Names.kindSync,
+      'Time from serving a kind to its cache being synced, per dynamic controller and kind',
+      ['controller', 'kind'],
+      LIST_BUCKETS,
+    );
+    this.#kindEvents = new FastCounter(
+      registry,
+      Names.kindEvents,
+      'Informer events seen by a dynamic controller, per kind and type; enqueued="false" when the generation filter dropped them',
+      ['controller', 'kind', 'type', 'enqueued'],
+    );
     new Gauge({
       name: Names.depth,
       help: 'Current depth of workqueue',
@@ -178,26 +179,24 @@ export class ControllerCollectors {
         }
       },
     });
-    this.#adds = new Counter({
-      name: Names.adds,
-      help: 'Total number of adds handled by workqueue',
-      labelNames: ['name', 'controller'],
-      registers,
-    });
-    this.#queueDuration = new Histogram({
-      name: Names.queueDuration,
-      help: 'How long in seconds an item stays in workqueue before being requested',
-      labelNames: ['name', 'controller'],
-      buckets: [...WORKQUEUE_BUCKETS],
-      registers,
-    });
-    this.#workDuration = new Histogram({
-      name: Names.workDuration,
-      help: 'How long in seconds processing an item from workqueue takes.',
-      labelNames: ['name', 'controller'],
-      buckets: [...WORKQUEUE_BUCKETS],
-      registers,
-    });
+    this.#adds = new FastCounter(registry, Names.adds, 'Total number of adds handled by workqueue', [
+      'name',
+      'controller',
+    ]);
+    this.#queueDuration = new FastHistogram(
+      registry,
+      Names.queueDuration,
+      'How long in seconds an item stays in workqueue before being requested',
+      ['name', 'controller'],
+      WORKQUEUE_BUCKETS,
+    );
+    this.#workDuration = new FastHistogram(
+      registry,
+      Names.workDuration,
+      'How long in seconds processing an item from workqueue takes.',
+      ['name', 'controller'],
+      WORKQUEUE_BUCKETS,
+    );
     new Gauge({
       name: Names.unfinished,
       help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",
@@ -218,19 +217,17 @@ export class ControllerCollectors {
           this.labels(c.name, c.name).set(c.queueGauges().longestRunningMs / 1000);
       },
     });
-    this.#retries = new Counter({
-      name: Names.retries,
-      help: 'Total number of retries handled by workqueue',
-      labelNames: ['name', 'controller'],
-      registers,
-    });
-    this.#eventLatency = new Histogram({
-      name: Names.eventLatency,
-      help: 'Seconds from the first watch event that caused a key (since its previous reconcile) to the start of its reconcile',
-      labelNames: ['name', 'controller'],
-      buckets: [...EVENT_LATENCY_BUCKETS],
-      registers,
-    });
+    this.#retries = new FastCounter(registry, Names.retries, 'Total number of retries handled by workqueue', [
+      'name',
+      'controller',
+    ]);
+    this.#eventLatency = new FastHistogram(
+      registry,
+      Names.eventLatency,
+      'Seconds from the first watch event that caused a key (since its previous reconcile) to the start of its reconcile',
+      ['name', 'controller'],
+      EVENT_LATENCY_BUCKETS,
+    );
   }
 
   /** The controllers observed, in the order they were instrumented. */
@@ -249,8 +246,8 @@ export class ControllerCollectors {
   }
 
   #controllerHooks(name: string): ControllerHooks & DynamicControllerMetrics {
-    const results = new Map<string, Counter.Internal>();
-    const resultOf = (label: string): Counter.Internal => {
+    const results = new Map<string, CounterChild>();
+    const resultOf = (label: string): CounterChild => {
       let child = results.get(label);
       if (child === undefined) {
         child = this.#total.labels(name, label);
@@ -267,7 +264,7 @@ export class ControllerCollectors {
     const dropped = this.#dropped.labels(name);
     const active = this.#active.labels(name);
     active.set(0);
-    const causes = new Map<CauseType, Counter.Internal>();
+    const causes = new Map<CauseType, CounterChild>();
     return {
       onReconcile: (_controller, result, durationMs, kind, set) => {
         const label = RESULT[result] ?? 'error';
@@ -302,6 +299,11 @@ export class ControllerCollectors {
       onEvent: (_controller, kind, type, enqueued) =>
         this.#kindEvents.labels(name, kind, type, String(enqueued)).inc(),
     };
+  }
+
+  /** Work queue hooks for a queue named `name` that is not a controller's (no gauges, no keys view). */
+  queueHooks(name: string): WorkQueueMetrics {
+    return this.#queueHooks(name);
   }
 
   #queueHooks(name: string): WorkQueueMetrics {

@@ -1,4 +1,4 @@
-import { type Clock, OptionsError, realClock } from '@converge/runtime';
+import { type Clock, OptionsError, realClock, type WorkQueueMetrics } from '@converge/runtime';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { ControllerCollectors, type InstrumentableController } from './controller-metrics.ts';
 import type { EventLoopMonitor } from './event-loop.ts';
@@ -136,6 +136,16 @@ export class Metrics {
     }
     this.#instrumented.add(target);
     return this;
+  }
+
+  /**
+   * Hooks that count a work queue you create yourself (`new WorkQueue({ metrics })` or
+   * `queue.observe(...)`) in the `workqueue_*` metrics under `name`: adds, retries, queue and work
+   * durations, event-to-reconcile latency. Gauges and `/debug/keys` need a controller.
+   */
+  queueHooks(name: string): WorkQueueMetrics {
+    if (typeof name !== 'string' || name === '') throw new OptionsError('name', name, 'a non-empty string');
+    return this.#controllers.queueHooks(name);
   }
 
   /** Reports an event-loop monitor's stalls in `converge_event_loop_stall_seconds`. */

@@ -218,7 +218,14 @@ export class WorkQueue<K> {
       return;
     }
     this.#adds++;
-    if (this.#metrics?.onAdd) this.#hook(() => this.#metrics?.onAdd?.(this.name, priority));
+    const m = this.#metrics;
+    if (m?.onAdd !== undefined) {
+      try {
+        m.onAdd(this.name, priority);
+      } catch {
+        // A broken metrics adapter must never break the queue.
+      }
+    }
     const id = this.#keyOf(key);
     const e = this.#entries.get(id);
     if (e === undefined) {
@@ -761,11 +768,11 @@ export class WorkQueue<K> {
     if (this.#limits.size !== 0) this.#started(e.partition);
     if (this.#metrics !== undefined) {
       this.#depth();
-      this.#hook(() => this.#metrics?.onQueueLatency?.(this.name, now - e.readyAt));
+      this.#report(this.#metrics.onQueueLatency, now - e.readyAt);
       if (e.eventAt !== NO_EVENT) {
         const latency = now - e.eventAt;
         e.eventAt = NO_EVENT;
-        this.#hook(() => this.#metrics?.onEventLatency?.(this.name, latency));
+        this.#report(this.#metrics.onEventLatency, latency);
       }
     }
   }
@@ -780,7 +787,7 @@ export class WorkQueue<K> {
     this.#processingCount--;
     if (this.#metrics?.onWorkDuration) {
       const ms = this.#clock.now() - e.startedAt;
-      this.#hook(() => this.#metrics?.onWorkDuration?.(this.name, ms));
+      this.#report(this.#metrics.onWorkDuration, ms);
     }
     if (this.#limits.size !== 0) this.#finished(e.partition);
   }
@@ -927,6 +934,16 @@ export class WorkQueue<K> {
     if (this.#metrics?.onDepth) {
       const depth = this.#ready.size;
       this.#hook(() => this.#metrics?.onDepth?.(this.name, depth));
+    }
+  }
+
+  /** Calls a metrics hook that takes the queue's name and a number; a hook that throws is ignored. */
+  #report(hook: ((queue: string, value: number) => void) | undefined, value: number): void {
+    if (hook === undefined) return;
+    try {
+      hook.call(this.#metrics, this.name, value);
+    } catch {
+      // A broken metrics adapter must never break the queue.
     }
   }
 
