@@ -36,6 +36,7 @@ const SECTION_OF_AREA: Readonly<Record<string, string>> = {
   EVENTS: 'Events',
   KUBE: 'Kubernetes backend',
   NATS: 'NATS backend',
+  METRICS: 'Metrics and probes',
   CLI: 'Command line',
 };
 
