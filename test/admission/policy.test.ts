@@ -436,4 +436,65 @@ describe('evaluating policies', () => {
     await store.create(bindingType, binding('direct', 'direct') as unknown as KubeObject);
     await vi.waitFor(async () => expect((await api.request(`${CM}?dryRun=All`, probe)).status).toBe(422));
   });
+
+  it('matchPolicy Equivalent: a policy on v1 of a custom resource sees a v2 write converted to v1; Exact does not', async () => {
+    const schema = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
+    const crd = await api.request('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      method: 'POST',
+      body: {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'widgets.example.com' },
+        spec: {
+          group: 'example.com',
+          scope: 'Namespaced',
+          names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+          versions: [
+            { name: 'v1', served: true, storage: true, schema },
+            { name: 'v2', served: true, storage: false, schema },
+          ],
+        },
+      },
+    });
+    expect(crd.status).toBe(201);
+    const v2 = '/apis/example.com/v2/namespaces/default/widgets';
+    await vi.waitFor(async () => expect((await api.request(v2)).status).toBe(200));
+    const rules = (matchPolicy: string): Record<string, unknown> => ({
+      matchPolicy,
+      resourceRules: [
+        { operations: ['CREATE'], apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['widgets'] },
+      ],
+    });
+    await install(
+      VAP,
+      policy('small-widgets', {
+        matchConstraints: rules('Equivalent'),
+        validations: [
+          {
+            expression: 'object.spec.size <= 3',
+            messageExpression:
+              "'seen as ' + object.apiVersion + ' ' + request.kind.version + ', sent as ' + request.requestKind.version",
+          },
+        ],
+      }),
+    );
+    await install(VAPB, binding('small-widgets', 'small-widgets'));
+    const widget = (name: string): object => ({
+      apiVersion: 'example.com/v2',
+      kind: 'Widget',
+      metadata: { name },
+      spec: { size: 5 },
+    });
+    const denied = await api.request(v2, { method: 'POST', body: widget('big') });
+    expect((denied.json as { message: string }).message).toBe(
+      "widgets.example.com \"big\" is forbidden: ValidatingAdmissionPolicy 'small-widgets' with binding 'small-widgets' denied request: seen as example.com/v1 v1, sent as v2",
+    );
+    const current = (await api.request(`${VAP}/small-widgets`)).json as { metadata: object; spec: object };
+    const exact = { ...current, spec: { ...current.spec, matchConstraints: rules('Exact') } };
+    expect((await api.request(`${VAP}/small-widgets`, { method: 'PUT', body: exact })).status).toBe(200);
+    expect((await api.request(v2, { method: 'POST', body: widget('big') })).status).toBe(201);
+    await api.request('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com', {
+      method: 'DELETE',
+    });
+  });
 });

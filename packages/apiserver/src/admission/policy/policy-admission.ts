@@ -1,5 +1,6 @@
 import { channel } from 'node:diagnostics_channel';
 import { type Logger, noopLogger } from '@converge/runtime';
+import { invocationOf } from '../match-policy.ts';
 import type { AdmissionAttributes, JsonObject } from '../types.ts';
 import { type CompiledPolicy, compilePolicy } from './compile.ts';
 import { PolicyDeniedError } from './errors.ts';
@@ -179,7 +180,8 @@ export class PolicyAdmission {
     const annotations: Record<string, string> = {};
     let namespaceObject: Promise<JsonObject | null> | undefined;
     for (const policy of policies) {
-      if (!(await resourcesMatch(policy.spec.matchConstraints, attributes, labels, false))) continue;
+      const matched = await resourcesMatch(policy.spec.matchConstraints, attributes, labels, false);
+      if (matched === undefined) continue;
       const fail = policy.spec.failurePolicy !== 'Ignore';
       const configError = (message: string, binding: string | undefined): void => {
         if (!fail) return;
@@ -198,9 +200,18 @@ export class PolicyAdmission {
         configError((error as Error).message, undefined);
         continue;
       }
+      // matched in an equivalent version: the policy sees the objects converted to it
+      let invocation: AdmissionAttributes;
+      try {
+        invocation = await invocationOf(attributes, matched);
+      } catch (error) {
+        configError(`failed to convert object version: ${(error as Error).message}`, undefined);
+        continue;
+      }
       const published = new Map<string, string[]>();
       for (const binding of policy.bindings) {
-        if (!(await resourcesMatch(binding.spec.matchResources, attributes, labels, true))) continue;
+        if ((await resourcesMatch(binding.spec.matchResources, attributes, labels, true)) === undefined)
+          continue;
         let params: readonly (JsonObject | null)[];
         try {
           params = await collectParams(source, binding.spec.paramRef, attributes.namespace);
@@ -216,7 +227,7 @@ export class PolicyAdmission {
         for (const param of params) {
           const result = evaluatePolicy(
             policy.compiled,
-            { attributes, namespaceObject: namespace, params: param },
+            { attributes: invocation, namespaceObject: namespace, params: param },
             fail,
           );
           for (const decision of result.failures) {
