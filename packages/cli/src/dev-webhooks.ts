@@ -24,6 +24,7 @@ import {
   type WebhookRegistration,
   whenAborted,
 } from '@converge/runtime';
+import { describeError } from './errors.ts';
 
 /** The name of both webhook configurations `converge dev` writes. */
 export const DEV_WEBHOOKS_NAME = 'converge-dev-webhooks';
@@ -32,21 +33,6 @@ export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY = 'converge-dev';
 /** The annotation marking a CRD whose `spec.conversion` converge dev set. */
 export const CONVERSION_ANNOTATION = 'converge.dev/conversion-set-by';
-
-/**
- * A {@link WebhookHost} over `server` that binds only when something was registered before it
- * starts: without webhooks it just waits for its signal, so no port is opened for nothing.
- * Registrations made after such a start are not served.
- */
-export function webhookHostFor(server: WebhookServer): WebhookHost {
-  return {
-    needLeaderElection: false,
-    start: (signal) => (server.webhooks().length === 0 ? whenAborted(signal) : server.start(signal)),
-    validating: (path, validator, options) => server.validating(path, validator, options),
-    mutating: (path, defaulter, options) => server.mutating(path, defaulter, options),
-    conversion: (path, converter) => server.conversion(path, converter),
-  };
-}
 
 /** The server `converge dev` serves webhooks with: 127.0.0.1, a free port, a generated certificate. */
 export function devWebhookServer(logger: Logger): WebhookServer {
@@ -115,47 +101,152 @@ export function describeWebhooks(registrations: readonly WebhookRegistration[]):
   return registrations.map((r) => `${r.webhook} ${r.name} (${r.path})`).join(', ');
 }
 
-/** What {@link registerDevWebhooks} set, to remove it again. */
-export interface DevWebhooks {
-  /** The line to print. */
-  readonly line: string;
-  /** Warnings (a converter whose CRD does not exist). */
-  readonly warnings: readonly string[];
-  remove(): Promise<void>;
+/** Where {@link DevWebhooks} prints. */
+export interface DevWebhooksOutput {
+  out(line: string): void;
+  err(line: string): void;
 }
 
 /**
- * Once `server` listens, makes the embedded API server (`backend`, its store) call the registered
- * webhooks: both configurations named {@link DEV_WEBHOOKS_NAME} with the server's URL and CA, and
- * each converter's CRD conversion.
+ * The webhooks of `converge dev`: a {@link WebhookHost} for the manager that binds only once
+ * something is registered (no port opened for nothing), and the embedded API server configured to
+ * call what it serves — both configurations named {@link DEV_WEBHOOKS_NAME} with the server's URL
+ * and CA, and each converter's CRD conversion. Registrations completed after `activate()` (a
+ * module registering late) are served and configured too, and the line naming what is served is
+ * printed again.
  */
-export async function registerDevWebhooks(
-  backend: Backend,
-  server: WebhookServer,
-  registrations: readonly WebhookRegistration[],
-): Promise<DevWebhooks> {
-  const { url } = await server.listening();
-  const made = webhookConfigurations(registrations, { url }, server.caBundle ?? '', {
-    name: DEV_WEBHOOKS_NAME,
-    labels: { [MANAGED_BY_LABEL]: MANAGED_BY },
-  });
-  const applied = await applyWebhookConfigurations(backend, made);
-  const warnings: string[] = [];
-  const crds: string[] = [];
-  for (const [crd, outcome] of Object.entries(applied.conversions)) {
-    if (outcome === 'missing') {
-      warnings.push(`the CRD ${crd} does not exist: its conversion webhook is served but never called`);
-      continue;
-    }
-    crds.push(crd);
-    await withCrd(backend, crd, true);
+export class DevWebhooks {
+  readonly host: WebhookHost;
+  readonly #backend: Backend;
+  readonly #server: WebhookServer;
+  readonly #output: DevWebhooksOutput;
+  readonly #registrations: () => readonly WebhookRegistration[];
+  /** Applies run one after another. */
+  #queue: Promise<void> = Promise.resolve();
+  #active = false;
+  #removed = false;
+  #pending: Promise<void> | undefined;
+  /** The last line printed, so an apply that changed nothing prints nothing. */
+  #printed = '';
+  /** What was set, to undo. */
+  #configured = false;
+  readonly #crds = new Set<string>();
+
+  constructor(options: {
+    readonly backend: Backend;
+    readonly logger: Logger;
+    readonly output: DevWebhooksOutput;
+    /** The manager's registrations (`() => manager.webhooks`), read on every apply. */
+    readonly registrations: () => readonly WebhookRegistration[];
+  }) {
+    this.#backend = options.backend;
+    this.#output = options.output;
+    this.#registrations = options.registrations;
+    this.#server = devWebhookServer(options.logger);
+    this.host = this.#host();
   }
-  return {
-    line: `serving webhooks at ${url}: ${describeWebhooks(registrations)}`,
-    warnings,
-    remove: async () => {
-      await removeWebhookConfigurations(backend, DEV_WEBHOOKS_NAME);
-      for (const crd of crds) await withCrd(backend, crd, false);
-    },
-  };
+
+  /** Configures what is registered now (resolves once done) and, from now on, what is registered later. */
+  activate(): Promise<void> {
+    this.#active = true;
+    return this.#schedule();
+  }
+
+  /**
+   * Removes the configurations and resets the conversions this run set (after any apply in
+   * flight); nothing is configured afterwards. Call it before the webhook server stops.
+   */
+  async remove(): Promise<void> {
+    this.#removed = true;
+    // An apply in flight finishes first (it waits for the server at most until it stops listening).
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.#queue, new Promise((resolve) => (timer = setTimeout(resolve, 5_000)))]);
+    clearTimeout(timer);
+    if (this.#configured) await removeWebhookConfigurations(this.#backend, DEV_WEBHOOKS_NAME);
+    for (const crd of this.#crds) await withCrd(this.#backend, crd, false);
+  }
+
+  #schedule(): Promise<void> {
+    // Handlers added together (one complete()) make one apply.
+    if (this.#pending !== undefined) return this.#pending;
+    const next = this.#queue.then(() => {
+      this.#pending = undefined;
+      return this.#apply();
+    });
+    this.#pending = next;
+    this.#queue = next.catch((error: unknown) => {
+      this.#output.err(`converge: webhooks not registered: ${describeError(error)}`);
+    });
+    return next;
+  }
+
+  async #apply(): Promise<void> {
+    const registrations = this.#registrations();
+    if (this.#removed || registrations.length === 0) return;
+    const { url } = await this.#server.listening();
+    if (this.#removed) return;
+    const made = webhookConfigurations(registrations, { url }, this.#server.caBundle ?? '', {
+      name: DEV_WEBHOOKS_NAME,
+      labels: { [MANAGED_BY_LABEL]: MANAGED_BY },
+    });
+    this.#configured = true;
+    const applied = await applyWebhookConfigurations(this.#backend, made);
+    for (const [crd, outcome] of Object.entries(applied.conversions)) {
+      if (outcome === 'missing') {
+        this.#output.err(
+          `converge: WARNING: the CRD ${crd} does not exist: its conversion webhook is served but never called`,
+        );
+        continue;
+      }
+      this.#crds.add(crd);
+      await withCrd(this.#backend, crd, true);
+    }
+    const line = `converge: serving webhooks at ${url}: ${describeWebhooks(registrations)}`;
+    if (line !== this.#printed) this.#output.out(line);
+    this.#printed = line;
+  }
+
+  /** The manager's host: starts the server once something is registered, configures late registrations. */
+  #host(): WebhookHost {
+    const server = this.#server;
+    let signal: AbortSignal | undefined;
+    let serving: Promise<void> | undefined;
+    let fail: (error: unknown) => void = () => {};
+    const failed = new Promise<never>((_, reject) => {
+      fail = reject;
+    });
+    failed.catch(() => {});
+    const added = (): void => {
+      if (signal !== undefined && serving === undefined && !signal.aborted) {
+        serving = server.start(signal);
+        serving.catch(fail);
+      }
+      // Only what is served gets configured (a registration after the stop is not).
+      if (this.#active && serving !== undefined) void this.#schedule().catch(() => {});
+    };
+    return {
+      needLeaderElection: false,
+      start: async (s) => {
+        signal = s;
+        if (server.webhooks().length > 0) {
+          serving = server.start(s);
+          serving.catch(fail);
+        }
+        await Promise.race([whenAborted(s), failed]);
+        await serving;
+      },
+      validating: (path, validator, options) => {
+        server.validating(path, validator, options);
+        added();
+      },
+      mutating: (path, defaulter, options) => {
+        server.mutating(path, defaulter, options);
+        added();
+      },
+      conversion: (path, converter) => {
+        server.conversion(path, converter);
+        added();
+      },
+    };
+  }
 }

@@ -10,13 +10,7 @@ import { isAlreadyExists, Manager, ownedByKindSelector, type ResourceType } from
 import { parseAllDocuments } from 'yaml';
 import { FAULT_ADMIN_TOKEN_ENV, type ServeArgs, TOKEN_ENV } from './args.ts';
 import { consoleLogger } from './console-logger.ts';
-import {
-  type DevWebhooks,
-  devWebhookServer,
-  registerDevWebhooks,
-  removeStaleDevWebhooks,
-  webhookHostFor,
-} from './dev-webhooks.ts';
+import { DevWebhooks, removeStaleDevWebhooks } from './dev-webhooks.ts';
 import { describeError as describe, OperatorModuleError } from './errors.ts';
 import { wireModule } from './operator-module.ts';
 import type { RunIo } from './process-io.ts';
@@ -93,8 +87,14 @@ export async function serve(
     if (modules.length > 0) {
       // Webhooks a previous converge dev on this data dir registered point at a server that is gone.
       await removeStaleDevWebhooks(server.store);
-      const webhookServer = devWebhookServer(logger);
-      const m = new Manager({ backend: server.store, logger, webhookServer: webhookHostFor(webhookServer) });
+      const devWebhooks = new DevWebhooks({
+        backend: server.store,
+        logger,
+        output: io,
+        registrations: () => m.webhooks,
+      });
+      webhooks = devWebhooks;
+      const m: Manager = new Manager({ backend: server.store, logger, webhookServer: devWebhooks.host });
       const wiring = wireAll(server, m, modules, io, { bundled: options.bundled === true, kubeconfig });
       wiring.catch(() => {}); // a failure after a stop signal is not reported
       if ((await Promise.race([wiring, stopped])) !== STOPPED) {
@@ -102,9 +102,10 @@ export async function serve(
           failed = true;
           io.err(`converge: operators stopped: ${describe(error)}`);
         });
-        if (m.webhooks.length > 0) {
-          webhooks = await startWebhooks(server, webhookServer, m, io, stopped, manager);
-        }
+        // Printed before the hints; a stop or a failed manager does not wait for it.
+        const activated = devWebhooks.activate();
+        activated.catch(() => {});
+        await Promise.race([activated, stopped, manager]);
         if (options.bundled === true) for (const hint of examplesHints(modules, kubeconfig)) io.out(hint);
       }
     }
@@ -121,38 +122,6 @@ export async function serve(
   }
   io.out('converge: stopped');
   return failed ? 1 : 0;
-}
-
-/**
- * Registers the modules' webhooks in the embedded server once the webhook server listens, and
- * prints which are served; undefined (reported) if that failed or a stop came first.
- */
-async function startWebhooks(
-  server: ApiServer,
-  webhookServer: ReturnType<typeof devWebhookServer>,
-  manager: Manager,
-  io: RunIo,
-  stopped: Promise<unknown>,
-  running: Promise<void>,
-): Promise<DevWebhooks | undefined> {
-  const registering = registerDevWebhooks(server.store, webhookServer, manager.webhooks);
-  try {
-    const outcome = await Promise.race([
-      registering,
-      stopped.then(() => STOPPED),
-      running.then(() => STOPPED),
-    ]);
-    if (typeof outcome === 'symbol') {
-      // Registered after all (the stop came first): still removed on the way out.
-      return await registering.catch(() => undefined);
-    }
-    io.out(`converge: ${outcome.line}`);
-    for (const warning of outcome.warnings) io.err(`converge: WARNING: ${warning}`);
-    return outcome;
-  } catch (error) {
-    io.err(`converge: webhooks not registered: ${describe(error)}`);
-    return undefined;
-  }
 }
 
 /** Whether a file's mode lets group or others read or write it. */

@@ -147,4 +147,26 @@ describe('converge dev serves and registers the webhooks of its operator modules
     serve.child.kill('SIGTERM');
     await within('serve to exit', serve.exited, serve.output);
   }, 120_000);
+
+  it('serves and configures a webhook registered after the manager started', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'converge-dev-webhooks-'));
+    dirs.push(dir);
+    const late = fileURLToPath(new URL('fixtures/webhooks/late.ts', import.meta.url));
+    const dev = converge(dir, ['dev', late]);
+    const line = await printed(dev, 'converge: serving webhooks at');
+    expect(line).toMatch(
+      /: validating vwidget-v1\.webhooks\.example\.com \(\/validate-webhooks-example-com-v1-widget\)$/,
+    );
+    const object = {
+      apiVersion: 'webhooks.example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'late', namespace: 'default', labels: { late: 'no' } },
+    };
+    const denied = await kubectl(dir, ['apply', '-f', '-'], JSON.stringify(object));
+    expect(denied.stderr).toContain(
+      'admission webhook "vwidget-v1.webhooks.example.com" denied the request: late says no',
+    );
+    dev.child.kill('SIGINT');
+    expect((await within('dev to exit', dev.exited, dev.output)).code).toBe(0);
+  }, 60_000);
 });
