@@ -54,6 +54,8 @@ interface Loaded {
   readonly bindings: readonly { readonly name: string; readonly spec: BindingSpec }[];
 }
 
+const VALIDATION_FAILURE = 'validation.policy.admission.k8s.io/validation_failure';
+
 const POLICY_RESOURCES = new Set([
   'validatingadmissionpolicies',
   'validatingadmissionpolicybindings',
@@ -278,8 +280,9 @@ export class PolicyAdmission {
         into.warn(
           `Validation failed for ValidatingAdmissionPolicy '${policy}' with binding '${binding}': ${decision.message}`,
         );
-      } else if (action === 'Audit') {
-        into.annotations['validation.policy.admission.k8s.io/validation_failure'] = JSON.stringify([
+      } else if (action === 'Audit' && into.annotations[VALIDATION_FAILURE] === undefined) {
+        // kube keeps the first value of an audit annotation (later ones are refused)
+        into.annotations[VALIDATION_FAILURE] = JSON.stringify([
           {
             message: decision.message,
             policy,
