@@ -12,10 +12,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateWebhookCertificates } from '@converge/kube';
 import { type KubectlResult, runKubectl } from '../../packages/apiserver/src/server/kubectl-support.ts';
-import { hostInTest } from './interim-webhooks.ts';
-
-/** INTERIM: false until `converge dev` registers the operator's webhooks itself. */
-const DEV_REGISTERS_WEBHOOKS = false;
 
 const BIN = fileURLToPath(new URL('../../packages/cli/bin/converge.js', import.meta.url));
 export const OPERATOR = fileURLToPath(new URL('../../examples/website/operator.ts', import.meta.url));
@@ -66,7 +62,8 @@ async function waitFor(child: ChildProcess, output: () => string, pattern: RegEx
 
 /**
  * Starts `converge dev examples/website/operator.ts` on a free port with a fresh data directory,
- * and resolves once the operator runs and its webhooks are registered in the embedded API server.
+ * and resolves once the operator runs and dev has served its webhooks and registered them in the
+ * embedded API server (configurations and the CRD's conversion webhook).
  */
 export async function startDev(): Promise<Dev> {
   const dir = mkdtempSync(join(tmpdir(), 'converge-website-admission-'));
@@ -117,24 +114,15 @@ export async function startDev(): Promise<Dev> {
       return code;
     },
   };
-  let interim: (() => Promise<void>) | undefined;
-  const stop = dev.stop;
   try {
     await waitFor(child, () => output, /converge: running operator .*website\/operator\.ts/);
-    if (!DEV_REGISTERS_WEBHOOKS) interim = await hostInTest(dev);
+    await waitFor(child, () => output, /converge: serving webhooks at https:\/\/127\.0\.0\.1:\d+: /);
     await waitForWebhooks(dev);
   } catch (error) {
-    await interim?.();
     await dev.stop();
     throw error;
   }
-  return {
-    ...dev,
-    async stop() {
-      await interim?.();
-      return stop();
-    },
-  };
+  return dev;
 }
 
 /** Waits until the example's webhook configurations and the CRD's conversion webhook are registered. */
