@@ -7,7 +7,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXTRA_HOSTNAMES_ANNOTATION } from '../../examples/website/conversion.ts';
-import { type Dev, startDev, WEBSITE_V1ALPHA1, WEBSITE_V1BETA1 } from './support.ts';
+import { type Dev, startDev, VALIDATING_WEBHOOK, WEBSITE_V1ALPHA1, WEBSITE_V1BETA1 } from './support.ts';
 
 type Meta = { name: string; annotations?: Record<string, string> };
 type Alpha = { apiVersion: string; metadata: Meta; spec: { domain: string; replicas?: number } };
@@ -178,5 +178,23 @@ describe('Website v1alpha1 ⇄ v1beta1 through the conversion webhook, under con
       'multi.example.com',
       'shop.multi.example.com',
     ]);
+  });
+
+  it('the webhooks registered for v1alpha1 also admit v1beta1 writes (matchPolicy Equivalent): defaults and denials', async () => {
+    await dev.ok(['apply', '-f', '-'], beta('plain', ['plain.example.com']));
+    expect((await dev.json<Beta>([WEBSITE_V1BETA1, 'plain'])).spec).toMatchObject({
+      hostnames: ['plain.example.com'],
+      replicas: 1,
+      image: 'nginx:1.27',
+    });
+    const refused = await dev.kubectl(['apply', '-f', '-'], beta('spaces', ['my shop']));
+    expect(refused.code).toBe(1);
+    // The validator sees the object as v1alpha1 (converted), so it speaks of spec.domain.
+    expect(refused.stderr).toBe(
+      'Error from server (Forbidden): error when creating "STDIN": admission webhook ' +
+        `"${VALIDATING_WEBHOOK}" denied the request: spec.domain "my shop" is not a valid domain name: ` +
+        'its label "my shop" is not lowercase letters, digits and \'-\' starting and ending with a letter or digit ' +
+        '(for example hello.example.com)\n',
+    );
   });
 });
