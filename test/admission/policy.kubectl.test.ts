@@ -170,4 +170,123 @@ spec:
         'validatingadmissionpolicy.admissionregistration.k8s.io/replica-limit.example.com\n',
     );
   });
+
+  it('params from a ConfigMap through paramRef; a missing param denies with Deny and skips with Allow', async () => {
+    const policy = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: { name: max-keys.example.com }
+spec:
+  paramKind: { apiVersion: v1, kind: ConfigMap }
+  matchConstraints:
+    resourceRules: [{ apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps] }]
+    namespaceSelector: { matchLabels: { checked: "yes" } }
+  validations:
+  - expression: size(object.data) <= int(params.data.max)
+    messageExpression: "'at most ' + params.data.max + ' keys'"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: { name: max-keys-deny.example.com }
+spec:
+  policyName: max-keys.example.com
+  validationActions: [Deny]
+  paramRef: { name: limits, namespace: default, parameterNotFoundAction: Deny }
+  matchResources: { namespaceSelector: { matchLabels: { params: deny } } }
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: { name: max-keys-allow.example.com }
+spec:
+  policyName: max-keys.example.com
+  validationActions: [Deny]
+  paramRef: { name: absent, namespace: default, parameterNotFoundAction: Allow }
+  matchResources: { namespaceSelector: { matchLabels: { params: allow } } }
+`;
+    expect((await kubectl(['apply', '-f', '-'], policy)).stderr).toBe('');
+    for (const [ns, action] of [
+      ['strict', 'deny'],
+      ['lenient', 'allow'],
+    ] as const) {
+      expect((await kubectl(['create', 'namespace', ns])).code).toBe(0);
+      expect((await kubectl(['label', 'namespace', ns, 'checked=yes', `params=${action}`])).code).toBe(0);
+    }
+    const configMap = (name: string, namespace: string, data: string): string => `apiVersion: v1
+kind: ConfigMap
+metadata: { name: ${name}, namespace: ${namespace}, labels: { owner: test } }
+data: ${data}
+`;
+    const two = '{ a: "1", b: "2" }';
+    const missing = await kubectl(['apply', '-f', '-'], configMap('two', 'strict', two));
+    expect(missing.stderr).toBe(
+      "The configmaps \"two\" is invalid: : ValidatingAdmissionPolicy 'max-keys.example.com' with binding 'max-keys-deny.example.com' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction\n",
+    );
+    const allowed = await kubectl(['apply', '-f', '-'], configMap('two', 'lenient', two));
+    expect(allowed.stdout).toBe('configmap/two created\n');
+    expect((await kubectl(['apply', '-f', '-'], configMap('limits', 'default', '{ max: "1" }'))).code).toBe(
+      0,
+    );
+    const tooMany = await kubectl(['apply', '-f', '-'], configMap('two', 'strict', two));
+    expect(tooMany.stderr).toBe(
+      "The configmaps \"two\" is invalid: : ValidatingAdmissionPolicy 'max-keys.example.com' with binding 'max-keys-deny.example.com' denied request: at most 1 keys\n",
+    );
+    const one = await kubectl(['apply', '-f', '-'], configMap('one', 'strict', '{ a: "1" }'));
+    expect(one.stdout).toBe('configmap/one created\n');
+  });
+
+  it('a transition check on UPDATE, matchConditions, failurePolicy Ignore, and the cost limit', async () => {
+    const policies = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: { name: checks.example.com }
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules: [{ apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [secrets] }]
+  matchConditions:
+  - name: not-exempt
+    expression: "!has(object.metadata.annotations) || !('exempt' in object.metadata.annotations)"
+  validations:
+  - expression: "oldObject == null || object.metadata.labels.tier == oldObject.metadata.labels.tier"
+    message: the tier label is immutable
+  - expression: "!has(object.data) || !('cost' in object.data) || [1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, object.metadata.name.matches('^[a-z]+$')))))))"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: { name: lenient.example.com }
+spec:
+  failurePolicy: Ignore
+  matchConstraints:
+    resourceRules: [{ apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [secrets] }]
+  validations:
+  - expression: "object.data.missing == 'x'"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: { name: checks.example.com }
+spec: { policyName: checks.example.com, validationActions: [Deny] }
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: { name: lenient.example.com }
+spec: { policyName: lenient.example.com, validationActions: [Deny] }
+`;
+    expect((await kubectl(['apply', '-f', '-'], policies)).stderr).toBe('');
+    const secret = (tier: string, annotations = '{}'): string => `apiVersion: v1
+kind: Secret
+metadata: { name: token, namespace: default, labels: { tier: ${tier} }, annotations: ${annotations} }
+stringData: { a: "1" }
+`;
+    // failurePolicy Ignore: the lenient policy's runtime error does not block the create
+    expect((await kubectl(['apply', '-f', '-'], secret('front'))).stdout).toBe('secret/token created\n');
+    const changed = await kubectl(['apply', '-f', '-'], secret('back'));
+    expect(changed.stderr).toBe(
+      "The secrets \"token\" is invalid: : ValidatingAdmissionPolicy 'checks.example.com' with binding 'checks.example.com' denied request: the tier label is immutable\n",
+    );
+    // matchConditions: an exempt object is not checked
+    const exempt = await kubectl(['apply', '-f', '-'], secret('back', '{ exempt: "yes" }'));
+    expect(exempt.stdout).toBe('secret/token configured\n');
+    const expensive = await kubectl(['create', 'secret', 'generic', 'costly', '--from-literal=cost=1']);
+    expect(expensive.stderr).toMatch(
+      /^error: failed to create secret secrets "costly" is forbidden: ValidatingAdmissionPolicy 'checks\.example\.com' with binding 'checks\.example\.com' denied request: expression '.*' resulted in error: operation cancelled: actual cost limit exceeded\n$/,
+    );
+  });
 });
