@@ -57,7 +57,8 @@ export function unusableBecause(
   return missing === undefined ? undefined : `the serving certificate does not name ${missing}`;
 }
 
-function secretOf(
+/** The Secret holding `certificates`. */
+export function secretOf(
   namespace: string,
   name: string,
   certificates: WebhookCertificates,

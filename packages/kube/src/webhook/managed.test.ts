@@ -10,6 +10,7 @@ import {
   denied,
   isNotFound,
   type KubeObject,
+  type Logger,
   Manager,
   namespaceType,
   noopLogger,
@@ -99,9 +100,22 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** A logger keeping its messages. */
+function recordingLogger(messages: string[]): Logger {
+  const logger: Logger = {
+    debug: () => {},
+    info: (_fields, message) => messages.push(message),
+    warn: (_fields, message) => messages.push(message),
+    error: (_fields, message) => messages.push(message),
+    child: () => logger,
+  };
+  return logger;
+}
+
 /** One replica: a manager with a validator served by managed webhooks over its own connection. */
 function replica() {
   const backend = connect();
+  const messages: string[] = [];
   let manager: Manager;
   const managed = new ManagedWebhooks({
     backend,
@@ -110,6 +124,7 @@ function replica() {
     secret: 'website-webhook-certs',
     server: { host: '127.0.0.1', port: 0 },
     retryDelayMs: 20,
+    logger: recordingLogger(messages),
   });
   manager = new Manager({ backend, webhookServer: managed });
   manager
@@ -124,6 +139,7 @@ function replica() {
   const running = manager.start(stop.signal);
   return {
     managed,
+    messages,
     running,
     stop: async () => {
       stop.abort();
@@ -207,6 +223,16 @@ describe('ManagedWebhooks against the embedded API server', () => {
       ),
     );
     await expect(admin.create(websiteType, bad('three'))).rejects.toThrow(/denied the request/);
+    // The Secret deleted: B writes back the certificates it serves with.
+    const secretKey = { namespace: 'webhook-system', name: 'website-webhook-certs' };
+    await admin.delete(secretType, secretKey);
+    await eventually('the Secret recreated', async () => {
+      try {
+        return certificatesOf(await admin.get<Secret>(secretType, secretKey))?.caCert === b.managed.caBundle;
+      } catch {
+        return false;
+      }
+    });
     // The CRD's conversion points at the Service's /convert; reset by hand, it is set again.
     const crd = () =>
       admin.get<CustomResourceDefinition>(customResourceDefinitionType, {
@@ -228,6 +254,18 @@ describe('ManagedWebhooks against the embedded API server', () => {
     await eventually(
       'the conversion restored',
       async () => (await crd()).spec?.conversion?.strategy === 'Webhook',
+    );
+    // Another CA in the Secret (a replica started since replaced it): B stops configuring and says why.
+    const other = await generateWebhookCertificates({ hosts: HOSTS });
+    const stored = await admin.get<Secret>(secretType, secretKey);
+    await admin.update(secretType, {
+      ...stored,
+      data: { ...stored.data, [SECRET_KEYS.caCert]: Buffer.from(other.caCert).toString('base64') },
+    });
+    await eventually('the warning', async () =>
+      b.messages.some((m) =>
+        m.startsWith('The webhook Secret holds another CA than this replica serves with'),
+      ),
     );
     await b.stop();
     await admin.delete(validatingWebhookConfigurationType, { namespace: '', name: 'website-webhooks' });

@@ -6,23 +6,28 @@ import {
   type Converter,
   customResourceDefinitionType,
   type Defaulter,
+  isAlreadyExists,
+  isNotFound,
   type KubeObject,
   type Logger,
   noopLogger,
   OptionsError,
   type ResourceType,
   realClock,
+  type Secret,
+  secretType,
   type Validator,
   type WebhookHost,
   type WebhookRegistration,
 } from '@converge/runtime';
 import { applyWebhookConfigurations } from './apply-configurations.ts';
+import type { WebhookCertificates } from './certificates.ts';
 import {
   mutatingWebhookConfigurationType,
   validatingWebhookConfigurationType,
   webhookConfigurations,
 } from './configurations.ts';
-import { ensureSharedCertificates } from './managed-certificates.ts';
+import { certificatesOf, ensureSharedCertificates, secretOf } from './managed-certificates.ts';
 import type { WebhookServerOptions } from './options.ts';
 import { WebhookServer, type WebhookServerAddress } from './webhook-server.ts';
 
@@ -117,6 +122,9 @@ export class ManagedWebhooks implements WebhookHost {
   #resolveCreated!: (server: WebhookServer) => void;
   #rejectCreated!: (error: unknown) => void;
   #caBundle: string | undefined;
+  #certificates: WebhookCertificates | undefined;
+  /** Whether the "the Secret holds another CA" warning was logged (once per change). */
+  #warnedCa = false;
   #wake: (() => void) | undefined;
   #dirty = true;
   #started = false;
@@ -233,6 +241,7 @@ export class ManagedWebhooks implements WebhookHost {
       throw error;
     }
     this.#caBundle = certificates.caCert;
+    this.#certificates = certificates;
     const server = new WebhookServer({
       ...this.#server,
       tls: { cert: certificates.cert, key: certificates.key, caCert: certificates.caCert },
@@ -250,6 +259,7 @@ export class ManagedWebhooks implements WebhookHost {
       throw error;
     }
     const watches = [
+      this.#watch(secretType, `metadata.name=${this.#secret}`, signal, this.#service.namespace),
       this.#watch(mutatingWebhookConfigurationType, `metadata.name=${this.#name}`, signal),
       this.#watch(validatingWebhookConfigurationType, `metadata.name=${this.#name}`, signal),
       this.#watch(customResourceDefinitionType, undefined, signal),
@@ -289,6 +299,7 @@ export class ManagedWebhooks implements WebhookHost {
       }
       this.#dirty = false;
       try {
+        if (!(await this.#secretAgrees(signal))) continue;
         const made = webhookConfigurations(
           this.#registrations(),
           { service: this.#service },
@@ -313,13 +324,62 @@ export class ManagedWebhooks implements WebhookHost {
     }
   }
 
+  /**
+   * Whether the Secret still holds the CA this replica serves with. A deleted Secret is created
+   * again with this replica's certificates; one holding another CA (a replica started since
+   * replaced it) wins: this replica stops configuring (so replicas never undo each other's
+   * caBundle) and says to restart it.
+   */
+  async #secretAgrees(signal: AbortSignal): Promise<boolean> {
+    const key = { namespace: this.#service.namespace, name: this.#secret };
+    let secret: Secret;
+    try {
+      secret = await this.#backend.get<Secret>(secretType, key, { signal });
+    } catch (error) {
+      if (!isNotFound(error) || this.#certificates === undefined) throw error;
+      try {
+        await this.#backend.create(
+          secretType,
+          secretOf(key.namespace, key.name, this.#certificates, {
+            [MANAGED_WEBHOOKS_LABEL]: MANAGED_WEBHOOKS_LABEL_VALUE,
+          }),
+          { signal },
+        );
+        this.#logger.info({ secret: `${key.namespace}/${key.name}` }, 'Recreated the deleted webhook Secret');
+        return true;
+      } catch (createError) {
+        if (!isAlreadyExists(createError)) throw createError;
+        this.#dirty = true; // another replica recreated it: compare with that one
+        return false;
+      }
+    }
+    if (certificatesOf(secret)?.caCert === this.#caBundle) {
+      this.#warnedCa = false;
+      return true;
+    }
+    if (!this.#warnedCa) {
+      this.#warnedCa = true;
+      this.#logger.warn(
+        { secret: `${key.namespace}/${key.name}` },
+        'The webhook Secret holds another CA than this replica serves with; not configuring webhooks until this replica restarts',
+      );
+    }
+    return false;
+  }
+
   /** Re-applies on every change of the watched objects; restarts the watch after a failure. */
-  async #watch(type: ResourceType, fieldSelector: string | undefined, signal: AbortSignal): Promise<void> {
+  async #watch(
+    type: ResourceType,
+    fieldSelector: string | undefined,
+    signal: AbortSignal,
+    namespace?: string,
+  ): Promise<void> {
     let failures = 0;
     while (!signal.aborted) {
       try {
         const events = this.#backend.watch(type, {
           ...(fieldSelector === undefined ? {} : { fieldSelector }),
+          ...(namespace === undefined ? {} : { namespace }),
           signal,
         });
         for await (const event of events) {
