@@ -103,7 +103,8 @@ const DOCS: Readonly<Record<string, KindDoc>> = {
     fields: { spec: SPEC, status: STATUS },
   },
   ValidatingAdmissionPolicyBinding: {
-    description: 'ValidatingAdmissionPolicyBinding binds a ValidatingAdmissionPolicy to resources, with params.',
+    description:
+      'ValidatingAdmissionPolicyBinding binds a ValidatingAdmissionPolicy to resources, with params.',
     fields: { spec: SPEC },
   },
 };
