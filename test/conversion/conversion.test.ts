@@ -153,6 +153,22 @@ describe('reads in both versions', () => {
       expect(list.kind).toBe('WidgetList');
       for (const item of list.items) expect(item).toMatchObject({ apiVersion: 'example.com/v2', spec: {} });
     }
+    const names = async (path: string): Promise<unknown[]> =>
+      ((await api.request(path)).json as { items: { metadata: { name: string } }[] }).items.map(
+        (i) => i.metadata.name,
+      );
+    // selectable fields are the requested version's: matched on the converted objects
+    expect(await names(`${V2}?fieldSelector=spec.paint.color%3Dblue`)).toEqual(['two']);
+    expect(await names(`${V1}?fieldSelector=spec.color%3Dblue`)).toEqual(['two']);
+    expect(await names(`${V2}?fieldSelector=spec.paint.color%3Dblue&limit=1`)).toEqual(['two']);
+    const table = await api.request(`${V2}?fieldSelector=spec.paint.color%3Dred`, {
+      headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' },
+    });
+    expect(
+      (table.json as { rows: { object: { metadata: { name: string } } }[] }).rows.map(
+        (r) => r.object.metadata.name,
+      ),
+    ).toEqual(['one']);
     const yaml = await api.request(V2, { headers: { accept: 'application/yaml' } });
     expect(yaml.text).toContain('apiVersion: example.com/v2');
     expect(yaml.text).toContain('replicas: 2');
@@ -185,6 +201,27 @@ describe('watches', () => {
     });
     await watch.waitFor(3);
     expect(watch.events[2]).toMatchObject({ type: 'MODIFIED', object: { spec: { replicas: 9 } } });
+    watch.abort();
+  });
+
+  it('a field-selected watch matches the watched version: entering ADDED, leaving DELETED', async () => {
+    const watch = await api.watch(`${V2}?watch=true&fieldSelector=spec.paint.color%3Dgreen`);
+    await api.request(V1, { method: 'POST', body: widgetV1('f1', 1, 'green') });
+    await api.request(V1, { method: 'POST', body: widgetV1('f2', 1, 'red') });
+    await api.request(`${V1}/f1`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: { spec: { color: 'blue' } },
+    });
+    await watch.waitFor(2);
+    expect(watch.events.map((e) => [e.type, (e.object.metadata as { name: string }).name])).toEqual([
+      ['ADDED', 'f1'],
+      ['DELETED', 'f1'],
+    ]);
+    expect(watch.events[0]?.object).toMatchObject({
+      apiVersion: 'example.com/v2',
+      spec: { paint: { color: 'green' } },
+    });
     watch.abort();
   });
 

@@ -105,6 +105,7 @@ export function widgetCrd(
           storage: true,
           subresources: { status: {} },
           schema: schema({ size: { type: 'integer' }, color: { type: 'string' } }),
+          selectableFields: [{ jsonPath: '.spec.color' }],
         },
         {
           name: 'v2',
@@ -115,6 +116,7 @@ export function widgetCrd(
             replicas: { type: 'integer' },
             paint: { type: 'object', properties: { color: { type: 'string' } } },
           }),
+          selectableFields: [{ jsonPath: '.spec.paint.color' }],
         },
       ],
     },

@@ -1,9 +1,10 @@
 import { BadRequestError, type KubeObject, type ListOptions } from '@converge/runtime';
 import { groupVersion, type JsonObject } from './api-resource.ts';
 import type { RequestContext } from './context.ts';
+import { cloneJson } from './json-util.ts';
 import { streamList } from './list-stream.ts';
 import { negotiateObject, type ObjectFormat } from './media.ts';
-import { fromStorage, manyFromStorage, manyToResponse, toResponse } from './object-io.ts';
+import { fromStorage, manyToResponse, toResponse } from './object-io.ts';
 import { parseListQuery } from './query.ts';
 import { writeValue } from './respond.ts';
 import { listSelection } from './selection.ts';
@@ -85,6 +86,27 @@ export async function handleGet(ctx: RequestContext, name: string): Promise<void
 }
 
 /**
+ * The selected items and, unless only metadata is wanted, them as `resource` serves them —
+ * converted in one call. Through a conversion webhook, kind-specific field selectors match the
+ * converted objects (the requested version's paths), as kube-apiserver's per-version storage does.
+ */
+async function selectAndConvert(
+  ctx: RequestContext,
+  stored: readonly KubeObject[],
+  extra: ((object: KubeObject) => boolean) | undefined,
+  metadataOnly: boolean,
+): Promise<{ items: readonly KubeObject[]; served: readonly unknown[] }> {
+  const { resource } = ctx;
+  if (extra === undefined || resource.converter?.fromStorageMany === undefined) {
+    const items = extra === undefined ? stored : stored.filter(extra);
+    return { items, served: metadataOnly ? [] : await manyToResponse(resource, items) };
+  }
+  const all = await manyToResponse(resource, stored);
+  const keep = all.map((o) => extra(o as KubeObject));
+  return { items: stored.filter((_, i) => keep[i]), served: all.filter((_, i) => keep[i]) };
+}
+
+/**
  * LIST: label/field selectors, `limit` + `continue` (one consistent snapshot), resourceVersion and
  * resourceVersionMatch (served by the store's MVCC). JSON lists are streamed item by item; a
  * selector on a kind-specific field is matched here and answered in one page.
@@ -104,9 +126,12 @@ export async function handleList(ctx: RequestContext): Promise<void> {
       : { resourceVersionMatch: query.resourceVersionMatch as 'Exact' | 'NotOlderThan' }),
   };
   const page = await server.store.list(resource.storage, options);
-  const items = selection.extra === undefined ? page.items : page.items.filter(selection.extra);
-  // a list is converted in one call (PartialObjectMetadata needs none)
-  const served = chosen.format === 'partial' ? [] : await manyToResponse(resource, items);
+  const { items, served } = await selectAndConvert(
+    ctx,
+    page.items,
+    selection.extra,
+    chosen.format === 'partial',
+  );
   const metadata: JsonObject = { resourceVersion: page.resourceVersion };
   if (page.continue !== undefined) metadata.continue = page.continue;
   if (page.remainingItemCount !== undefined) metadata.remainingItemCount = page.remainingItemCount;
@@ -118,7 +143,7 @@ export async function handleList(ctx: RequestContext): Promise<void> {
         200,
         table(
           ctx,
-          await manyFromStorage(resource, items),
+          served.map((o) => cloneJson(o) as JsonObject),
           {
             resourceVersion: page.resourceVersion,
             ...(page.continue === undefined ? {} : { continue: page.continue }),
@@ -140,23 +165,11 @@ export async function handleList(ctx: RequestContext): Promise<void> {
       );
       return;
     case 'yaml':
-      writeValue(
-        ctx.res,
-        200,
-        { ...envelope, items: served },
-        { yaml: true },
-        ctx.warnings,
-      );
+      writeValue(ctx.res, 200, { ...envelope, items: served }, { yaml: true }, ctx.warnings);
       return;
     case 'json':
       if (ctx.pretty) {
-        writeValue(
-          ctx.res,
-          200,
-          { ...envelope, items: served },
-          { pretty: true },
-          ctx.warnings,
-        );
+        writeValue(ctx.res, 200, { ...envelope, items: served }, { pretty: true }, ctx.warnings);
         return;
       }
       await streamList(ctx.res, envelope, served, (item) => JSON.stringify(item), ctx.warnings);

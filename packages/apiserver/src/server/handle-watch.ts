@@ -53,9 +53,16 @@ export async function handleWatch(ctx: RequestContext, query: ListQuery, name?: 
     throw new BadRequestError(`invalid resource version: ${JSON.stringify(rv)}`);
   }
   const filter = selection.extra === undefined ? undefined : new WatchFieldFilter(selection.extra);
+  // through a conversion webhook, field selectors match objects in the watched version
+  const many = filter === undefined ? undefined : resource.converter?.fromStorageMany;
+  const served =
+    many === undefined
+      ? undefined
+      : async (objects: readonly KubeObject[]): Promise<readonly KubeObject[]> =>
+          (await many(objects)) as unknown as KubeObject[];
   if (filter !== undefined && rv !== '' && rv !== '0' && query.sendInitialEvents !== true) {
     const { namespace, labelSelector } = selection.storeOptions;
-    await filter.seed(server.store, resource.storage, { namespace, labelSelector }, rv);
+    await filter.seed(server.store, resource.storage, { namespace, labelSelector }, rv, served);
   }
   const timeoutMs =
     query.timeoutSeconds !== undefined && query.timeoutSeconds > 0
@@ -109,9 +116,15 @@ export async function handleWatch(ctx: RequestContext, query: ListQuery, name?: 
         if (await send(writer, line, stall)) writer.flush();
         continue;
       }
-      const out = filter === undefined ? event : filter.convert(event);
+      let out: typeof event | undefined = event;
+      if (filter !== undefined) {
+        const object =
+          served === undefined ? event.object : ((await served([event.object]))[0] ?? event.object);
+        out = filter.convert({ type: event.type, object });
+      }
       // a conversion webhook failing here ends the watch with an ERROR event (below)
-      if (out !== undefined) await send(writer, server.encoder.line(out.type, await objectJson(out.object)), stall);
+      if (out !== undefined)
+        await send(writer, server.encoder.line(out.type, await objectJson(out.object)), stall);
     }
   } catch (error) {
     if (!controller.signal.aborted) {

@@ -34,14 +34,6 @@ export async function manyToResponse(
   return out;
 }
 
-/** Stored objects as `resource` serves them, as fresh mutable copies (converted together). */
-export async function manyFromStorage(
-  resource: ApiResource,
-  stored: readonly KubeObject[],
-): Promise<JsonObject[]> {
-  return (await manyToResponse(resource, stored)).map((o) => cloneJson(o) as JsonObject);
-}
-
 /** A served-shape object as the store keeps it. Rejects when a conversion webhook fails. */
 export async function toStorage(resource: ApiResource, object: JsonObject): Promise<KubeObject> {
   const stored = resource.converter === undefined ? object : await resource.converter.toStorage(object);

@@ -77,7 +77,8 @@ export function statusOf(error: unknown): Status {
       metadata: {},
       status: 'Failure' as const,
       message: error.message,
-      reason: error.reason,
+      // an empty reason (StatusReasonUnknown) is omitted, as Go's `omitempty` does
+      ...((error.reason as string) === '' ? {} : { reason: error.reason }),
     };
     // Kubernetes omits details for errors without any (401, 406, 415) and sends {} for unknown paths.
     return details === undefined ? { ...base, code: error.status } : { ...base, details, code: error.status };

@@ -22,16 +22,21 @@ export class WatchFieldFilter {
     this.#matches = matches;
   }
 
-  /** Learns the selected objects as of `resourceVersion` (best effort: an expired one is skipped). */
+  /**
+   * Learns the selected objects as of `resourceVersion` (best effort: an expired one is skipped),
+   * matched as `served` gives them (default: as stored).
+   */
   async seed(
     store: Store,
     type: ResourceType,
     options: { namespace: string; labelSelector: string },
     resourceVersion: string,
+    served?: (objects: readonly KubeObject[]) => Promise<readonly KubeObject[]>,
   ): Promise<void> {
     try {
       const page = await store.list(type, { ...options, resourceVersion, resourceVersionMatch: 'Exact' });
-      for (const object of page.items) if (this.#matches(object)) this.#selected.set(keyOf(object), object);
+      const objects = served === undefined ? page.items : await served(page.items);
+      for (const object of objects) if (this.#matches(object)) this.#selected.set(keyOf(object), object);
     } catch {
       // Past the history window: objects are learnt as they change.
     }
