@@ -80,6 +80,30 @@ export function requestOf(attributes: AdmissionAttributes): JsonObject {
   };
 }
 
+const NAMESPACE_METADATA = [
+  'name',
+  'generateName',
+  'namespace',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'finalizers',
+];
+
+/** `namespaceObject` as kube builds it from a Namespace: its spec, status and most of its metadata. */
+export function namespaceObjectOf(namespace: JsonObject | null): JsonObject | null {
+  if (namespace === null) return null;
+  const metadata = (namespace.metadata ?? {}) as JsonObject;
+  const meta: JsonObject = {};
+  for (const key of NAMESPACE_METADATA) if (metadata[key] !== undefined) meta[key] = metadata[key];
+  return { metadata: meta, spec: namespace.spec ?? {}, status: namespace.status ?? {} };
+}
+
 /** Runs programs against one activation, charging one budget. */
 class Activation {
   #remaining: number;

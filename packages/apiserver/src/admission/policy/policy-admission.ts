@@ -1,10 +1,16 @@
-import { channel } from 'node:diagnostics_channel';
 import { type Logger, noopLogger } from '@converge/runtime';
 import { invocationOf } from '../match-policy.ts';
 import type { AdmissionAttributes, JsonObject } from '../types.ts';
+import {
+  applyActions,
+  type Denial,
+  POLICY_AUDIT_CHANNEL,
+  type PolicyAuditEvent,
+  publishAudit,
+} from './audit.ts';
 import { type CompiledPolicy, compilePolicy } from './compile.ts';
 import { PolicyDeniedError } from './errors.ts';
-import { type Decision, evaluatePolicy } from './evaluate.ts';
+import { evaluatePolicy, namespaceObjectOf } from './evaluate.ts';
 import { resourcesMatch } from './matching.ts';
 import {
   collectParams,
@@ -15,22 +21,7 @@ import {
 } from './params.ts';
 import type { BindingSpec, PolicySpec } from './types.ts';
 
-/** The `diagnostics_channel` on which the audit annotations of each admitted or denied request are published. */
-export const POLICY_AUDIT_CHANNEL = 'converge:apiserver:admission:policy-audit';
-
-/**
- * What the policies of one request want in the audit log (the embedded server keeps none): the
- * `<policy>/<key>` annotations of `auditAnnotations`, and
- * `validation.policy.admission.k8s.io/validation_failure` for bindings with the Audit action.
- */
-export interface PolicyAuditEvent {
-  readonly operation: AdmissionAttributes['operation'];
-  readonly resource: AdmissionAttributes['resource'];
-  readonly subResource: string;
-  readonly namespace: string;
-  readonly name: string;
-  readonly annotations: Readonly<Record<string, string>>;
-}
+export { POLICY_AUDIT_CHANNEL, type PolicyAuditEvent };
 
 /** Options of {@link PolicyAdmission}. */
 export interface PolicyAdmissionOptions {
@@ -53,8 +44,6 @@ interface Loaded {
   readonly compiled: CompiledPolicy;
   readonly bindings: readonly { readonly name: string; readonly spec: BindingSpec }[];
 }
-
-const VALIDATION_FAILURE = 'validation.policy.admission.k8s.io/validation_failure';
 
 const POLICY_RESOURCES = new Set([
   'validatingadmissionpolicies',
@@ -173,12 +162,7 @@ export class PolicyAdmission {
     const policies = await this.#load();
     if (policies.length === 0) return;
     const labels = (name: string): Promise<Record<string, string>> => this.#labels(name);
-    const denied: {
-      policy: string;
-      binding: string | undefined;
-      message: string;
-      reason: string | undefined;
-    }[] = [];
+    const denied: Denial[] = [];
     const annotations: Record<string, string> = {};
     let namespaceObject: Promise<JsonObject | null> | undefined;
     for (const policy of policies) {
@@ -233,7 +217,7 @@ export class PolicyAdmission {
             fail,
           );
           for (const decision of result.failures) {
-            this.#act(actions, policy.name, binding.name, decision, { denied, annotations, warn });
+            applyActions(actions, policy.name, binding.name, decision, { denied, annotations, warn });
           }
           for (const decision of result.denials)
             denied.push({
@@ -251,7 +235,7 @@ export class PolicyAdmission {
       }
       for (const [key, values] of published) annotations[`${policy.name}/${key}`] = values.join(', ');
     }
-    this.#publish(attributes, annotations);
+    publishAudit(attributes, annotations, this.#options.onAudit);
     const first = denied[0];
     if (first !== undefined) {
       this.#logger.debug(
@@ -262,78 +246,11 @@ export class PolicyAdmission {
     }
   }
 
-  #act(
-    actions: readonly string[],
-    policy: string,
-    binding: string,
-    decision: Decision,
-    into: {
-      denied: { policy: string; binding: string | undefined; message: string; reason: string | undefined }[];
-      annotations: Record<string, string>;
-      warn: (text: string) => void;
-    },
-  ): void {
-    for (const action of actions) {
-      if (action === 'Deny') {
-        into.denied.push({ policy, binding, message: decision.message, reason: decision.reason });
-      } else if (action === 'Warn') {
-        into.warn(
-          `Validation failed for ValidatingAdmissionPolicy '${policy}' with binding '${binding}': ${decision.message}`,
-        );
-      } else if (action === 'Audit' && into.annotations[VALIDATION_FAILURE] === undefined) {
-        // kube keeps the first value of an audit annotation (later ones are refused)
-        into.annotations[VALIDATION_FAILURE] = JSON.stringify([
-          {
-            message: decision.message,
-            policy,
-            binding,
-            expressionIndex: decision.index,
-            validationActions: actions,
-          },
-        ]);
-      }
-    }
-  }
-
-  #publish(attributes: AdmissionAttributes, annotations: Record<string, string>): void {
-    if (Object.keys(annotations).length === 0) return;
-    const event: PolicyAuditEvent = {
-      operation: attributes.operation,
-      resource: attributes.resource,
-      subResource: attributes.subResource,
-      namespace: attributes.namespace,
-      name: attributes.name,
-      annotations,
-    };
-    const audit = channel(POLICY_AUDIT_CHANNEL);
-    if (audit.hasSubscribers) audit.publish(event);
-    this.#options.onAudit?.(event);
-  }
-
   /** `namespaceObject`: the request's Namespace (null for cluster-scoped requests and Namespaces themselves). */
   async #namespaceObject(attributes: AdmissionAttributes): Promise<JsonObject | null> {
     const { kind } = attributes;
     if (kind.group === '' && kind.version === 'v1' && kind.kind === 'Namespace') return null;
     if (attributes.namespace === '') return null;
-    const namespace = await this.#options.namespace(attributes.namespace);
-    if (namespace === null) return null;
-    const metadata = (namespace.metadata ?? {}) as JsonObject;
-    const keep = [
-      'name',
-      'generateName',
-      'namespace',
-      'uid',
-      'resourceVersion',
-      'generation',
-      'creationTimestamp',
-      'deletionTimestamp',
-      'deletionGracePeriodSeconds',
-      'labels',
-      'annotations',
-      'finalizers',
-    ];
-    const meta: JsonObject = {};
-    for (const key of keep) if (metadata[key] !== undefined) meta[key] = metadata[key];
-    return { metadata: meta, spec: namespace.spec ?? {}, status: namespace.status ?? {} };
+    return namespaceObjectOf(await this.#options.namespace(attributes.namespace));
   }
 }
