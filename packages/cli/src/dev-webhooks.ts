@@ -11,6 +11,7 @@ import {
   removeWebhookConfigurations,
   validatingWebhookConfigurationType,
   WebhookServer,
+  type WebhookServerAddress,
   webhookConfigurations,
 } from '@converge/kube';
 import {
@@ -144,6 +145,16 @@ export class DevWebhooks {
     this.#registrations = options.registrations;
     this.#server = devWebhookServer(options.logger);
     this.host = this.#host();
+  }
+
+  /** Resolves once the webhook server listens (it binds once something is registered). */
+  listening(): Promise<WebhookServerAddress> {
+    return this.#server.listening();
+  }
+
+  /** The generated CA (PEM), once serving. */
+  get caBundle(): string | undefined {
+    return this.#server.caBundle;
   }
 
   /** Configures what is registered now (resolves once done) and, from now on, what is registered later. */

@@ -29,6 +29,7 @@ import { generateWebhookCertificates } from './certificates.ts';
 import { validatingWebhookConfigurationType, type WebhookConfiguration } from './configurations.ts';
 import { ManagedWebhooks } from './managed.ts';
 import { certificatesOf, ensureSharedCertificates, SECRET_KEYS } from './managed-certificates.ts';
+import { webhookHostSuite } from './webhook-host-test-support.ts';
 
 type Website = KubeObject & { spec: { domain: string } };
 
@@ -351,4 +352,20 @@ describe('ManagedWebhooks against the embedded API server', () => {
     expect(() => new ManagedWebhooks(options as never)).toThrow(expect.objectContaining({ field }));
     expect(() => new ManagedWebhooks(options as never)).toThrow(OptionsError);
   });
+});
+
+webhookHostSuite('ManagedWebhooks', () => {
+  const managed = new ManagedWebhooks({
+    backend: connect(),
+    registrations: [],
+    service: { namespace: 'webhook-system', name: 'suite-hooks' },
+    secret: 'suite-hooks-certs',
+    server: { host: '127.0.0.1', port: 0 },
+  });
+  return {
+    host: managed,
+    port: async () => (await managed.listening()).port,
+    ca: () => managed.caBundle ?? '',
+    servername: 'suite-hooks.webhook-system.svc',
+  };
 });

@@ -2,6 +2,7 @@ import { allowed, OptionsError } from '@converge/runtime';
 import { VirtualClock } from '@converge/runtime/testing';
 import { describe, expect, it } from 'vitest';
 import { WebhookListenError, WebhookPathError } from './errors.ts';
+import { webhookHostSuite } from './webhook-host-test-support.ts';
 import { WebhookServer } from './webhook-server.ts';
 import { admissionReview, responseOf, runServer, website } from './webhook-test-support.ts';
 
@@ -110,4 +111,17 @@ describe('WebhookServer shutdown', () => {
     const warned = running.logger.records.find((r) => r.message.startsWith('Webhook requests still running'));
     expect(warned?.fields.inFlight).toBe(1);
   });
+});
+
+webhookHostSuite('WebhookServer', () => {
+  const server = new WebhookServer({
+    host: '127.0.0.1',
+    port: 0,
+    tls: { generate: { hosts: ['127.0.0.1'] } },
+  });
+  return {
+    host: server,
+    port: async () => (await server.listening()).port,
+    ca: () => server.caBundle ?? '',
+  };
 });
