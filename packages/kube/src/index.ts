@@ -16,7 +16,10 @@
  * - Webhooks: {@link WebhookServer} serves admission webhooks (validators answering `allowed()` or
  *   `denied()`, defaulters answered with a JSON patch) and conversion webhooks ({@link hubAndSpoke})
  *   over HTTPS, with certificates reloaded from files or generated for development
- *   ({@link generateWebhookCertificates}).
+ *   ({@link generateWebhookCertificates}); {@link webhookConfigurations} turns a manager's
+ *   registrations into webhook configurations and CRD conversions ({@link applyWebhookConfigurations}
+ *   writes them), and {@link ManagedWebhooks} keeps certificates in a shared Secret and the
+ *   configurations applied on a real cluster, without cert-manager.
  * - Errors of this package: {@link KubeErrorCodes} (`CONVERGE_ERR_KUBE_*`); API errors are the
  *   runtime's backend errors (`NotFoundError`, `ConflictError`, `ExpiredError`, …).
  *

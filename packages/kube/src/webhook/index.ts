@@ -8,6 +8,10 @@
  *   answers with the JSON patch ({@link createJsonPatch}).
  * - Conversion: a {@link Converter}, usually {@link hubAndSpoke}.
  * - {@link generateWebhookCertificates} — a CA and a serving certificate for development.
+ * - {@link webhookConfigurations} — the Mutating/ValidatingWebhookConfiguration and CRD
+ *   conversions for a manager's registrations; {@link applyWebhookConfigurations} writes them.
+ * - {@link ManagedWebhooks} — managed mode for a real cluster: certificates in a Secret every
+ *   replica shares, configurations kept applied.
  *
  * @example
  * const server = new WebhookServer({ host: '127.0.0.1', port: 0, tls: { generate: {} } });
