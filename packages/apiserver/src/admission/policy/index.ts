@@ -6,13 +6,10 @@
  *
  * @module
  */
+
+export { POLICY_AUDIT_CHANNEL, type PolicyAuditEvent } from './audit.ts';
 export { bindingCauses, defaultBinding, defaultPolicy, policyCauses } from './causes.ts';
 export { AUTHORIZER_UNSUPPORTED } from './compile.ts';
 export { PolicyDeniedError, PolicyErrorCodes } from './errors.ts';
 export type { ParamResolver, ParamSource } from './params.ts';
-export {
-  POLICY_AUDIT_CHANNEL,
-  PolicyAdmission,
-  type PolicyAdmissionOptions,
-  type PolicyAuditEvent,
-} from './policy-admission.ts';
+export { PolicyAdmission, type PolicyAdmissionOptions } from './policy-admission.ts';

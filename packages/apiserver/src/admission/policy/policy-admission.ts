@@ -21,8 +21,6 @@ import {
 } from './params.ts';
 import type { BindingSpec, PolicySpec } from './types.ts';
 
-export { POLICY_AUDIT_CHANNEL, type PolicyAuditEvent };
-
 /** Options of {@link PolicyAdmission}. */
 export interface PolicyAdmissionOptions {
   /** Every stored ValidatingAdmissionPolicy (read again after {@link PolicyAdmission.invalidate}). */
