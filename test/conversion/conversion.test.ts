@@ -95,6 +95,22 @@ describe('writes in another version', () => {
     });
   });
 
+  it('/scale in v2 reads and writes the v2 replicas path of the converted object', async () => {
+    await api.request(V1, { method: 'POST', body: widgetV1('scaled', 2, 'red') });
+    expect((await api.request(`${V2}/scaled/scale`)).json).toMatchObject({
+      kind: 'Scale',
+      spec: { replicas: 2 },
+    });
+    const patched = await api.request(`${V2}/scaled/scale`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: { spec: { replicas: 6 } },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.json).toMatchObject({ spec: { replicas: 6 } });
+    expect(await stored('scaled')).toMatchObject({ spec: { size: 6, color: 'red' } });
+  });
+
   it('server-side apply in v2 creates and updates through conversion', async () => {
     const apply = (replicas: number) =>
       api.request(`${V2}/applied?fieldManager=test`, {

@@ -82,7 +82,7 @@ export function widgetCrd(
       type: 'object',
       properties: {
         spec: { type: 'object', properties: spec },
-        status: { type: 'object', properties: { ready: { type: 'boolean' } } },
+        status: { type: 'object', properties: { ready: { type: 'boolean' }, count: { type: 'integer' } } },
       },
     },
   });
@@ -103,7 +103,10 @@ export function widgetCrd(
           name: 'v1',
           served: true,
           storage: true,
-          subresources: { status: {} },
+          subresources: {
+            status: {},
+            scale: { specReplicasPath: '.spec.size', statusReplicasPath: '.status.count' },
+          },
           schema: schema({ size: { type: 'integer' }, color: { type: 'string' } }),
           selectableFields: [{ jsonPath: '.spec.color' }],
         },
@@ -111,7 +114,10 @@ export function widgetCrd(
           name: 'v2',
           served: true,
           storage: false,
-          subresources: { status: {} },
+          subresources: {
+            status: {},
+            scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.count' },
+          },
           schema: schema({
             replicas: { type: 'integer' },
             paint: { type: 'object', properties: { color: { type: 'string' } } },

@@ -15,7 +15,7 @@ import { cause, invalidObject } from './field-causes.ts';
 import { getStored, updateObject } from './handle-update.ts';
 import { asObject, getPath, setPath } from './json-util.ts';
 import { parseMediaType } from './media.ts';
-import { fromStorage } from './object-io.ts';
+import { fromStorage, servedObject } from './object-io.ts';
 import { parseWriteQuery, type WriteQuery } from './query.ts';
 import { writeValue } from './respond.ts';
 import { prepareScale } from './write-strategy.ts';
@@ -95,7 +95,7 @@ async function writeScale(
       `the kind in the data (${String(scale.kind)}) does not match the expected kind (Scale)`,
     );
   // admission sees the Scale (autoscaling/v1) as kube-apiserver shows it to webhooks and policies
-  const oldScale = scaleOf(current, scaleSpec(ctx));
+  const oldScale = scaleOf(await servedObject(ctx.resource, current), scaleSpec(ctx));
   scale = await admitScale(ctx, 'mutating', scale, oldScale, write);
   const replicas = asObject(scale.spec)?.replicas;
   if (typeof replicas !== 'number' || !Number.isSafeInteger(replicas) || replicas < 0) {
@@ -123,7 +123,8 @@ function jsonPatchArray(patch: unknown): JsonPatchOperation[] {
 export async function handleScale(ctx: RequestContext, name: string, method: string): Promise<void> {
   const spec = scaleSpec(ctx);
   if (method === 'GET') {
-    writeValue(ctx.res, 200, scaleOf(await getStored(ctx, name), spec), { pretty: ctx.pretty });
+    const served = await servedObject(ctx.resource, await getStored(ctx, name));
+    writeValue(ctx.res, 200, scaleOf(served, spec), { pretty: ctx.pretty });
     return;
   }
   const write = parseWriteQuery(
@@ -134,7 +135,7 @@ export async function handleScale(ctx: RequestContext, name: string, method: str
   if (method === 'PUT') {
     const scale = requireObject(await readBodyValue(ctx.req, undefined));
     const stored = await writeScale(ctx, name, scale, await getStored(ctx, name), write);
-    writeValue(ctx.res, 200, scaleOf(stored, spec), { pretty: ctx.pretty });
+    writeValue(ctx.res, 200, scaleOf(await servedObject(ctx.resource, stored), spec), { pretty: ctx.pretty });
     return;
   }
   const type = parseMediaType(ctx.req.headers['content-type'] ?? '')?.type;
@@ -152,7 +153,7 @@ export async function handleScale(ctx: RequestContext, name: string, method: str
   const patch = parseJson((await readBody(ctx.req)).toString('utf8'));
   for (let attempt = 1; ; attempt++) {
     const current = await getStored(ctx, name);
-    const scale = scaleOf(current, spec);
+    const scale = scaleOf(await servedObject(ctx.resource, current), spec);
     const patched = requireObject(
       type === 'application/json-patch+json'
         ? applyJsonPatch(scale, jsonPatchArray(patch))
@@ -160,7 +161,9 @@ export async function handleScale(ctx: RequestContext, name: string, method: str
     );
     try {
       const stored = await writeScale(ctx, name, patched, current, write);
-      writeValue(ctx.res, 200, scaleOf(stored, spec), { pretty: ctx.pretty });
+      writeValue(ctx.res, 200, scaleOf(await servedObject(ctx.resource, stored), spec), {
+        pretty: ctx.pretty,
+      });
       return;
     } catch (error) {
       const explicit = asObject(patched.metadata)?.resourceVersion !== current.metadata.resourceVersion;

@@ -34,6 +34,11 @@ export async function manyToResponse(
   return out;
 }
 
+/** The stored object as `resource` serves it (not copied), typed as an object of the store. */
+export async function servedObject(resource: ApiResource, stored: KubeObject): Promise<KubeObject> {
+  return (await toResponse(resource, stored)) as KubeObject;
+}
+
 /** A served-shape object as the store keeps it. Rejects when a conversion webhook fails. */
 export async function toStorage(resource: ApiResource, object: JsonObject): Promise<KubeObject> {
   const stored = resource.converter === undefined ? object : await resource.converter.toStorage(object);
