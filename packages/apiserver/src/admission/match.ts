@@ -94,7 +94,7 @@ export function isExempt(attributes: AdmissionAttributes): boolean {
   );
 }
 
-/** Whether a webhook's rules match the request (matchPolicy is treated as Exact). */
+/** Whether a webhook's rules name the request's own group/version/resource (`matchPolicy: Equivalent` in match-policy.ts). */
 export function webhookMatches(webhook: Webhook, attributes: AdmissionAttributes): boolean {
   return (webhook.rules ?? []).some((rule) => ruleMatches(rule, attributes));
 }
