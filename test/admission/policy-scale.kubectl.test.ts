@@ -65,6 +65,11 @@ beforeAll(async () => {
       return replicas > 5 ? denied(`at most 5 replicas, not ${replicas}`) : allowed();
     },
   });
+  hooks.mutating<Scale>('/cap-scale', {
+    default(scale) {
+      return { ...scale, spec: { ...scale.spec, replicas: Math.min(scale.spec?.replicas ?? 0, 4) } };
+    },
+  });
   stopHooks = new AbortController();
   void hooks.start(stopHooks.signal).catch(() => undefined);
   ({ url } = await hooks.listening());
@@ -151,5 +156,25 @@ spec: { policyName: scale-limit, validationActions: [Deny] }
     expect((await kubectl(['scale', 'deployment', 'web', '--replicas=6'])).stdout).toBe(
       'deployment.apps/web scaled\n',
     );
+  });
+
+  it('a mutating webhook for deployments/scale changes the Scale that is written', async () => {
+    expect((await kubectl(['delete', 'validatingadmissionpolicybinding', 'scale-limit'])).code).toBe(0);
+    const mutating = `apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: { name: scale-cap }
+webhooks:
+- name: mscale.example.com
+  sideEffects: None
+  admissionReviewVersions: [v1]
+  clientConfig: { url: "${url}/cap-scale", caBundle: ${caBundle} }
+  rules: [{ operations: [UPDATE], apiGroups: [apps], apiVersions: [v1], resources: [deployments/scale] }]
+`;
+    expect((await kubectl(['apply', '-f', '-'], mutating)).code).toBe(0);
+    expect((await kubectl(['scale', 'deployment', 'web', '--replicas=9'])).stdout).toBe(
+      'deployment.apps/web scaled\n',
+    );
+    const replicas = await kubectl(['get', 'deployment', 'web', '-o', 'jsonpath={.spec.replicas}']);
+    expect(replicas.stdout).toBe('4');
   });
 });
