@@ -256,6 +256,35 @@ describe('watches', () => {
   });
 });
 
+describe('clientConfig.service', () => {
+  it('is reached on 127.0.0.1 at its port and path, the certificate checked for NAME.NAMESPACE.svc', async () => {
+    const crd = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com';
+    const setClientConfig = (clientConfig: Record<string, unknown>) =>
+      api.request(crd, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json-patch+json' },
+        body: [{ op: 'replace', path: '/spec/conversion/webhook/clientConfig', value: clientConfig }],
+      });
+    await api.request(V1, { method: 'POST', body: widgetV1('svc', 4, 'red') });
+    const service = { namespace: 'hooks', name: 'widgets', path: '/convert', port: hooks.port };
+    expect((await setClientConfig({ service, caBundle: hooks.caBundle })).status).toBe(200);
+    try {
+      expect((await api.request(`${V2}/svc`)).json).toMatchObject({ spec: { replicas: 4 } });
+      // a name the certificate does not carry fails the TLS check
+      expect(
+        (await setClientConfig({ service: { ...service, name: 'other' }, caBundle: hooks.caBundle })).status,
+      ).toBe(200);
+      const failed = await api.request(`${V2}/svc`);
+      expect(failed.status).toBe(500);
+      expect((failed.json as { message: string }).message).toMatch(
+        /^conversion webhook for example\.com\/v1, Kind=Widget failed: Post "https:\/\/127\.0\.0\.1:\d+\/convert\?timeout=30s": /,
+      );
+    } finally {
+      await setClientConfig({ url: `${hooks.url}/convert`, caBundle: hooks.caBundle });
+    }
+  });
+});
+
 describe('conversion failures', () => {
   it('a webhook failure on a read or a write is a 500 naming the source version and kind', async () => {
     await api.request(V1, { method: 'POST', body: widgetV1('odd', 1, 'unconvertible-v1') });
