@@ -47,3 +47,17 @@ async function drain(queue: WorkQueue<string>, n: number): Promise<number> {
   }
   return out;
 }
+
+/**
+ * A controller's whole path per key: add with a cause, a worker takes it, a no-op reconcile runs
+ * (a synchronous `done()`), the result is applied. Resolves once `keys.length` reconciles ran.
+ */
+export async function controllerRun(
+  controller: { readonly queue: { add(key: string, options: { cause: Cause }): void } },
+  keys: readonly string[],
+  reconciled: () => Promise<void>,
+): Promise<number> {
+  for (let i = 0; i < keys.length; i++) controller.queue.add(keys[i] as string, { cause: MODIFIED });
+  await reconciled();
+  return keys.length;
+}

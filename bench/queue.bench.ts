@@ -15,6 +15,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextMacrotask, setTimeout as sleep } from 'node:timers/promises';
 import { Metrics } from '../packages/metrics/src/index.ts';
+import { Controller } from '../packages/runtime/src/controller/index.ts';
 import { Priority, WorkQueue, type WorkQueueMetrics } from '../packages/runtime/src/workqueue/index.ts';
 import { NoExclusivityQueue } from './broken-queue.ts';
 import { collectGarbage, median, positiveInt } from './harness.ts';
@@ -462,6 +463,93 @@ async function metricsCost(allKeys: readonly string[]): Promise<void> {
       'vs no metrics (CPU)',
     ],
     rows,
+  );
+  await controllerCost(load, keys);
+}
+
+/**
+ * The same cost per reconcile of a controller (4 workers, a no-op reconcile that returns at once),
+ * with and without `metrics.instrument(controller)`: the reconcile metrics (result counters, time
+ * histogram, causes) come on top of the queue's.
+ */
+async function controllerCost(
+  load: (tag: string) => Promise<typeof import('./queue-metrics.ts')>,
+  keys: readonly string[],
+): Promise<void> {
+  const n = keys.length;
+  const cases = [
+    { name: 'controller, no metrics', instrument: false, loops: await load('controller-plain') },
+    { name: 'controller, metrics', instrument: true, loops: await load('controller-metrics') },
+  ];
+  const once = async (
+    c: (typeof cases)[number],
+    k: readonly string[],
+  ): Promise<{ wall: number; cpu: number }> => {
+    let left = k.length;
+    let finished: () => void = () => {};
+    const all = new Promise<void>((resolve) => (finished = resolve));
+    const controller = new Controller<string>({
+      name: 'bench',
+      maxConcurrentReconciles: 4,
+      reconciler: () => {
+        if (--left === 0) finished();
+      },
+    });
+    if (c.instrument) new Metrics({ defaultMetrics: false }).instrument(controller);
+    const stop = new AbortController();
+    const running = controller.start(stop.signal);
+    await nextMacrotask();
+    collectGarbage(1);
+    const cpu0 = process.threadCpuUsage();
+    const t0 = performance.now();
+    const out = await c.loops.controllerRun(controller, k, () => all);
+    const seconds = (performance.now() - t0) / 1000;
+    const used = process.threadCpuUsage(cpu0);
+    stop.abort();
+    await running;
+    check(out === k.length, `metrics ${c.name}: ${out} reconciles out of ${k.length}`);
+    return { wall: k.length / seconds, cpu: k.length / ((used.user + used.system) / 1e6) };
+  };
+  for (let i = 0; i < WARMUP_RUNS; i++)
+    for (const c of cases) await once(c, keys.slice(0, Math.min(n, 20_000)));
+  const wall = cases.map(() => [] as number[]);
+  const cpu = cases.map(() => [] as number[]);
+  for (let r = 0; r < RUNS; r++) {
+    for (let j = 0; j < cases.length; j++) {
+      const i = (j + r) % cases.length;
+      const result = await once(cases[i] as (typeof cases)[number], keys);
+      wall[i]?.push(result.wall);
+      cpu[i]?.push(result.cpu);
+    }
+  }
+  const cpuMedians = cpu.map((v) => median(v));
+  table(
+    [
+      'reconciles',
+      'median reconciles/s (wall)',
+      'ns/reconcile (wall)',
+      'median reconciles/s (CPU)',
+      'ns/reconcile (CPU)',
+      'vs no metrics (CPU)',
+    ],
+    cases.map((c, i) => {
+      const w = median(wall[i] ?? []);
+      const m = cpuMedians[i] as number;
+      return [
+        c.name,
+        fmtInt(w),
+        fmt(1e9 / w, 0),
+        fmtInt(m),
+        fmt(1e9 / m, 0),
+        fmt(m / (cpuMedians[0] as number)),
+      ];
+    }),
+  );
+  const ratio = (cpuMedians[1] as number) / (cpuMedians[0] as number);
+  const costNs = 1e9 / (cpuMedians[1] as number) - 1e9 / (cpuMedians[0] as number);
+  verdict(
+    ratio >= GOAL_METRICS_RATIO,
+    `metrics controller: with/without instrumentation = ${fmt(ratio)} by CPU time, +${fmt(costNs, 0)} ns per reconcile (goal >= ${GOAL_METRICS_RATIO}, cost <= 10 %)`,
   );
 }
 
