@@ -125,6 +125,8 @@ export class ManagedWebhooks implements WebhookHost {
   #certificates: WebhookCertificates | undefined;
   /** Whether the "the Secret holds another CA" warning was logged (once per change). */
   #warnedCa = false;
+  /** CRDs of converters found missing (warned once each). */
+  readonly #missing = new Set<string>();
   #wake: (() => void) | undefined;
   #dirty = true;
   #started = false;
@@ -310,10 +312,20 @@ export class ManagedWebhooks implements WebhookHost {
         this.#applies++;
         failures = 0;
         const changed = [applied.mutating, applied.validating, ...Object.values(applied.conversions)].some(
-          (o) => o !== 'unchanged' && o !== 'absent',
+          (o) => o !== 'unchanged' && o !== 'absent' && o !== 'missing',
         );
         if (changed)
           this.#logger.info({ configuration: this.#name, ...applied }, 'Applied webhook configurations');
+        for (const [crd, outcome] of Object.entries(applied.conversions)) {
+          if (outcome === 'missing' && !this.#missing.has(crd)) {
+            this.#logger.warn(
+              { crd },
+              'The CRD of a registered converter does not exist; its conversion is not set',
+            );
+          }
+          if (outcome === 'missing') this.#missing.add(crd);
+          else this.#missing.delete(crd);
+        }
       } catch (error) {
         if (signal.aborted) return;
         this.#dirty = true;

@@ -27,6 +27,13 @@ const deploymentType: ResourceType = {
   plural: 'deployments',
   namespaced: true,
 };
+const gadgetType: ResourceType = {
+  group: 'gadgets.example.com',
+  version: 'v1',
+  kind: 'Gadget',
+  plural: 'gadgets',
+  namespaced: false,
+};
 const validator: Validator = { validate: () => allowed() };
 const defaulter: Defaulter = { default: () => undefined };
 const converter = (tag: string): Converter => ({ convert: (o, desired) => ({ ...o, tag, desired }) });
@@ -245,6 +252,12 @@ describe('WebhookBuilder', () => {
     expect(() => builder.withDefaulter({} as never)).toThrow(/default\(object, request\)/);
     expect(() => builder.withValidator(null as never)).toThrow(OptionsError);
     expect(() => builder.withConverter({ convert: 1 } as never)).toThrow(/hubAndSpoke/);
+    // Only custom resources convert through webhooks, and CRD groups hold a dot.
+    for (const type of [podType, deploymentType]) {
+      expect(() => new WebhookBuilder(type, new WebhookRegistry()).withConverter(converter('x'))).toThrow(
+        expect.objectContaining({ field: 'withConverter' }),
+      );
+    }
     expect(() => new WebhookBuilder({ ...websiteType, kind: 'website' }, new WebhookRegistry())).toThrow(
       OptionsError,
     );
@@ -376,12 +389,9 @@ describe('WebhookRegistry', () => {
     registry.serveWith(host);
     new WebhookBuilder(podType, registry)
       .withDefaulter(defaulter, { sideEffects: 'NoneOnDryRun' })
-      .withConverter(converter('p'))
       .complete();
-    new WebhookBuilder(deploymentType, registry)
-      .withConverter(converter('d'))
-      .withValidator(validator)
-      .complete();
+    new WebhookBuilder(gadgetType, registry).withConverter(converter('g')).complete();
+    new WebhookBuilder(deploymentType, registry).withValidator(validator).complete();
     expect(host.calls).toEqual([
       'validating /validate-examples-converge-dev-v1alpha1-website None',
       'conversion /convert',
@@ -393,7 +403,7 @@ describe('WebhookRegistry', () => {
   it('dispatches conversion by group and kind, and fails typed for an unknown kind', async () => {
     const registry = new WebhookRegistry();
     new WebhookBuilder(websiteType, registry).withConverter(converter('website')).complete();
-    new WebhookBuilder(podType, registry).withConverter(converter('pod')).complete();
+    new WebhookBuilder(gadgetType, registry).withConverter(converter('gadget')).complete();
     const site = { apiVersion: 'examples.converge.dev/v1', kind: 'Website', metadata: { name: 'a' } };
     expect(
       registry.converter.convert(site as UnstructuredObject, 'examples.converge.dev/v2', signal),
@@ -401,14 +411,18 @@ describe('WebhookRegistry', () => {
       tag: 'website',
       desired: 'examples.converge.dev/v2',
     });
+    const gadget = { apiVersion: 'gadgets.example.com/v1', kind: 'Gadget' } as UnstructuredObject;
+    expect(registry.converter.convert(gadget, 'gadgets.example.com/v2', signal)).toMatchObject({
+      tag: 'gadget',
+    });
     const pod = { apiVersion: 'v1', kind: 'Pod' } as UnstructuredObject;
-    expect(registry.converter.convert(pod, 'v2', signal)).toMatchObject({ tag: 'pod' });
+    expect(() => registry.converter.convert(pod, 'v2', signal)).toThrow(/kind Pod of group ""/);
     const other = { apiVersion: 'other.example.com/v1', kind: 'Website' } as UnstructuredObject;
     expect(() => registry.converter.convert(other, 'other.example.com/v2', signal)).toThrow(
       ConverterNotFoundError,
     );
     expect(() => registry.converter.convert(other, 'x', signal)).toThrow(
-      /no converter is registered for kind Website of group "other.example.com" \(registered: examples.converge.dev\/Website, \/Pod\)/,
+      /no converter is registered for kind Website of group "other.example.com" \(registered: examples.converge.dev\/Website, gadgets.example.com\/Gadget\)/,
     );
     expect(() => registry.converter.convert(null as never, 'x', signal)).toThrow(ConverterNotFoundError);
   });

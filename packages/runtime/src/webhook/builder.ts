@@ -117,11 +117,18 @@ export class WebhookBuilder<T extends KubeObject = KubeObject> {
       );
     }
     const { group, plural } = this.#type;
+    if (!group.includes('.')) {
+      throw new OptionsError(
+        'withConverter',
+        this.#type.kind,
+        `a custom resource kind: ${group === '' ? 'the core group' : `group ${group}`} is built in, and CRD groups hold a dot`,
+      );
+    }
     this.#converter = Object.freeze({
       type: this.#type,
       webhook: 'conversion',
       path: CONVERSION_PATH,
-      name: group === '' ? plural : `${plural}.${group}`,
+      name: `${plural}.${group}`,
       handler: converter,
       options: Object.freeze({}),
     });
