@@ -191,6 +191,21 @@ describe('reads in both versions', () => {
   });
 });
 
+describe('delete collection', () => {
+  it('in v2 selects by the v2 fields and answers the deleted objects in v2', async () => {
+    await api.request(V1, { method: 'POST', body: widgetV1('dc1', 1, 'gold') });
+    await api.request(V1, { method: 'POST', body: widgetV1('dc2', 2, 'grey') });
+    const deleted = await api.request(`${V2}?fieldSelector=spec.paint.color%3Dgold`, { method: 'DELETE' });
+    expect(deleted.status).toBe(200);
+    expect(deleted.json).toMatchObject({
+      apiVersion: 'example.com/v2',
+      kind: 'WidgetList',
+      items: [{ apiVersion: 'example.com/v2', metadata: { name: 'dc1' }, spec: { replicas: 1 } }],
+    });
+    expect((await api.request(`${V1}/dc2`)).status).toBe(200);
+  });
+});
+
 describe('watches', () => {
   it('initial events, live events and bookmarks come in the watched version', async () => {
     await api.request(V1, { method: 'POST', body: widgetV1('w1', 1, 'red') });

@@ -55,7 +55,13 @@ export async function handleDelete(ctx: RequestContext, name: string): Promise<v
   if (isCrdResource(ctx) && options.dryRun !== true) await server.crds.reconcile(name);
   if (result.status === 'pending') {
     const code = orphanDependents === false ? 202 : 200;
-    writeValue(ctx.res, code, await toResponse(resource, result.object), { pretty: ctx.pretty }, ctx.warnings);
+    writeValue(
+      ctx.res,
+      code,
+      await toResponse(resource, result.object),
+      { pretty: ctx.pretty },
+      ctx.warnings,
+    );
     return;
   }
   if (resource.strategy.returnDeletedObject === true) {
@@ -76,9 +82,15 @@ export async function handleDeleteCollection(ctx: RequestContext): Promise<void>
   const { resource, server } = ctx;
   const selection = listSelection(ctx, listQuery.labelSelector, listQuery.fieldSelector);
   const page = await server.store.list(resource.storage, selection.storeOptions);
+  // through a conversion webhook, field selectors match the requested version's objects
+  const matched =
+    selection.extra === undefined || resource.converter?.fromStorageMany === undefined
+      ? undefined
+      : (await manyToResponse(resource, page.items)).map((o) => selection.extra?.(o as KubeObject) === true);
   const deleted: KubeObject[] = [];
-  for (const item of page.items) {
-    if (selection.extra !== undefined && !selection.extra(item)) continue;
+  for (const [index, item] of page.items.entries()) {
+    if (matched !== undefined ? !matched[index] : selection.extra !== undefined && !selection.extra(item))
+      continue;
     const key = { namespace: item.metadata.namespace ?? '', name: item.metadata.name ?? '' };
     const admit = { dryRun: options.dryRun === true };
     await admitMutating(ctx, 'DELETE', null, item, admit);
