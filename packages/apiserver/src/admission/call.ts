@@ -60,8 +60,7 @@ const pools = new Map<string, Pool>();
  * the API server about half the CPU (no `ClientRequest` and agent queue per call). Idle
  * connections close after 30 s; the least recently used pool is closed past {@link MAX_POOLS}.
  */
-function poolFor(origin: string, ca: string | undefined, serverName: string | undefined): Pool {
-  const key = `${origin}\n${serverName ?? ''}\n${ca ?? ''}`;
+function poolFor(key: string, origin: string, ca: string | undefined, serverName: string | undefined): Pool {
   let pool = pools.get(key);
   if (pool !== undefined) {
     pools.delete(key);
@@ -87,6 +86,18 @@ function poolFor(origin: string, ca: string | undefined, serverName: string | un
     void oldest.destroy().catch(() => undefined);
   }
   return pool;
+}
+
+/**
+ * Stops handing out `key`'s pool after a call timed out, and closes it once its other calls have
+ * finished: its connections (the timed-out one, and any it opened meanwhile) are closed, as Go's
+ * client closes the connection of a cancelled request, instead of lingering until idle.
+ */
+function retirePool(key: string): void {
+  const pool = pools.get(key);
+  if (pool === undefined) return;
+  pools.delete(key);
+  void pool.close().catch(() => undefined);
 }
 
 /** The CA bundle as PEM, decoded once per distinct base64 value. */
@@ -129,12 +140,17 @@ export async function postReview(
   if (target.protocol !== 'https:')
     throw new Error(`failed to call webhook: ${post}: webhook URLs must use https`);
   const payload = JSON.stringify(body);
+  const ca = pemOf(caBundle);
+  const key = `${target.origin}\n${endpoint.serverName ?? ''}\n${ca ?? ''}`;
   const deadline = new AbortController();
-  const timer = clock.setTimer(() => deadline.abort(), timeoutMs);
+  const timer = clock.setTimer(() => {
+    deadline.abort();
+    retirePool(key);
+  }, timeoutMs);
   try {
     let response: Dispatcher.ResponseData;
     try {
-      response = await poolFor(target.origin, pemOf(caBundle), endpoint.serverName).request({
+      response = await poolFor(key, target.origin, ca, endpoint.serverName).request({
         method: 'POST',
         path: `${target.pathname}${target.search}`,
         headers: { 'content-type': 'application/json', accept: 'application/json' },
