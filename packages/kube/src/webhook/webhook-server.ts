@@ -14,6 +14,7 @@ import {
   type Logger,
   type Runnable,
   type Timer,
+  type WebhookHost,
 } from '@converge/runtime';
 import type { AdmissionRoute } from './admission-handler.ts';
 import type { ConversionRoute } from './conversion-review.ts';
@@ -101,7 +102,7 @@ function urlOf(address: AddressInfo): string {
  * });
  * await server.start(signal);
  */
-export class WebhookServer implements Runnable {
+export class WebhookServer implements WebhookHost {
   /** Webhooks must answer on every replica, not only the leader. */
   readonly needLeaderElection = false;
   readonly #o: ResolvedWebhookServerOptions;
