@@ -211,6 +211,21 @@ describe('answers checked as upstream', () => {
   });
 });
 
+describe('converted objects', () => {
+  it('are pruned to the schema of the version they were converted to', async () => {
+    hook.setAnswer((r) =>
+      answered(r, (res) => {
+        const object = res.convertedObjects[0] as Record<string, unknown> & { spec: Record<string, unknown> };
+        object.junk = true;
+        object.spec.extra = 'dropped';
+      }),
+    );
+    const got = (await api.request(`${V2}/a`)).json as Record<string, unknown>;
+    expect(got).not.toHaveProperty('junk');
+    expect(got.spec).toEqual({ replicas: 1, paint: { color: 'red' } });
+  });
+});
+
 describe('the webhook down', () => {
   it('reads and writes of the other version fail; the storage version still works', async () => {
     await hook.close();

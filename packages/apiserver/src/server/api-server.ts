@@ -228,6 +228,9 @@ class EmbeddedApiServer implements ApiServer {
       conversion: {
         clock,
         logger: logger.child({ component: 'conversion' }),
+        ...(this.#options.extensions.pruneUnknownFields === undefined
+          ? {}
+          : { prune: this.#options.extensions.pruneUnknownFields.bind(this.#options.extensions) }),
         ...(this.#options.webhookServiceResolver === undefined
           ? {}
           : { resolveService: this.#options.webhookServiceResolver }),

@@ -64,6 +64,11 @@ export interface ConversionWebhookOptions {
   readonly logger?: Logger;
   /** Default {@link CONVERSION_TIMEOUT_MS}. */
   readonly timeoutMs?: number;
+  /**
+   * Drops the fields of a converted object its version's schema does not know (in place), as
+   * apiextensions' schema-coercing converter does; nothing is pruned when absent.
+   */
+  readonly prune?: (crd: KubeObject, version: string, object: JsonObject) => unknown;
 }
 
 /** `spec.conversion.webhook` of a CRD, as stored. */
@@ -141,13 +146,21 @@ export function conversionConverter(
   served: string,
   stored: string,
   listKind: string,
+  prune?: (apiVersion: string, object: JsonObject) => void,
 ): VersionConverter {
+  // objects the webhook answered are fresh copies: pruned in place; the others are the inputs
+  const pruned = (input: unknown, output: JsonObject): JsonObject => {
+    if (prune !== undefined && output !== input) prune(String(output.apiVersion), output);
+    return output;
+  };
   const one = async (object: JsonObject, to: string): Promise<JsonObject> =>
-    (await conversion.convert([object], to))[0] as JsonObject;
+    pruned(object, (await conversion.convert([object], to))[0] as JsonObject);
   return {
     toStorage: (object) => one(object, stored),
     fromStorage: (object: KubeObject) => one(object as unknown as JsonObject, served),
-    fromStorageMany: (objects: readonly KubeObject[]) =>
-      conversion.convert(objects as unknown as readonly JsonObject[], served, listKind),
+    fromStorageMany: async (objects: readonly KubeObject[]) =>
+      (await conversion.convert(objects as unknown as readonly JsonObject[], served, listKind)).map((o, i) =>
+        pruned(objects[i], o),
+      ),
   };
 }

@@ -90,6 +90,13 @@ export function crdServing(
           webhooks,
         )
       : undefined;
+  const prune = webhooks?.prune;
+  const pruneConverted =
+    prune === undefined
+      ? undefined
+      : (apiVersion: string, object: JsonObject): void => {
+          prune(crd, apiVersion.slice(group.length + 1), object);
+        };
   const resources: ApiResource[] = [];
   for (const version of versions) {
     if (version.served !== true || typeof version.name !== 'string') continue;
@@ -122,6 +129,7 @@ export function crdServing(
                     `${group}/${version.name}`,
                     `${group}/${storageVersion}`,
                     listKind,
+                    pruneConverted,
                   ),
           }),
       conversion: conversion ?? noneConversion,
