@@ -7,7 +7,7 @@ import type {
   WorkQueueMetrics,
 } from '@converge/runtime';
 import { Gauge, type Registry } from 'prom-client';
-import { type CounterChild, FastCounter, FastHistogram } from './fast-metrics.ts';
+import { type CounterChild, FastCounter, FastHistogram, type HistogramChild } from './fast-metrics.ts';
 import {
   EVENT_LATENCY_BUCKETS,
   LIST_BUCKETS,
@@ -52,7 +52,8 @@ export class ControllerCollectors {
   readonly #panics: FastCounter;
   readonly #time: FastHistogram;
   readonly #timeouts: FastCounter;
-  readonly #active: Gauge<'controller'>;
+  /** Reconciles running now, by controller (a plain number per event; the gauge reads it on scrape). */
+  readonly #active = new Map<string, { value: number }>();
   readonly #dropped: FastCounter;
   readonly #causes: FastCounter;
   readonly #kindTotal: FastCounter;
@@ -115,11 +116,15 @@ export class ControllerCollectors {
         for (const c of controllers()) this.labels(c.name).set(c.maxConcurrentReconciles);
       },
     });
-    this.#active = new Gauge({
+    const active = this.#active;
+    new Gauge({
       name: Names.activeWorkers,
       help: 'Number of currently used workers per controller',
       labelNames: ['controller'],
       registers,
+      collect() {
+        for (const [name, state] of active) this.labels(name).set(state.value);
+      },
     });
     this.#dropped = new FastCounter(
       registry,
@@ -262,9 +267,17 @@ export class ControllerCollectors {
     const panics = this.#panics.labels(name);
     const timeouts = this.#timeouts.labels(name);
     const dropped = this.#dropped.labels(name);
-    const active = this.#active.labels(name);
-    active.set(0);
+    let active = this.#active.get(name);
+    if (active === undefined) {
+      active = { value: 0 };
+      this.#active.set(name, active);
+    }
+    const workers = active;
     const causes = new Map<CauseType, CounterChild>();
+    const kinds = new Map<
+      string,
+      { readonly results: Map<string, CounterChild>; readonly time: HistogramChild }
+    >();
     return {
       onReconcile: (_controller, result, durationMs, kind, set) => {
         const label = RESULT[result] ?? 'error';
@@ -272,8 +285,18 @@ export class ControllerCollectors {
         time.observe(durationMs / 1000);
         if (result === 'dropped') dropped.inc();
         if (kind !== undefined) {
-          this.#kindTotal.labels(name, kind, label).inc();
-          this.#kindTime.labels(name, kind).observe(durationMs / 1000);
+          let perKind = kinds.get(kind);
+          if (perKind === undefined) {
+            perKind = { results: new Map(), time: this.#kindTime.labels(name, kind) };
+            kinds.set(kind, perKind);
+          }
+          let total = perKind.results.get(label);
+          if (total === undefined) {
+            total = this.#kindTotal.labels(name, kind, label);
+            perKind.results.set(label, total);
+          }
+          total.inc();
+          perKind.time.observe(durationMs / 1000);
         }
         if (set !== undefined) {
           for (const cause of set.causes) {
@@ -292,7 +315,9 @@ export class ControllerCollectors {
         if (detail.timedOut) timeouts.inc();
         if (isPanic(error)) panics.inc();
       },
-      onActiveWorkers: (_controller, n) => active.set(n),
+      onActiveWorkers: (_controller, n) => {
+        workers.value = n;
+      },
       onKinds: (_controller, count) => this.#kinds.labels(name).set(count),
       onKindSynced: (_controller, kind, durationMs) =>
         this.#kindSync.labels(name, kind).observe(durationMs / 1000),
