@@ -140,7 +140,13 @@ async function applyServerSide(
     try {
       if (current === undefined) {
         const created = await createObject(ctx, result, write);
-        writeValue(ctx.res, 201, await toResponse(ctx.resource, created), { pretty: ctx.pretty }, ctx.warnings);
+        writeValue(
+          ctx.res,
+          201,
+          await toResponse(ctx.resource, created),
+          { pretty: ctx.pretty },
+          ctx.warnings,
+        );
         return;
       }
       result.metadata.resourceVersion ??= current.metadata.resourceVersion;

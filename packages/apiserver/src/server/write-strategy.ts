@@ -150,5 +150,9 @@ export async function prepareScale(
   const crd = resource.crd;
   if (crd === undefined) return;
   const served = await asServed(ctx, old);
-  fail(ctx, object, server.extensions.validateCustomResource?.(crd, resource.version, object, served, warn(ctx)));
+  fail(
+    ctx,
+    object,
+    server.extensions.validateCustomResource?.(crd, resource.version, object, served, warn(ctx)),
+  );
 }
