@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseGoUrl, validateConversion } from './conversion-validation.ts';
+import { causeText } from './field-errors.ts';
+import { databaseCrd, variant } from './testdata/crds.ts';
+import { validateCrd, validateCrdUpdate } from './validate-crd.ts';
 
 describe('parseGoUrl (the parts of Go url.Parse the webhook URL checks read)', () => {
   it.each([
@@ -40,5 +43,28 @@ describe('validateConversion', () => {
           expect(cause).toMatchObject({ reason: expect.any(String), message: expect.any(String) });
       }),
     );
+  });
+});
+
+describe('conversionReviewVersions on update', () => {
+  const withVersions = (versions: string[]) =>
+    variant(databaseCrd, (d) => {
+      (d.spec as { conversion?: unknown }).conversion = {
+        strategy: 'Webhook',
+        webhook: { conversionReviewVersions: versions, clientConfig: { url: 'https://a.example.com/c' } },
+      };
+    });
+  const unrecognized =
+    'spec.conversion.conversionReviewVersions: Invalid value: []string{"v2"}: must include at least one of v1, v1beta1';
+
+  it('must name a version the server speaks on create and when the stored CRD did', () => {
+    expect(validateCrd(withVersions(['v2'])).map(causeText)).toEqual([unrecognized]);
+    expect(validateCrdUpdate(withVersions(['v2']), withVersions(['v1'])).map(causeText)).toEqual([
+      unrecognized,
+    ]);
+  });
+
+  it('need not be fixed by an update when the stored CRD named none either (upstream ratchet)', () => {
+    expect(validateCrdUpdate(withVersions(['v2']), withVersions(['v3']))).toEqual([]);
   });
 });

@@ -198,3 +198,25 @@ export function validateConversion(
   }
   validateReviewVersions(reviewVersions, path.child(at, 'conversionReviewVersions'), out);
 }
+
+const UNRECOGNIZED = `must include at least one of ${REVIEW_VERSIONS.join(', ')}`;
+
+/**
+ * Upstream's ratchet on update: when the stored CRD's `conversionReviewVersions` already named no
+ * version this server speaks (`hasValidConversionReviewVersionOrEmpty` false), an update need not
+ * fix it — the `must include at least one of …` cause is dropped from `out`.
+ */
+export function ratchetReviewVersions(old: unknown, out: StatusCause[]): void {
+  const conversion =
+    isObject(old) && isObject(own(old, 'spec'))
+      ? own(own(old, 'spec') as JsonObject, 'conversion')
+      : undefined;
+  const webhook = isObject(conversion) ? own(conversion, 'webhook') : undefined;
+  const versions = isObject(webhook) ? strings(webhook, 'conversionReviewVersions') : [];
+  if (versions.length === 0 || versions.some((v) => REVIEW_VERSIONS.includes(v))) return;
+  const at = 'spec.conversion.conversionReviewVersions';
+  for (let i = out.length - 1; i >= 0; i--) {
+    const cause = out[i];
+    if (cause?.field === at && cause.message.endsWith(UNRECOGNIZED)) out.splice(i, 1);
+  }
+}

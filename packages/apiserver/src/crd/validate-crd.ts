@@ -3,6 +3,7 @@
  * create and update, with its field paths and messages.
  */
 import type { StatusCause } from '@converge/runtime';
+import { ratchetReviewVersions } from './conversion-validation.ts';
 import { defaultCrd, type InternalSpec, internalSpec, versionsOf } from './crd-defaults.ts';
 import { validateNames } from './crd-parts.ts';
 import { validateSpec } from './crd-spec.ts';
@@ -105,6 +106,7 @@ function validate(input: unknown, old: CustomResourceDefinition | undefined): St
   }
   if (str(meta, 'namespace') !== '') out.push(forbidden('metadata.namespace', 'not allowed on this type'));
   validateSpec(internal, out);
+  if (old !== undefined) ratchetReviewVersions(old, out);
   if (old !== undefined) {
     const oldSpec = old.spec as unknown as JsonObject;
     const established =
