@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  AlreadyStartedError,
   type CheckReport,
   type Clock,
   type Logger,
@@ -148,7 +149,7 @@ export class OperationsServer implements Runnable {
   }
 
   async start(signal: AbortSignal): Promise<void> {
-    if (this.#started) throw new OptionsError('start', 'twice', 'one start per server');
+    if (this.#started) throw new AlreadyStartedError('operations server');
     this.#started = true;
     if (signal.aborted) {
       this.#listened(new Error('operations server stopped before it listened'));
