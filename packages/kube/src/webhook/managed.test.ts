@@ -2,6 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
 import { createApiServer } from '@converge/apiserver';
 import {
   allowed,
@@ -100,6 +101,18 @@ afterAll(async () => {
   await store?.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** The SHA-256 fingerprint of the certificate served on 127.0.0.1:`port` for the webhook Service. */
+function servedFingerprint(port: number, ca: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect({ host: '127.0.0.1', port, ca, servername: HOSTS[0] }, () => {
+      const fingerprint = socket.getPeerX509Certificate()?.fingerprint256 ?? '';
+      socket.end();
+      resolve(fingerprint);
+    });
+    socket.once('error', reject);
+  });
+}
 
 /** A logger keeping its messages. */
 function recordingLogger(messages: string[]): Logger {
@@ -256,6 +269,25 @@ describe('ManagedWebhooks against the embedded API server', () => {
       'the conversion restored',
       async () => (await crd()).spec?.conversion?.strategy === 'Webhook',
     );
+    // A renewed serving certificate under the same CA in the Secret: B serves it, no restart.
+    const before = await admin.get<Secret>(secretType, secretKey);
+    const kept = certificatesOf(before);
+    const renewed = await generateWebhookCertificates({
+      hosts: HOSTS,
+      ca: { cert: kept?.caCert ?? '', key: kept?.caKey ?? '' },
+    });
+    await admin.update(secretType, {
+      ...before,
+      data: {
+        ...before.data,
+        [SECRET_KEYS.cert]: Buffer.from(renewed.cert).toString('base64'),
+        [SECRET_KEYS.key]: Buffer.from(renewed.key).toString('base64'),
+      },
+    });
+    const renewedFingerprint = new X509Certificate(renewed.cert).fingerprint256;
+    await eventually('the renewed certificate served', async () => {
+      return (await servedFingerprint(atB.port, kept?.caCert ?? '')) === renewedFingerprint;
+    });
     // Another CA in the Secret (a replica started since replaced it): B stops configuring and says why.
     const other = await generateWebhookCertificates({ hosts: HOSTS });
     const stored = await admin.get<Secret>(secretType, secretKey);

@@ -1,3 +1,6 @@
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   type AdmissionWebhookOptions,
   AlreadyStartedError,
@@ -27,7 +30,12 @@ import {
   validatingWebhookConfigurationType,
   webhookConfigurations,
 } from './configurations.ts';
-import { certificatesOf, ensureSharedCertificates, secretOf } from './managed-certificates.ts';
+import {
+  certificatesOf,
+  ensureSharedCertificates,
+  secretOf,
+  unusableBecause,
+} from './managed-certificates.ts';
 import type { WebhookServerOptions } from './options.ts';
 import { WebhookServer, type WebhookServerAddress } from './webhook-server.ts';
 
@@ -123,6 +131,9 @@ export class ManagedWebhooks implements WebhookHost {
   #rejectCreated!: (error: unknown) => void;
   #caBundle: string | undefined;
   #certificates: WebhookCertificates | undefined;
+  /** The private directory the serving pair is written to (the server reloads it from there). */
+  #certDir: string | undefined;
+  readonly #hosts: readonly string[];
   /** Whether the "the Secret holds another CA" warning was logged (once per change). */
   #warnedCa = false;
   /** CRDs of converters found missing (warned once each). */
@@ -159,6 +170,13 @@ export class ManagedWebhooks implements WebhookHost {
       throw new OptionsError('service.port', service.port, 'a port from 1 to 65535');
     }
     this.#service = { namespace: service.namespace, name: service.name, port };
+    const { namespace, name } = this.#service;
+    this.#hosts = [
+      `${name}.${namespace}.svc`,
+      `${name}.${namespace}.svc.cluster.local`,
+      `${name}.${namespace}`,
+      name,
+    ];
     if (typeof options.secret !== 'string' || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(options.secret)) {
       throw new OptionsError('secret', options.secret, 'a Secret name (a DNS subdomain)');
     }
@@ -220,33 +238,23 @@ export class ManagedWebhooks implements WebhookHost {
   async start(signal: AbortSignal): Promise<void> {
     if (this.#started) throw new AlreadyStartedError('ManagedWebhooks');
     this.#started = true;
-    const { namespace, name } = this.#service;
-    const hosts = [
-      `${name}.${namespace}.svc`,
-      `${name}.${namespace}.svc.cluster.local`,
-      `${name}.${namespace}`,
-      name,
-    ];
-    let certificates: Awaited<ReturnType<typeof ensureSharedCertificates>>;
+    let certificates: WebhookCertificates;
+    let files: { certFile: string; keyFile: string };
     try {
-      certificates = await ensureSharedCertificates({
-        backend: this.#backend,
-        namespace,
-        name: this.#secret,
-        hosts,
-        labels: { [MANAGED_WEBHOOKS_LABEL]: MANAGED_WEBHOOKS_LABEL_VALUE },
-        logger: this.#logger,
-        signal,
-      });
+      certificates = await this.#ensureCertificates(signal);
+      this.#certDir = await mkdtemp(join(tmpdir(), 'converge-webhook-certs-'));
+      files = await this.#writePair(certificates);
     } catch (error) {
       this.#rejectCreated(error);
+      await this.#removeCertDir();
       throw error;
     }
     this.#caBundle = certificates.caCert;
     this.#certificates = certificates;
+    // From files, so a renewed certificate (same CA) is served without a restart.
     const server = new WebhookServer({
       ...this.#server,
-      tls: { cert: certificates.cert, key: certificates.key, caCert: certificates.caCert },
+      tls: files,
       logger: this.#logger,
       clock: this.#clock,
     });
@@ -258,6 +266,7 @@ export class ManagedWebhooks implements WebhookHost {
       await server.listening();
     } catch (error) {
       await serving.catch(() => {});
+      await this.#removeCertDir();
       throw error;
     }
     const watches = [
@@ -266,7 +275,45 @@ export class ManagedWebhooks implements WebhookHost {
       this.#watch(validatingWebhookConfigurationType, `metadata.name=${this.#name}`, signal),
       this.#watch(customResourceDefinitionType, undefined, signal),
     ];
-    await Promise.all([serving, this.#applyLoop(signal), ...watches]);
+    try {
+      await Promise.all([serving, this.#applyLoop(signal), ...watches]);
+    } finally {
+      await serving.catch(() => {});
+      await this.#removeCertDir();
+    }
+  }
+
+  #ensureCertificates(signal: AbortSignal): Promise<WebhookCertificates> {
+    return ensureSharedCertificates({
+      backend: this.#backend,
+      namespace: this.#service.namespace,
+      name: this.#secret,
+      hosts: this.#hosts,
+      labels: { [MANAGED_WEBHOOKS_LABEL]: MANAGED_WEBHOOKS_LABEL_VALUE },
+      logger: this.#logger,
+      signal,
+    });
+  }
+
+  /** Writes the serving pair (mode 0600, each file replaced whole by a rename). */
+  async #writePair(certificates: WebhookCertificates): Promise<{ certFile: string; keyFile: string }> {
+    const dir = this.#certDir as string;
+    const certFile = join(dir, 'tls.crt');
+    const keyFile = join(dir, 'tls.key');
+    for (const [file, text] of [
+      [keyFile, certificates.key],
+      [certFile, certificates.cert],
+    ] as const) {
+      await writeFile(`${file}.tmp`, text, { mode: 0o600 });
+      await rename(`${file}.tmp`, file);
+    }
+    return { certFile, keyFile };
+  }
+
+  async #removeCertDir(): Promise<void> {
+    const dir = this.#certDir;
+    this.#certDir = undefined;
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   }
 
   #route(route: Route): void {
@@ -301,6 +348,14 @@ export class ManagedWebhooks implements WebhookHost {
       }
       this.#dirty = false;
       try {
+        // Renew before the serving certificate expires (under the same CA): the Secret changes,
+        // and every replica, this one included, serves the new pair.
+        if (
+          this.#certificates !== undefined &&
+          unusableBecause(this.#certificates, this.#hosts, Date.now())
+        ) {
+          await this.#ensureCertificates(signal);
+        }
         if (!(await this.#secretAgrees(signal))) continue;
         const made = webhookConfigurations(
           this.#registrations(),
@@ -365,8 +420,21 @@ export class ManagedWebhooks implements WebhookHost {
         return false;
       }
     }
-    if (certificatesOf(secret)?.caCert === this.#caBundle) {
+    const stored = certificatesOf(secret);
+    if (stored !== undefined && stored.caCert === this.#caBundle) {
       this.#warnedCa = false;
+      // A renewed serving certificate under our CA: serve it too.
+      if (
+        stored.cert !== this.#certificates?.cert &&
+        unusableBecause(stored, this.#hosts, Date.now()) === undefined
+      ) {
+        if (this.#certDir !== undefined) await this.#writePair(stored);
+        this.#certificates = stored;
+        this.#logger.info(
+          { secret: `${key.namespace}/${key.name}` },
+          'Serving the renewed webhook certificate',
+        );
+      }
       return true;
     }
     if (!this.#warnedCa) {
