@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { parseExposition, sampleValue } from './exposition-test-support.ts';
 import { Metrics } from './metrics.ts';
 import { Names } from './names.ts';
-import type { DebugKeys } from './server/debug-keys.ts';
-import { OperationsServer } from './server/operations-server.ts';
+import type { DebugKeys } from './server/index.ts';
+import { OperationsServer } from './server/index.ts';
 
 const websites = resourceType({
   group: 'example.com',

@@ -46,7 +46,12 @@ export type { LeadershipSource } from './leader-metrics.ts';
 export { type Instrumentable, type InstrumentOptions, Metrics, type MetricsOptions } from './metrics.ts';
 export { Names as MetricNames } from './names.ts';
 export { isPanic } from './panic.ts';
-export { type BindAddress, parseBindAddress } from './server/address.ts';
-export type { DebugKey, DebugKeys } from './server/debug-keys.ts';
-export { OperationsServer, type OperationsServerOptions } from './server/operations-server.ts';
-export type { ProbeSource } from './server/probes.ts';
+export {
+  type BindAddress,
+  type DebugKey,
+  type DebugKeys,
+  OperationsServer,
+  type OperationsServerOptions,
+  type ProbeSource,
+  parseBindAddress,
+} from './server/index.ts';

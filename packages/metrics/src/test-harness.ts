@@ -1,6 +1,6 @@
 import { Controller, type ControllerOptions, type Source } from '@converge/runtime';
 import { flushMicrotasks, type VirtualClock } from '@converge/runtime/testing';
-import { OperationsServer, type OperationsServerOptions } from './server/operations-server.ts';
+import { OperationsServer, type OperationsServerOptions } from './server/index.ts';
 
 /** A controller whose source syncs at once; `push(key)` adds a key with a `modified` cause. */
 export function pushController(

@@ -1,0 +1,10 @@
+/**
+ * The operations server: `/metrics`, `/healthz`, `/readyz`, `/debug/keys` over node:http. See
+ * {@link OperationsServer}.
+ *
+ * @module
+ */
+export { type BindAddress, parseBindAddress } from './address.ts';
+export type { DebugKey, DebugKeys } from './debug-keys.ts';
+export { OperationsServer, type OperationsServerOptions } from './operations-server.ts';
+export type { ProbeSource } from './probes.ts';
