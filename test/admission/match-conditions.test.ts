@@ -204,12 +204,13 @@ describe('configuration writes validate matchConditions', () => {
     );
   });
 
-  it('a non-bool expression, an undeclared variable (authorizer), a missing name and a duplicate are rejected', async () => {
+  it('a non-bool expression, an untyped one, an undeclared variable (authorizer), a missing name and a duplicate are rejected', async () => {
     const answer = await rejected([
       { name: 'text', expression: "'yes'" },
       { name: 'authz', expression: "authorizer.group('').resource('pods').check('get').allowed()" },
       { expression: 'true' },
       { name: 'text', expression: 'true' },
+      { name: 'dyn', expression: 'object.spec.paused' },
     ]);
     expect(answer.status).toBe(422);
     expect(answer.message).toContain(
@@ -218,6 +219,10 @@ describe('configuration writes validate matchConditions', () => {
     expect(answer.message).toContain("undeclared reference to 'authorizer'");
     expect(answer.message).toContain('webhooks[0].matchConditions[2].name: Required value');
     expect(answer.message).toContain('webhooks[0].matchConditions[3].name: Duplicate value: "text"');
+    // `object` is dyn, so a bare field is not known to be a bool: kube refuses it, not only at runtime
+    expect(answer.message).toContain(
+      'webhooks[0].matchConditions[4].expression: Invalid value: "object.spec.paused": must evaluate to bool',
+    );
   });
 
   it('more than 64 conditions are too many; 64 are accepted', async () => {

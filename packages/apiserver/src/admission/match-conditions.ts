@@ -48,7 +48,10 @@ type Compiled = { readonly program: CelProgram } | { readonly problem: string };
 
 function compile(expression: string): Compiled {
   const result = compileCel(matchEnvironment(), expression, 'bool');
-  if ('evaluate' in result) return { program: result };
+  // kube wants exactly bool: a bare `object.spec.paused` is dyn, and refused as for policies
+  if ('evaluate' in result) {
+    return result.resultType === 'bool' ? { program: result } : { problem: 'must evaluate to bool' };
+  }
   return {
     problem: result.kind === 'type' ? 'must evaluate to bool' : `compilation failed: ${result.message}`,
   };
