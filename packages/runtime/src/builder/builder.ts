@@ -225,7 +225,9 @@ export class ControllerBuilder {
     const reads = this.#reads.map((r) => this.#readSource(r));
     const controller = new Controller<ObjectKey>({
       ...(this.#host.clock === undefined ? {} : { clock: this.#host.clock }),
-      ...(this.#host.logger === undefined ? {} : { logger: this.#host.logger }),
+      ...(this.#host.logger === undefined
+        ? {}
+        : { logger: this.#host.logger.child({ kind: primary.type.kind }) }),
       ...this.#options,
       name,
       reconciler,

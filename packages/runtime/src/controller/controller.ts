@@ -57,7 +57,11 @@ interface Running<R> {
  * `requeue()` hands its causes on to the next run, after which come `retry` or `requeue`; a
  * `requeueAfter` run starts afresh with `requeue-after`. The reconcile's logger carries them as
  * short texts (`causes`, and `droppedCauses` when some were let go), a debug line 'Reconcile
- * finished' gives result and duration, and the metric hook `onReconcile` receives them.
+ * finished' gives result and duration (and `requeueAfterMs`), and the metric hook `onReconcile`
+ * receives them. A failed run logs 'Reconciler error' at error level with the error as `err`; a
+ * request the retry policy gives up on logs 'Dropping request after retries' at error level too.
+ * Reconcile lines carry `controller`, `reconcileId`, `namespace` and `name` (or `request`), and
+ * `kind` in a controller with `kindOf`.
  *
  * @example
  * const controller = new Controller({
@@ -344,6 +348,7 @@ export class Controller<R> implements Runnable {
         ? noopLogger
         : this.#logger.child({
             reconcileId: id,
+            ...(this.#kindOf === undefined ? {} : { kind: this.#kindOf(request) }),
             ...requestFields(request, this.#keyOf),
             ...causeFields(causes),
           });
@@ -385,7 +390,7 @@ export class Controller<R> implements Runnable {
     }
     const duration = this.#clock.now() - started;
     const kindOf = this.#kindOf;
-    if (logger !== noopLogger) logger.debug({ result: label, durationMs: duration }, 'Reconcile finished');
+    if (logger !== noopLogger) logger.debug(finishedFields(label, duration, outcome), 'Reconcile finished');
     this.#hook(() =>
       this.#metrics?.onReconcile?.(
         this.name,
@@ -431,7 +436,10 @@ export class Controller<R> implements Runnable {
           logger.error({ err: error }, 'Retry policy threw; retrying with backoff');
         }
         if (!decision.retry) {
-          logger.info({ policy: this.#retryPolicy.name }, 'Dropping request after retries');
+          logger.error(
+            { err: c.error, failures: queue.numRequeues(request) + 1, policy: this.#retryPolicy.name },
+            'Dropping request after retries',
+          );
           this.#failed(request, c.error, 'dropped', timedOut);
           if (this.#lastErrors.size !== 0) this.#lastErrors.delete(this.#keyOf(request));
           queue.forget(request);
@@ -525,6 +533,15 @@ function requestFields<R>(request: R, keyOf: (request: R) => string): Record<str
     return { namespace, name };
   }
   return { request: keyOf(request) };
+}
+
+/** The fields of the debug line 'Reconcile finished': a requeue after a delay says the delay. */
+function finishedFields(result: ReconcileResultLabel, durationMs: number, outcome: Outcome): LogFields {
+  if (result !== 'requeue_after') return { result, durationMs };
+  const c = classify(outcome);
+  return c.kind === 'requeueAfter'
+    ? { result, durationMs, requeueAfterMs: c.afterMs }
+    : { result, durationMs };
 }
 
 /** The causes of a run as log fields: short texts, and the count let go when there is one. */
