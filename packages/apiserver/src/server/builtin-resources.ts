@@ -29,7 +29,7 @@ function resourceOf(spec: BuiltinSpec, storage: ResourceType): ApiResource {
     namespaced: spec.namespaced,
     shortNames: spec.shortNames ?? [],
     categories: spec.categories ?? [],
-    verbs: ALL_VERBS,
+    verbs: spec.verbs ?? ALL_VERBS,
     storage,
     statusSubresource: spec.status !== undefined,
     emulateStatus: spec.status === 'emulated',

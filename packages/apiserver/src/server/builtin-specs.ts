@@ -43,6 +43,23 @@ export interface BuiltinSpec {
   readonly fieldValue?: (object: KubeObject, path: string) => string | undefined;
   /** Top-level fields besides apiVersion, kind and metadata. */
   readonly fields: string;
+  /** The verbs served, when not every REST verb (`['create']` for the review kinds). */
+  readonly verbs?: readonly string[];
+}
+
+/** A create-only review kind (reviews.ts answers it; nothing is stored). */
+function review(group: string, kind: string, namespaced = false): BuiltinSpec {
+  return {
+    group,
+    version: 'v1',
+    kind,
+    plural: `${kind.toLowerCase()}s`,
+    namespaced,
+    generation: false,
+    strategy: {},
+    fields: 'spec status',
+    verbs: ['create'],
+  };
 }
 
 /** The scale subresource of apps/v1 workloads. */
@@ -298,4 +315,10 @@ export const BUILTIN_SPECS: readonly BuiltinSpec[] = [
     strategy: validatingAdmissionPolicyBindingStrategy,
     fields: 'spec',
   },
+  review('authentication.k8s.io', 'SelfSubjectReview'),
+  review('authentication.k8s.io', 'TokenReview'),
+  review('authorization.k8s.io', 'LocalSubjectAccessReview', true),
+  review('authorization.k8s.io', 'SelfSubjectAccessReview'),
+  review('authorization.k8s.io', 'SelfSubjectRulesReview'),
+  review('authorization.k8s.io', 'SubjectAccessReview'),
 ];
