@@ -17,6 +17,13 @@ import { OptionsError } from '../errors.ts';
 import { type KubeObject, keyToString, type ObjectKey } from '../object/index.ts';
 import { durationMs, integer } from '../options.ts';
 import { objectSelector } from '../selector/index.ts';
+import {
+  type ClientInterceptor,
+  type ClientRequestInfo,
+  type ClientVerb,
+  interceptRequest,
+  joinRequestInterceptors,
+} from './intercept.ts';
 import { type ObjectReader, PendingWrites } from './pending-writes.ts';
 import { type AnyResourceType, type UntypedResourceType, untyped } from './typed.ts';
 
@@ -35,6 +42,8 @@ export interface ClientOptions {
   readonly readYourWritesTtlMs?: number;
   /** Bound on remembered writes. Default 10 000. */
   readonly maxPendingWrites?: number;
+  /** A hook around each request sent to the backend (a tracing adapter's). Default none. */
+  readonly interceptor?: ClientInterceptor;
 }
 
 /** Options of a read. */
@@ -70,6 +79,7 @@ export class Client {
   readonly #cache: CacheProvider | undefined;
   readonly #fieldManager: string | undefined;
   readonly #pending: PendingWrites;
+  #interceptor: ClientInterceptor | undefined;
 
   constructor(options: ClientOptions) {
     if (typeof options?.backend?.get !== 'function')
@@ -85,6 +95,20 @@ export class Client {
       durationMs('readYourWritesTtlMs', options.readYourWritesTtlMs, 60_000),
       integer('maxPendingWrites', options.maxPendingWrites, 10_000, 1),
     );
+    if (options.interceptor !== undefined) this.observe({ interceptor: options.interceptor });
+  }
+
+  /**
+   * Adds a request interceptor after construction (an adapter instrumenting a manager's client);
+   * one added later runs inside the earlier ones.
+   */
+  observe(hooks: { readonly interceptor?: ClientInterceptor }): void {
+    if (typeof hooks !== 'object' || hooks === null) throw new OptionsError('hooks', hooks, 'an object');
+    const interceptor = hooks.interceptor;
+    if (interceptor === undefined) return;
+    if (typeof interceptor?.aroundRequest !== 'function')
+      throw new OptionsError('interceptor', interceptor, 'an object with an aroundRequest method');
+    this.#interceptor = joinRequestInterceptors(this.#interceptor, interceptor);
   }
 
   /**
@@ -99,7 +123,11 @@ export class Client {
     key: ObjectKey,
     options?: ReadOptions,
   ): Promise<T> {
-    if (this.#cache === undefined) return (await this.backend.get(untyped(type), key, options)) as T;
+    if (this.#cache === undefined) {
+      return (await this.#send('get', type, key, undefined, undefined, () =>
+        this.backend.get(untyped(type), key, options),
+      )) as T;
+    }
     const reader = await this.#cache(untyped(type), options?.signal);
     const found = this.#pending.resolve(this.#id(type, key), reader.get(key), reader);
     if (found === undefined) {
@@ -118,11 +146,10 @@ export class Client {
       const items: T[] = [];
       let token: string | undefined;
       do {
-        const page = await this.backend.list(untyped(type), {
-          ...options,
-          limit: 500,
-          ...(token ? { continue: token } : {}),
-        });
+        const pageOptions = { ...options, limit: 500, ...(token ? { continue: token } : {}) };
+        const page = await this.#send('list', type, options, undefined, undefined, () =>
+          this.backend.list(untyped(type), pageOptions),
+        );
         items.push(...(page.items as readonly KubeObjectLike[] as readonly T[]));
         token = page.continue;
       } while (token);
@@ -175,10 +202,8 @@ export class Client {
     object: T,
     options?: WriteOptions,
   ): Promise<T> {
-    const created = await this.backend.create(
-      untyped(type),
-      object as KubeObjectLike as KubeObject,
-      this.#write(options),
+    const created = await this.#send('create', type, keyOfObject(object), options, undefined, () =>
+      this.backend.create(untyped(type), object as KubeObjectLike as KubeObject, this.#write(options)),
     );
     return this.#remember(type, created, options) as KubeObjectLike as T;
   }
@@ -204,10 +229,8 @@ export class Client {
     object: T,
     options?: WriteOptions,
   ): Promise<T> {
-    const updated = await this.backend.update(
-      untyped(type),
-      object as KubeObjectLike as KubeObject,
-      this.#write(options),
+    const updated = await this.#send('update', type, keyOfObject(object), options, undefined, () =>
+      this.backend.update(untyped(type), object as KubeObjectLike as KubeObject, this.#write(options)),
     );
     return this.#remember(type, updated, options) as KubeObjectLike as T;
   }
@@ -233,10 +256,8 @@ export class Client {
     object: T,
     options?: WriteOptions,
   ): Promise<T> {
-    const updated = await this.backend.updateStatus(
-      untyped(type),
-      object as KubeObjectLike as KubeObject,
-      this.#write(options),
+    const updated = await this.#send('update', type, keyOfObject(object), options, STATUS, () =>
+      this.backend.updateStatus(untyped(type), object as KubeObjectLike as KubeObject, this.#write(options)),
     );
     return this.#remember(type, updated, options) as KubeObjectLike as T;
   }
@@ -260,7 +281,9 @@ export class Client {
     patch: Patch,
     options?: PatchOptions,
   ): Promise<T> {
-    const patched = await this.backend.patch(untyped(type), key, patch, this.#write(options));
+    const patched = await this.#send('patch', type, key, options, options?.subresource, () =>
+      this.backend.patch(untyped(type), key, patch, this.#write(options)),
+    );
     return this.#remember(type, patched, options) as KubeObjectLike as T;
   }
 
@@ -288,12 +311,38 @@ export class Client {
         uid = undefined;
       }
     }
-    const result = await this.backend.delete(untyped(type), key, options);
+    const result = await this.#send('delete', type, key, options, undefined, () =>
+      this.backend.delete(untyped(type), key, options),
+    );
     if (!options?.dryRun) {
       if (result.status === 'pending') this.#pending.recordWrite(this.#id(type, key), result.object);
       else this.#pending.recordDelete(this.#id(type, key), uid);
     }
     return result as DeleteResult<KubeObjectLike> as DeleteResult<T>;
+  }
+
+  /** `call` (a backend request), through the interceptor when there is one. */
+  #send<T>(
+    verb: ClientVerb,
+    type: AnyResourceType,
+    key: { readonly namespace?: string | undefined; readonly name?: string | undefined },
+    options: { readonly dryRun?: boolean } | undefined,
+    subresource: 'status' | undefined,
+    call: () => Promise<T>,
+  ): Promise<T> {
+    const interceptor = this.#interceptor;
+    if (interceptor === undefined) return call();
+    const info: ClientRequestInfo = {
+      verb,
+      group: type.group,
+      version: type.version,
+      resource: type.plural,
+      ...(subresource === undefined ? {} : { subresource }),
+      ...(key.namespace ? { namespace: key.namespace } : {}),
+      ...(typeof key.name === 'string' && key.name !== '' ? { name: key.name } : {}),
+      ...(options?.dryRun ? { dryRun: true } : {}),
+    };
+    return interceptRequest(interceptor, info, call);
   }
 
   #write<O extends WriteOptions>(options: O | undefined): O | undefined {
@@ -312,4 +361,18 @@ export class Client {
   #id(type: AnyResourceType, key: ObjectKey): string {
     return `${typeId(type)}|${key.namespace}/${key.name}`;
   }
+}
+
+/** The `status` subresource, for {@link Client.updateStatus}. */
+const STATUS = 'status';
+
+/** The namespace and name of an object to write (a name may be missing: `generateName`). */
+function keyOfObject(object: KubeObjectLike): { namespace?: string; name?: string } {
+  const metadata = (object as { metadata?: { namespace?: unknown; name?: unknown } }).metadata;
+  const namespace = metadata?.namespace;
+  const name = metadata?.name;
+  return {
+    ...(typeof namespace === 'string' ? { namespace } : {}),
+    ...(typeof name === 'string' ? { name } : {}),
+  };
 }

@@ -20,6 +20,7 @@ import {
 } from '../workqueue/index.ts';
 import { ShutdownTimeoutError, SourceFailedError, SourceSyncError } from './errors.ts';
 import { type ControllerKeyInfo, keyInfo, type LastError } from './inspect.ts';
+import { type Finished, intercept, joinInterceptors, type ReconcileInterceptor } from './intercept.ts';
 import { invoke } from './invoke.ts';
 import type { ControllerMetrics, ControllerOptions, ReconcileResultLabel } from './options.ts';
 
@@ -86,6 +87,7 @@ export class Controller<R> implements Runnable {
   readonly #clock: Clock;
   readonly #logger: Logger;
   #metrics: ControllerMetrics | undefined;
+  #interceptor: ReconcileInterceptor | undefined;
   readonly #onError: ((error: Error, request: R) => void) | undefined;
   readonly #kindOf: ((request: R) => string) | undefined;
   readonly #queue: WorkQueue<R>;
@@ -142,6 +144,7 @@ export class Controller<R> implements Runnable {
       ...(options.maxCausesPerKey === undefined ? {} : { maxCausesPerKey: options.maxCausesPerKey }),
     });
     for (const source of options.sources ?? []) this.#sources.push(source);
+    if (options.interceptor !== undefined) this.observe({ interceptor: options.interceptor });
   }
 
   get state(): ControllerState {
@@ -182,11 +185,24 @@ export class Controller<R> implements Runnable {
   }
 
   /**
-   * Adds metric hooks after construction (an adapter instrumenting a built controller); they run
-   * after those given in the options and earlier `observe` calls.
+   * Adds metric hooks or a reconcile interceptor after construction (an adapter instrumenting a
+   * built controller); they run after those given in the options and earlier `observe` calls (an
+   * interceptor added later runs inside the earlier ones). Once there is an interceptor, the
+   * queue stamps each cause with the time it arrived.
    */
-  observe(hooks: { readonly metrics?: ControllerMetrics; readonly queueMetrics?: WorkQueueMetrics }): void {
+  observe(hooks: {
+    readonly metrics?: ControllerMetrics;
+    readonly queueMetrics?: WorkQueueMetrics;
+    readonly interceptor?: ReconcileInterceptor;
+  }): void {
     if (typeof hooks !== 'object' || hooks === null) throw new OptionsError('hooks', hooks, 'an object');
+    const interceptor = hooks.interceptor;
+    if (interceptor !== undefined) {
+      if (typeof interceptor?.aroundReconcile !== 'function')
+        throw new OptionsError('interceptor', interceptor, 'an object with an aroundReconcile method');
+      this.#interceptor = joinInterceptors(this.#interceptor, interceptor);
+      this.#queue.timeCauses();
+    }
     if (hooks.metrics !== undefined) this.#metrics = joinHooks(this.#metrics, hooks.metrics);
     if (hooks.queueMetrics !== undefined) this.#queue.observe(hooks.queueMetrics);
   }
@@ -339,10 +355,33 @@ export class Controller<R> implements Runnable {
     }
   }
 
-  async #reconcile(request: R, stopSignal: AbortSignal): Promise<void> {
+  #reconcile(request: R, stopSignal: AbortSignal): Promise<Finished> {
     const id = `${this.name}-${(++this.#seq).toString(36)}`;
     const failures = this.#queue.numRequeues(request);
     const causes = this.#queue.causesOf(request);
+    const interceptor = this.#interceptor;
+    if (interceptor === undefined) return this.#run(request, stopSignal, id, failures, causes);
+    const kind = this.#kindOf?.(request);
+    const info = {
+      controller: this.name,
+      reconcileId: id,
+      key: this.#keyOf(request),
+      request,
+      ...objectKeyOf(request),
+      ...(kind === undefined ? {} : { kind }),
+      failures,
+      causes,
+    };
+    return intercept(interceptor, info, () => this.#run(request, stopSignal, id, failures, causes));
+  }
+
+  async #run(
+    request: R,
+    stopSignal: AbortSignal,
+    id: string,
+    failures: number,
+    causes: CauseSet,
+  ): Promise<Finished> {
     const logger =
       this.#logger === noopLogger
         ? noopLogger
@@ -400,6 +439,7 @@ export class Controller<R> implements Runnable {
         causes,
       ),
     );
+    return { label, outcome, durationMs: duration };
   }
 
   #apply(request: R, outcome: Outcome, logger: Logger, timedOut: boolean): ReconcileResultLabel {
@@ -542,6 +582,14 @@ function finishedFields(result: ReconcileResultLabel, durationMs: number, outcom
   return c.kind === 'requeueAfter'
     ? { result, durationMs, requeueAfterMs: c.afterMs }
     : { result, durationMs };
+}
+
+/** The namespace and name of a request that is an object key. */
+function objectKeyOf(request: unknown): { namespace?: string; name?: string } {
+  if (typeof request !== 'object' || request === null) return {};
+  const { namespace, name } = request as { namespace?: unknown; name?: unknown };
+  if (typeof name !== 'string') return {};
+  return typeof namespace === 'string' && namespace !== '' ? { namespace, name } : { name };
 }
 
 /** The causes of a run as log fields: short texts, and the count let go when there is one. */

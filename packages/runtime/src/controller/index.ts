@@ -7,6 +7,7 @@
 export { Controller, type ControllerState } from './controller.ts';
 export { ShutdownTimeoutError, SourceFailedError, SourceSyncError } from './errors.ts';
 export type { ControllerKeyInfo } from './inspect.ts';
+export type { ReconcileInfo, ReconcileInterceptor, ReconcileSummary } from './intercept.ts';
 export type {
   ControllerMetrics,
   ControllerOptions,

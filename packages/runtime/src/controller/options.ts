@@ -3,6 +3,7 @@ import type { Logger } from '../log/index.ts';
 import type { ReconcileFunction, Reconciler } from '../reconcile/index.ts';
 import type { Source } from '../source/index.ts';
 import type { CauseSet, RateLimiter, RetryPolicy, WorkQueueMetrics } from '../workqueue/index.ts';
+import type { ReconcileInterceptor } from './intercept.ts';
 
 /** Result labels of the reconcile metric, named like controller-runtime's plus `terminal`. */
 export type ReconcileResultLabel = 'success' | 'error' | 'terminal' | 'requeue' | 'requeue_after' | 'dropped';
@@ -96,6 +97,8 @@ export interface ControllerOptions<R> {
   readonly logger?: Logger;
   readonly metrics?: ControllerMetrics;
   readonly queueMetrics?: WorkQueueMetrics;
+  /** A hook around each reconcile (a tracing adapter's). Default none. */
+  readonly interceptor?: ReconcileInterceptor;
   /** Called with every reconcile error, retried or not (grafana's ErrorHandler). Must not throw. */
   readonly onError?: (error: Error, request: R) => void;
 }

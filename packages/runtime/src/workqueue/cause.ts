@@ -51,6 +51,12 @@ export interface Cause {
   readonly finalStateUnknown?: boolean;
   /** A `deleted` cause from a KV purge (the key's history removed too), not a plain delete. */
   readonly purged?: boolean;
+  /**
+   * When the queue received it (clock milliseconds), if the queue times causes (see
+   * `WorkQueue.timeCauses`; a controller with an interceptor does). Not compared by {@link sameCause}:
+   * of equal causes the first one kept keeps its time.
+   */
+  readonly at?: number;
 }
 
 /** The causes of one run of a key: the most recent distinct ones kept, and how many were let go. */

@@ -97,6 +97,8 @@ export class WorkQueue<K> {
   #metrics: WorkQueueMetrics | undefined;
   /** The `onEventLatency` hook is set: object-event adds are timed. */
   #timeEvents: boolean;
+  /** Causes are stamped with the time they arrive (see `timeCauses`). */
+  #timeCauses = false;
   readonly #maxCauses: number;
   /** Limited partitions only: a partition without a limit has no entry (see #started). */
   readonly #limits = new Map<string, PartitionSlots>();
@@ -563,6 +565,15 @@ export class WorkQueue<K> {
     this.#timeEvents = this.#metrics.onEventLatency !== undefined;
   }
 
+  /**
+   * From now on, stamps each cause added with the time it arrives (`at`, clock milliseconds) unless
+   * it has one, so that a run can tell when each of its events came (a tracing adapter's links).
+   * Costs a copy of each cause kept; off by default.
+   */
+  timeCauses(): void {
+    this.#timeCauses = true;
+  }
+
   /** Queued (ready) keys at each priority that has any, highest first. */
   depthByPriority(): { readonly priority: number; readonly size: number }[] {
     return this.#ready.sizeByPriority();
@@ -691,13 +702,19 @@ export class WorkQueue<K> {
   #note(e: Entry<K>, cause: Cause): void {
     const slot = e.causes;
     if (slot === cause || this.#maxCauses === 0) return;
-    e.causes = slot === undefined ? cause : addToSlot(slot, cause, this.#maxCauses);
+    const c = this.#timeCauses ? this.#stamp(cause) : cause;
+    e.causes = slot === undefined ? c : addToSlot(slot, c, this.#maxCauses);
+  }
+
+  /** `cause` with the time it arrived, unless it has one. */
+  #stamp(cause: Cause): Cause {
+    return cause.at === undefined ? Object.freeze({ ...cause, at: this.#clock.now() }) : cause;
   }
 
   /** Adds a cause to the delayed add the key waits on. */
   #noteWait(e: Entry<K>, cause: Cause): void {
     if (this.#maxCauses === 0) return;
-    e.waitCauses = addToSlot(e.waitCauses, cause, this.#maxCauses);
+    e.waitCauses = addToSlot(e.waitCauses, this.#timeCauses ? this.#stamp(cause) : cause, this.#maxCauses);
   }
 
   /**
