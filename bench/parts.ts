@@ -1,0 +1,230 @@
+/**
+ * The parts of `npm run bench`: each an existing bench script that still runs alone through its
+ * own `npm run bench:*`, with the environment of the full run and of the small (CI) run. The small
+ * run only proves that every part runs and every correctness check holds: its sizes are far too
+ * small for any figure to mean anything, so no goal is read from it.
+ */
+
+export interface PartSpec {
+  /** Unique, kebab-case: the name of its log and result files. */
+  readonly name: string;
+  /** The issue's part it belongs to (the report's section). */
+  readonly section: Section;
+  readonly title: string;
+  /** The script under bench/. */
+  readonly script: string;
+  readonly nodeFlags: readonly string[];
+  /** The npm script that runs it alone. */
+  readonly npmScript: string;
+  readonly fullEnv: Readonly<Record<string, string>>;
+  readonly smallEnv: Readonly<Record<string, string>>;
+  readonly fullTimeoutMs: number;
+  readonly smallTimeoutMs: number;
+  /** Writes a {@link PartResult} to BENCH_RESULT_FILE (else the report reads its PASS/FAIL lines). */
+  readonly structured: boolean;
+}
+
+export type Section =
+  | 'cold-sync'
+  | 'steady-state'
+  | 'storm-fairness'
+  | 'apiserver'
+  | 'nats'
+  | 'queue-store-leader';
+
+export const SECTIONS: readonly { readonly id: Section; readonly title: string }[] = [
+  { id: 'cold-sync', title: '1. Cold sync against the peers and the limit' },
+  { id: 'steady-state', title: '2. Steady state: write → reconcile start' },
+  { id: 'storm-fairness', title: '3. Update storm and fairness' },
+  { id: 'apiserver', title: '4. The embedded API server' },
+  { id: 'nats', title: '5. NATS KV' },
+  { id: 'queue-store-leader', title: '6. Queue, store, leader election and the other existing figures' },
+];
+
+const GC = ['--expose-gc', '--conditions=@converge/source'];
+const SRC = ['--conditions=@converge/source'];
+const MIN = 60_000;
+
+export const PARTS: readonly PartSpec[] = [
+  {
+    name: 'cold-sync',
+    section: 'cold-sync',
+    title: 'Informer cold sync over HTTP: Converge, client-node, kubernetes-fluent-client, the limit',
+    script: 'kube-sync.bench.ts',
+    nodeFlags: GC,
+    npmScript: 'bench:kube-sync',
+    fullEnv: {},
+    smallEnv: {
+      BENCH_CR_COUNTS: '1000',
+      BENCH_POD_COUNTS: '300',
+      BENCH_RUNS: '1',
+      BENCH_BIG_RUNS: '1',
+      BENCH_PEERS: 'limit,converge,converge-pages,client-node,fluent',
+    },
+    fullTimeoutMs: 150 * MIN,
+    smallTimeoutMs: 2 * MIN,
+    structured: true,
+  },
+  {
+    name: 'sync-in-process',
+    section: 'cold-sync',
+    title: 'Informer cold sync in process (store and wire-like backends)',
+    script: 'sync.bench.ts',
+    nodeFlags: GC,
+    npmScript: 'bench:sync',
+    fullEnv: {},
+    smallEnv: { BENCH_OBJECTS: '2000', BENCH_RUNS: '1' },
+    fullTimeoutMs: 20 * MIN,
+    smallTimeoutMs: MIN,
+    structured: false,
+  },
+  {
+    name: 'steady-state',
+    section: 'steady-state',
+    title: 'Write → reconcile start: Converge against client-node + the simplest correct queue',
+    script: 'steady-state.bench.ts',
+    nodeFlags: GC,
+    npmScript: 'bench:steady-state',
+    fullEnv: {},
+    smallEnv: { BENCH_RATES: '100', BENCH_SECONDS: '1', BENCH_OBJECTS: '200', BENCH_RUNS: '1' },
+    fullTimeoutMs: 30 * MIN,
+    smallTimeoutMs: MIN,
+    structured: true,
+  },
+  {
+    name: 'runtime-kinds',
+    section: 'storm-fairness',
+    title: 'Fresh edits behind a 50 000-key backlog and a storm on another kind (runtime kinds)',
+    script: 'runtime-kinds.bench.ts',
+    nodeFlags: GC,
+    npmScript: 'bench:runtime-kinds',
+    fullEnv: {},
+    smallEnv: {
+      BENCH_OBJECTS: '300',
+      BENCH_RUNS: '1',
+      BENCH_BACKLOG: '1000',
+      BENCH_SAMPLES: '20',
+      BENCH_FIFO_SAMPLES: '1',
+      BENCH_CYCLES: '20',
+      BENCH_KINDS: '3',
+    },
+    fullTimeoutMs: 30 * MIN,
+    smallTimeoutMs: MIN,
+    structured: false,
+  },
+  {
+    name: 'apiserver',
+    section: 'apiserver',
+    title: 'LIST, creates and WATCH fan-out against the stringify-and-write limit',
+    script: 'apiserver.bench.ts',
+    nodeFlags: GC,
+    npmScript: 'bench:apiserver',
+    fullEnv: {},
+    smallEnv: {
+      BENCH_OBJECTS: '2000',
+      BENCH_RUNS: '1',
+      BENCH_CREATES: '50',
+      BENCH_WATCHERS: '10',
+      BENCH_CHANGES: '10',
+    },
+    fullTimeoutMs: 30 * MIN,
+    smallTimeoutMs: MIN,
+    structured: false,
+  },
+  {
+    name: 'admission',
+    section: 'apiserver',
+    title: 'Admission webhooks on the create path',
+    script: 'admission.bench.ts',
+    nodeFlags: GC,
+    npmScript: 'bench:admission',
+    fullEnv: {},
+    smallEnv: { BENCH_CREATES: '50', BENCH_ROUNDS: '1' },
+    fullTimeoutMs: 20 * MIN,
+    smallTimeoutMs: MIN,
+    structured: false,
+  },
+  {
+    name: 'request-stall',
+    section: 'apiserver',
+    title: 'The embedded server under hostile requests',
+    script: 'request-stall.bench.ts',
+    nodeFlags: SRC,
+    npmScript: 'bench:request-stall',
+    fullEnv: {},
+    smallEnv: { BENCH_RUNS: '1' },
+    fullTimeoutMs: 10 * MIN,
+    smallTimeoutMs: MIN,
+    structured: false,
+  },
+  {
+    name: 'nats',
+    section: 'nats',
+    title: 'NATS KV: cold sync through NatsBackend against a raw KV watch, and write → reconcile',
+    script: 'nats.bench.ts',
+    nodeFlags: GC,
+    npmScript: 'bench:nats',
+    fullEnv: {},
+    smallEnv: { BENCH_OBJECTS: '500', BENCH_RUNS: '1', BENCH_WRITES: '50' },
+    fullTimeoutMs: 30 * MIN,
+    smallTimeoutMs: MIN,
+    structured: true,
+  },
+  {
+    name: 'queue',
+    section: 'storm-fairness',
+    title: 'Work queue: throughput, update storm with a trace check, fairness',
+    script: 'queue.bench.ts',
+    nodeFlags: GC,
+    npmScript: 'bench:queue',
+    fullEnv: {},
+    smallEnv: { BENCH_KEYS: '10000', BENCH_RUNS: '1' },
+    fullTimeoutMs: 20 * MIN,
+    smallTimeoutMs: MIN,
+    structured: false,
+  },
+  {
+    name: 'store',
+    section: 'queue-store-leader',
+    title: 'Store restart and log size',
+    script: 'store.bench.ts',
+    nodeFlags: SRC,
+    npmScript: 'bench:store',
+    fullEnv: {},
+    smallEnv: { BENCH_SIZES: '500', BENCH_RESTARTS: '1' },
+    fullTimeoutMs: 20 * MIN,
+    smallTimeoutMs: MIN,
+    structured: false,
+  },
+  {
+    name: 'store-memory',
+    section: 'queue-store-leader',
+    title: 'Store memory under a write storm',
+    script: 'store-memory.bench.ts',
+    nodeFlags: GC,
+    npmScript: 'bench:store-memory',
+    fullEnv: {},
+    smallEnv: {
+      BENCH_OBJECT_KB: '50',
+      BENCH_WRITES: '50',
+      BENCH_UNBOUNDED_WRITES: '10',
+      BENCH_BOUND_MIB: '1',
+    },
+    fullTimeoutMs: 10 * MIN,
+    smallTimeoutMs: MIN,
+    structured: false,
+  },
+  {
+    name: 'leader-soak',
+    section: 'queue-store-leader',
+    title: 'Leader election hand-overs between processes',
+    script: 'leader-soak.ts',
+    nodeFlags: SRC,
+    npmScript: 'bench:leader-soak',
+    fullEnv: {},
+    smallEnv: { LEADER_SOAK_REPETITIONS: '2' },
+    fullTimeoutMs: 30 * MIN,
+    smallTimeoutMs: MIN,
+    structured: false,
+  },
+];

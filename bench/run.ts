@@ -1,0 +1,273 @@
+/**
+ * `npm run bench`: runs every part of the benchmark suite (bench/parts.ts), each in its own
+ * process, one after the other, and writes the report and its charts.
+ *
+ * - Full run (`npm run bench`): the report replaces the generated section of BENCHMARKS.md (between
+ *   its `bench:report` markers; the hand-written sections below stay) and the charts go to
+ *   bench/charts/*.svg. The goals of issue 17 are read from this run only.
+ * - Small run (`npm run bench -- --small`, or BENCH_SMALL=1): tiny sizes, two parts at a time; the
+ *   report and charts go to `--out` (default: a new temporary directory), BENCHMARKS.md is not
+ *   touched. It checks that every part runs and that every correctness check holds; it never
+ *   fails on a missed goal (test/bench/bench-small.test.ts runs it in CI).
+ * - `--only a,b` runs those parts (names in bench/parts.ts); `--out DIR` puts logs, results, the
+ *   report and the charts there.
+ *
+ * Exit status 1 when a part exits non-zero (a correctness check failed), times out or cannot run.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { PARTS, type PartSpec } from './parts.ts';
+import { type PartRun, renderReport, spliceReport } from './report.ts';
+import { renderChart } from './svg-chart.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+interface Options {
+  readonly small: boolean;
+  readonly only: readonly string[] | undefined;
+  readonly out: string;
+  readonly parallel: number;
+}
+
+function parseArgs(argv: readonly string[]): Options {
+  let small = process.env.BENCH_SMALL === '1';
+  let only: string[] | undefined;
+  let out: string | undefined;
+  let parallel: number | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const [flag, inline] = arg.includes('=')
+      ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+      : [arg, undefined];
+    const value = (): string => {
+      const v = inline ?? argv[++i];
+      if (v === undefined || v === '') throw new Error(`${flag} needs a value`);
+      return v;
+    };
+    if (flag === '--small') small = true;
+    else if (flag === '--only') only = value().split(',');
+    else if (flag === '--out') out = value();
+    else if (flag === '--parallel') parallel = Number(value());
+    else throw new Error(`unknown argument ${arg} (known: --small, --only a,b, --out DIR, --parallel N)`);
+  }
+  if (only !== undefined) {
+    const unknown = only.filter((name) => !PARTS.some((p) => p.name === name));
+    if (unknown.length > 0)
+      throw new Error(`unknown parts: ${unknown.join(', ')} (known: ${PARTS.map((p) => p.name).join(', ')})`);
+  }
+  if (parallel !== undefined && (!Number.isSafeInteger(parallel) || parallel < 1))
+    throw new Error('--parallel must be a positive integer');
+  return {
+    small,
+    only,
+    out: out ?? (small ? mkdtempSync(join(os.tmpdir(), 'converge-bench-')) : join(ROOT, 'bench', 'out')),
+    parallel: parallel ?? (small ? 2 : 1),
+  };
+}
+
+function loadAverage(): string {
+  return os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' / ');
+}
+
+/** Ends a part and everything it started (its process group). */
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    child.kill('SIGKILL');
+  }
+}
+
+async function runPart(part: PartSpec, options: Options): Promise<PartRun> {
+  const resultFile = join(options.out, 'results', `${part.name}.json`);
+  const logFile = join(options.out, 'logs', `${part.name}.log`);
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    ...(options.small ? part.smallEnv : part.fullEnv),
+    BENCH_RESULT_FILE: resultFile,
+    BENCH_SMALL: options.small ? '1' : '0',
+  };
+  const loadBefore = loadAverage();
+  const started = performance.now();
+  const timeoutMs = options.small ? part.smallTimeoutMs : part.fullTimeoutMs;
+  const child = spawn(process.execPath, [...part.nodeFlags, join(ROOT, 'bench', part.script)], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killGroup(child);
+  }, timeoutMs);
+  const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
+    (resolve) => {
+      child.once('error', (error) => {
+        output += `\n${String(error)}`;
+        resolve({ code: null, signal: null });
+      });
+      child.once('close', (exitCode, exitSignal) => resolve({ code: exitCode, signal: exitSignal }));
+    },
+  );
+  clearTimeout(timer);
+  // A part's server processes are its children: none may outlive it.
+  if (child.pid !== undefined) {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // the group is already gone
+    }
+  }
+  const ms = performance.now() - started;
+  writeFileSync(logFile, output);
+  let result: PartRun['result'];
+  if (part.structured && existsSync(resultFile)) {
+    try {
+      result = JSON.parse(readFileSync(resultFile, 'utf8')) as PartRun['result'];
+    } catch (error) {
+      output += `\nunreadable result file: ${String(error)}`;
+    }
+  }
+  const status = timedOut
+    ? `timed out after ${Math.round(timeoutMs / 1000)} s`
+    : code === 0
+      ? 'ok'
+      : `exit ${code ?? signal}`;
+  console.log(
+    `${part.name.padEnd(16)} ${status.padEnd(24)} ${(ms / 1000).toFixed(1).padStart(7)} s   load ${loadBefore} → ${loadAverage()}`,
+  );
+  return {
+    part,
+    ok: !timedOut && code === 0 && (!part.structured || result !== undefined),
+    status,
+    ms,
+    loadBefore,
+    loadAfter: loadAverage(),
+    output,
+    result,
+  };
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  for (const dir of ['results', 'logs']) mkdirSync(join(options.out, dir), { recursive: true });
+  const selected = PARTS.filter((p) => options.only === undefined || options.only.includes(p.name));
+  const startedAt = new Date();
+  const loadAtStart = loadAverage();
+  console.log(
+    `npm run bench${options.small ? ' (small)' : ''}: ${selected.length} parts, ${options.parallel} at a time; logs and results in ${options.out}`,
+  );
+
+  const runs: PartRun[] = new Array(selected.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < selected.length) {
+      const index = next++;
+      runs[index] = await runPart(selected[index] as PartSpec, options);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.parallel, selected.length) }, worker));
+
+  const reportPath =
+    options.small || options.only !== undefined
+      ? join(options.out, 'BENCHMARKS.md')
+      : join(ROOT, 'BENCHMARKS.md');
+  const chartsDir =
+    options.small || options.only !== undefined ? join(options.out, 'charts') : join(ROOT, 'bench', 'charts');
+  mkdirSync(chartsDir, { recursive: true });
+  const charts: { id: string; title: string; path: string }[] = [];
+  for (const run of runs) {
+    for (const chart of run.result?.charts ?? []) {
+      const file = join(chartsDir, `${chart.id}.svg`);
+      writeFileSync(file, renderChart(chart));
+      charts.push({ id: chart.id, title: chart.title, path: relative(dirname(reportPath), file) });
+    }
+  }
+  const cpus = os.cpus();
+  const report = renderReport({
+    small: options.small,
+    date: startedAt.toISOString(),
+    finished: new Date().toISOString(),
+    machine: `${cpus[0]?.model ?? 'unknown CPU'}, ${cpus.length} logical cores (${os.availableParallelism()} available), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${os.type()} ${os.release()} ${os.arch()}`,
+    node: `${process.version}, V8 ${process.versions.v8}`,
+    loadAtStart,
+    loadAtEnd: loadAverage(),
+    commit: gitCommit(),
+    runs,
+    charts,
+  });
+  if (reportPath === join(ROOT, 'BENCHMARKS.md')) {
+    writeFileSync(reportPath, spliceReport(readFileSync(reportPath, 'utf8'), report));
+  } else {
+    writeFileSync(reportPath, `# Benchmarks\n\n${report}\n`);
+  }
+  const failed = runs.filter((r) => !r.ok);
+  writeFileSync(
+    join(options.out, 'summary.json'),
+    `${JSON.stringify(
+      {
+        small: options.small,
+        report: reportPath,
+        charts: charts.map((c) => join(dirname(reportPath), c.path)),
+        parts: runs.map((r) => ({
+          name: r.part.name,
+          ok: r.ok,
+          status: r.status,
+          ms: Math.round(r.ms),
+          failedChecks: (r.result?.correctness ?? []).filter((c) => !c.ok).map((c) => c.check),
+          checks: r.result?.correctness.length ?? 0,
+          goals: (r.result?.goals ?? []).map((g) => ({ goal: g.goal, met: g.met })),
+        })),
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  console.log(`report: ${reportPath}; ${charts.length} charts in ${chartsDir}`);
+  if (failed.length > 0) {
+    console.log(
+      `FAILED: ${failed.map((r) => `${r.part.name} (${r.status})`).join(', ')}; see ${join(options.out, 'logs')}`,
+    );
+    process.exitCode = 1;
+  }
+}
+
+function gitCommit(): string {
+  try {
+    const head = readFileSync(join(ROOT, '.git', 'HEAD'), 'utf8').trim();
+    if (!head.startsWith('ref: ')) return head.slice(0, 12);
+    const ref = head.slice(5);
+    const file = join(ROOT, '.git', ref);
+    if (existsSync(file)) return readFileSync(file, 'utf8').trim().slice(0, 12);
+    const packed = readFileSync(join(ROOT, '.git', 'packed-refs'), 'utf8');
+    return (
+      packed
+        .split('\n')
+        .find((line) => line.endsWith(` ${ref}`))
+        ?.slice(0, 12) ?? 'unknown'
+    );
+  } catch {
+    return 'unknown';
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
