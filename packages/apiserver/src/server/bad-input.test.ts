@@ -141,7 +141,9 @@ describe('bodies that do not match the request', () => {
       body: { metadata: { name: 's1' }, datta: { a: '1' } },
     });
     expect(strict.status).toBe(400);
-    expect(status(strict).message).toBe('strict decoding error: unknown field "datta"');
+    expect(status(strict).message).toBe(
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "datta"',
+    );
     const warned = await t.request(CM, {
       method: 'POST',
       body: { metadata: { name: 's2' }, datta: { a: '1' } },
