@@ -121,7 +121,9 @@ class Walker {
       case 'array': {
         if (!Array.isArray(value)) this.typeError(value, `[]${goName}`, goPath);
         const items = schema.items;
-        if (items !== undefined) value.forEach((item, i) => this.walk(items, item, `${path}[${i}]`, goPath));
+        if (items !== undefined) {
+          for (let i = 0; i < value.length; i++) this.walk(items, value[i], `${path}[${i}]`, goPath);
+        }
         return;
       }
       case 'string':
@@ -136,8 +138,11 @@ class Walker {
       case 'number':
         if (typeof value !== 'number') this.typeError(value, 'float64', goPath);
         return;
-      default:
+      case undefined:
         if (schema.properties !== undefined) this.object(schema, value, path, goPath, name, goName);
+        return;
+      default:
+        return;
     }
   }
 
