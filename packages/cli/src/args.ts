@@ -3,11 +3,21 @@ import { isLoopbackHost } from '@converge/apiserver';
 import { isValidLeaseKey } from '@converge/nats';
 import { quote, UsageError } from './errors.ts';
 import { KV_HELP, type KvArgs, parseKv } from './kv-args.ts';
+import { LOG_HELP, LOG_SPECS, type LogArgs, logArgsOf } from './log-args.ts';
+import {
+  checkApiServerPort,
+  DEV_OPERATIONS_DEFAULTS,
+  OPERATIONS_SPECS,
+  type OperationsArgs,
+  operationsArgsOf,
+  operationsHelp,
+  RUN_OPERATIONS_DEFAULTS,
+} from './operations-args.ts';
 import { type OptionSpecs, parseOptions, shownFlag } from './options.ts';
 import { webhookArgsOf } from './run-webhooks.ts';
 import { parseStore, STORE_HELP, type StoreArgs } from './store-args.ts';
 
-export interface ServeArgs {
+export interface ServeArgs extends LogArgs {
   readonly host: string;
   readonly port: number;
   readonly dataDir: string | undefined;
@@ -36,7 +46,7 @@ export const FAULT_ADMIN_TOKEN_ENV = 'CONVERGE_FAULT_ADMIN_TOKEN';
 /** Where `converge run --leader-elect` keeps its lease: `kubernetes` (a Lease) or `nats` (a KV entry). */
 export type LeaseBackend = 'kubernetes' | 'nats';
 
-export interface RunArgs {
+export interface RunArgs extends LogArgs, OperationsArgs {
   readonly modules: readonly string[];
   readonly kubeconfig: string | undefined;
   readonly context: string | undefined;
@@ -71,7 +81,7 @@ export type Command =
   | ({ readonly command: 'run' } & RunArgs)
   | { readonly command: 'version' }
   | ({ readonly command: 'serve' } & ServeArgs)
-  | ({ readonly command: 'dev'; readonly modules: readonly string[] } & ServeArgs)
+  | ({ readonly command: 'dev'; readonly modules: readonly string[] } & ServeArgs & OperationsArgs)
   | ({ readonly command: 'kv' } & KvArgs)
   | ({ readonly command: 'store' } & StoreArgs);
 
@@ -110,6 +120,7 @@ const SERVE_OPTIONS = `Options:
   --reinitialize-store     Start with an empty store when the data dir's store log or snapshot is
                            missing or emptied (leftovers are moved aside); without it converge
                            refuses to start. For damage, see converge store check|repair
+${LOG_HELP}
   -h, --help               Show this help`;
 
 export const HELP: Record<string, string> = {
@@ -146,6 +157,8 @@ Options:
                            shared by every replica, the webhook configurations and CRD conversions
                            kept pointing at the Service (no cert-manager needed)
   --webhook-secret NAME    The managed certificates' Secret (default NAME-webhook-certs)
+${operationsHelp(RUN_OPERATIONS_DEFAULTS)}
+${LOG_HELP}
   -h, --help               Show this help`,
   serve: `Usage: converge serve [options]
 
@@ -165,7 +178,8 @@ if missing) in the database of $DATABASE_URL or $PGHOST (default 127.0.0.1), $PG
 $PGPASSWORD, $PGDATABASE. An example whose server does not answer is left out, said so, and the
 other examples run.
 
-${SERVE_OPTIONS}`,
+${SERVE_OPTIONS}
+${operationsHelp(DEV_OPERATIONS_DEFAULTS)}`,
 };
 
 /** The subcommands, for `converge help <command>`. */
@@ -188,8 +202,11 @@ const SERVE_SPECS = {
   insecure: { type: 'boolean' },
   'insecure-bind-non-loopback': { type: 'boolean' },
   'reinitialize-store': { type: 'boolean' },
+  ...LOG_SPECS,
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionSpecs;
+
+const DEV_SPECS = { ...SERVE_SPECS, ...OPERATIONS_SPECS } as const satisfies OptionSpecs;
 
 const RUN_SPECS = {
   kubeconfig: { type: 'string', value: 'PATH' },
@@ -209,6 +226,8 @@ const RUN_SPECS = {
   'webhook-cert-dir': { type: 'string', value: 'DIR' },
   'webhook-service': { type: 'string', value: 'NAMESPACE/NAME[:PORT]' },
   'webhook-secret': { type: 'string', value: 'NAME' },
+  ...OPERATIONS_SPECS,
+  ...LOG_SPECS,
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionSpecs;
 
@@ -240,7 +259,7 @@ export function parseCommand(
         throw new UsageError(undefined, `version takes no arguments, got ${quote(rest[0])}`);
       return { command: 'version' };
     case 'run':
-      return parseRun(rest);
+      return parseRun(rest, env);
     case 'kv': {
       const kv = parseKv(rest);
       return 'help' in kv ? { command: 'help', topic: 'kv' } : { command: 'kv', ...kv };
@@ -277,8 +296,15 @@ function parseServe(
   rest: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
 ): Command {
-  const { values, positionals, help } = parseOptions(command, rest, SERVE_SPECS);
+  const { values, positionals, help } = parseOptions(command, rest, DEV_SPECS);
   if (help) return { command: 'help', topic: command };
+  for (const flag of Object.keys(OPERATIONS_SPECS)) {
+    if (command === 'serve' && flag in values)
+      throw new UsageError(
+        command,
+        `--${flag} is only used by converge dev and converge run (serve runs no operators)`,
+      );
+  }
   const host = values.host ?? '127.0.0.1';
   const insecure = values.insecure ?? false;
   const insecureBindNonLoopback = values['insecure-bind-non-loopback'] ?? false;
@@ -322,6 +348,7 @@ function parseServe(
     reinitializeStore: values['reinitialize-store'] ?? false,
     faultAdmin,
     faultAdminToken,
+    ...logArgsOf(command, values, env),
   };
   if (command === 'serve') {
     if (positionals[0] !== undefined)
@@ -331,7 +358,9 @@ function parseServe(
       );
     return { command: 'serve', ...common };
   }
-  return { command: 'dev', modules: positionals, ...common };
+  const operations = operationsArgsOf(command, values, env, DEV_OPERATIONS_DEFAULTS);
+  checkApiServerPort(command, operations, common.port);
+  return { command: 'dev', modules: positionals, ...common, ...operations };
 }
 
 /** The API token: `--token`, else `--token-file`, else `$CONVERGE_TOKEN`, else none (generated). */
@@ -384,7 +413,7 @@ function ms(flag: string, value: string | undefined): number | undefined {
   return Number(value);
 }
 
-function parseRun(args: readonly string[]): Command {
+function parseRun(args: readonly string[], env: Readonly<Record<string, string | undefined>>): Command {
   const { values, positionals, help } = parseOptions('run', args, RUN_SPECS);
   if (help) return { command: 'help', topic: 'run' };
   if (positionals.length === 0)
@@ -423,6 +452,8 @@ function parseRun(args: readonly string[]): Command {
     renewDeadlineMs: ms('--renew-deadline-ms', values['renew-deadline-ms']),
     retryPeriodMs: ms('--retry-period-ms', values['retry-period-ms']),
     ...webhookArgsOf(values),
+    ...operationsArgsOf('run', values, env, RUN_OPERATIONS_DEFAULTS),
+    ...logArgsOf('run', values, env),
   };
 }
 

@@ -3,6 +3,8 @@ import { constants } from 'node:os';
 export interface RunIo {
   readonly out: (line: string) => void;
   readonly err: (line: string) => void;
+  /** Whether `err` writes to a terminal (logs are then pretty unless `--log-format json`). */
+  readonly errIsTerminal?: boolean;
   /** Resolves when the process should stop (SIGINT/SIGTERM). */
   readonly stopped: Promise<void>;
   /** Called once when the command has finished: stop listening for signals. */
@@ -42,6 +44,7 @@ export function processIo(): RunIo {
   return {
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),
+    errIsTerminal: process.stderr.isTTY === true,
     get stopped() {
       if (stopped === undefined) {
         stopped = new Promise<void>((r) => {

@@ -7,12 +7,13 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { KubeBackend, loadConfig, loadKubeconfig } from '@converge/kube';
 import { KvLeaseLock } from '@converge/nats';
-import { LeaderElector, type LeaderLock, LeaseLock, Manager } from '@converge/runtime';
+import { LeaderElector, type LeaderLock, LeaseLock } from '@converge/runtime';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { RunArgs } from './args.ts';
-import { consoleLogger } from './console-logger.ts';
+import { commandLogger } from './cli-logger.ts';
 import { describeError } from './errors.ts';
 import { connectNats, natsUrl } from './nats-connection.ts';
+import { operatedManager, operationsLine } from './operations.ts';
 import { wireModule } from './operator-module.ts';
 import type { RunIo } from './process-io.ts';
 import { runManagedWebhooks, runWebhookServer, runWebhooksLine } from './run-webhooks.ts';
@@ -32,7 +33,7 @@ export async function runOperators(
 ): Promise<number> {
   // Signals are handled from here on: the first stops gracefully once modules are wired, the next at once.
   const stopped = io.stopped;
-  const logger = consoleLogger(io.err);
+  const logger = commandLogger(args, io, env);
   const config =
     args.kubeconfig === undefined && args.context === undefined
       ? loadConfig(args.namespace === undefined ? {} : { namespace: args.namespace })
@@ -63,12 +64,16 @@ export async function runOperators(
           });
     const webhookServer =
       runManagedWebhooks(args, backend, () => manager, logger) ?? runWebhookServer(args, logger);
-    const manager: Manager = new Manager({
-      backend,
+    const { manager, server } = operatedManager(
+      {
+        backend,
+        logger,
+        ...(elector === undefined ? {} : { leaderElection: elector }),
+        ...(webhookServer === undefined ? {} : { webhookServer }),
+      },
+      args,
       logger,
-      ...(elector === undefined ? {} : { leaderElection: elector }),
-      ...(webhookServer === undefined ? {} : { webhookServer }),
-    });
+    );
     for (const file of args.modules) {
       await wireModule(file, manager);
       io.out(`converge: running operator ${file}`);
@@ -86,6 +91,8 @@ export async function runOperators(
       failed = true;
       io.err(`converge: operators stopped: ${describeError(error)}`);
     });
+    const operations = await Promise.race([operationsLine(server), stopped, running]);
+    if (typeof operations === 'string') io.out(operations);
     await Promise.race([stopped, running]);
     stop.abort();
     await running;

@@ -6,12 +6,14 @@ import { statSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { type ApiServer, createApiServer, insecureExposure } from '@converge/apiserver';
-import { isAlreadyExists, Manager, ownedByKindSelector, type ResourceType } from '@converge/runtime';
+import { isAlreadyExists, type Manager, ownedByKindSelector, type ResourceType } from '@converge/runtime';
 import { parseAllDocuments } from 'yaml';
 import { FAULT_ADMIN_TOKEN_ENV, type ServeArgs, TOKEN_ENV } from './args.ts';
-import { consoleLogger } from './console-logger.ts';
+import { commandLogger } from './cli-logger.ts';
 import { DevWebhooks, removeStaleDevWebhooks } from './dev-webhooks.ts';
 import { describeError as describe, OperatorModuleError } from './errors.ts';
+import { operatedManager, operationsLine } from './operations.ts';
+import type { OperationsArgs } from './operations-args.ts';
 import { wireModule } from './operator-module.ts';
 import type { RunIo } from './process-io.ts';
 
@@ -35,13 +37,13 @@ const STOPPED = Symbol('stopped');
  * modules load stops at once.
  */
 export async function serve(
-  args: ServeArgs,
+  args: ServeArgs & Partial<OperationsArgs>,
   io: RunIo,
   modules: readonly string[],
   options: { bundled?: boolean } = {},
 ): Promise<number> {
   const stopped = io.stopped.then(() => STOPPED);
-  const logger = consoleLogger(io.err);
+  const logger = commandLogger(args, io);
   const kubeconfig = resolve(args.kubeconfig);
   // The token given in a file or as a flag: say so when others can read it.
   if (args.tokenSource === 'flag')
@@ -94,7 +96,14 @@ export async function serve(
         registrations: () => m.webhooks,
       });
       webhooks = devWebhooks;
-      const m: Manager = new Manager({ backend: server.store, logger, webhookServer: devWebhooks.host });
+      const { manager: m, server: operations } = operatedManager(
+        { backend: server.store, logger, webhookServer: devWebhooks.host },
+        {
+          metricsBindAddress: args.metricsBindAddress ?? '0',
+          healthProbeBindAddress: args.healthProbeBindAddress ?? '0',
+        },
+        logger,
+      );
       const wiring = wireAll(server, m, modules, io, { bundled: options.bundled === true, kubeconfig });
       wiring.catch(() => {}); // a failure after a stop signal is not reported
       if ((await Promise.race([wiring, stopped])) !== STOPPED) {
@@ -102,6 +111,8 @@ export async function serve(
           failed = true;
           io.err(`converge: operators stopped: ${describe(error)}`);
         });
+        const line = await Promise.race([operationsLine(operations), stopped, manager]);
+        if (typeof line === 'string') io.out(line);
         // Printed before the hints; a stop or a failed manager does not wait for it.
         const activated = devWebhooks.activate();
         activated.catch(() => {});

@@ -28,7 +28,7 @@ function start(
 ): Promise<{ child: ChildProcess; first: string; lines: string[] }> {
   const child = spawn(process.execPath, [bin, ...args], {
     cwd,
-    env: { ...process.env, ...env },
+    env: { ...process.env, CONVERGE_HEALTH_PROBE_BIND_ADDRESS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

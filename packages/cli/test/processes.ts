@@ -32,7 +32,16 @@ export interface ConvergeProcess {
   stderr(): string;
 }
 
-/** Starts `converge …args` in `cwd`, with `env` added to this process's environment. */
+/**
+ * What every test process gets unless `env` says otherwise: no health probe server on `:8081`
+ * (`converge run`'s default), which replicas started side by side would each try to bind.
+ */
+export const TEST_ENV: Readonly<Record<string, string>> = { CONVERGE_HEALTH_PROBE_BIND_ADDRESS: '0' };
+
+/**
+ * Starts `converge …args` in `cwd`, with {@link TEST_ENV} and `env` added to this process's
+ * environment.
+ */
 export function spawnConverge(
   cwd: string,
   args: readonly string[],
@@ -40,7 +49,7 @@ export function spawnConverge(
 ): ConvergeProcess {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...TEST_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -20,7 +20,11 @@ let kubeconfig: string;
 let server: ChildProcess;
 
 function spawnConverge(args: string[]): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: dir,
+    env: { ...process.env, CONVERGE_HEALTH_PROBE_BIND_ADDRESS: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let out = '';
   child.stdout?.on('data', (c: Buffer) => {
