@@ -1,8 +1,43 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { ForbiddenError } from '@converge/runtime';
+import { authorize, forbiddenMessage, type RequestAttributes, type UserInfo } from './authorize.ts';
 import { unauthorized } from './errors.ts';
 import { faultAdminForbidden } from './fault-errors.ts';
 import type { RequestTarget } from './request-info.ts';
+import { serviceAccountUser, tokenKeys, verifyToken } from './service-account-token.ts';
+
+/** The user of the server's bearer token (kubeconfig `converge`): cluster-admin. */
+export const ADMIN_USER: UserInfo = {
+  username: 'converge-admin',
+  groups: ['system:masters', 'system:authenticated'],
+};
+/** Every request in insecure mode, as kube-apiserver's old insecure port saw it. */
+export const UNSECURED_USER: UserInfo = {
+  username: 'system:unsecured',
+  groups: ['system:masters', 'system:authenticated'],
+};
+/** A request without credentials where anonymous requests are served (`/version`, health). */
+export const ANONYMOUS_USER: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+
+/** What authentication knows about a request: its user, and the server token (token signing key). */
+export interface RequestAuth {
+  readonly user: UserInfo;
+  /** The server's bearer token (undefined in insecure mode). */
+  readonly apiToken: string | undefined;
+}
+
+const auths = new WeakMap<IncomingMessage, RequestAuth>();
+
+/** The user {@link authenticate} found for a request (insecure mode: `system:unsecured`). */
+export function requestUser(req: IncomingMessage): UserInfo {
+  return auths.get(req)?.user ?? UNSECURED_USER;
+}
+
+/** The authentication of a request (a request never authenticated: insecure, `system:unsecured`). */
+export function requestAuth(req: IncomingMessage): RequestAuth {
+  return auths.get(req) ?? { user: UNSECURED_USER, apiToken: undefined };
+}
 
 /** Paths anonymous clients may read, as kube-apiserver's `system:public-info-viewer` role allows. */
 function isPublic(target: RequestTarget): boolean {
@@ -15,21 +50,104 @@ function equalTokens(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-/**
- * Bearer-token authentication: a request must carry `Authorization: Bearer <token>`; a wrong token
- * is a 401 everywhere, a missing one everywhere but `/version` and the health checks (which the
- * kubectl dispatcher and probes read anonymously). Without a configured token (insecure mode)
- * everything is allowed.
- */
-export function authenticate(req: IncomingMessage, target: RequestTarget, token: string | undefined): void {
-  if (token === undefined) return;
-  const header = req.headers.authorization;
-  if (header === undefined || header.trim() === '') {
-    if (isPublic(target)) return;
-    throw unauthorized();
+/** The verb of a request as kube-apiserver's RequestInfoFactory names it. */
+function resourceVerb(
+  method: string,
+  target: Extract<RequestTarget, { kind: 'resource' }>,
+  url: URL,
+): string {
+  const watch = url.searchParams.get('watch');
+  switch (method) {
+    case 'POST':
+      return 'create';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return target.name === undefined ? 'deletecollection' : 'delete';
+    case 'GET':
+    case 'HEAD':
+      if (target.watchPath === true || watch === '1' || watch === 'true') return 'watch';
+      return target.name === undefined ? 'list' : 'get';
+    default:
+      return method.toLowerCase();
   }
+}
+
+/** The authorization attributes of a request. */
+export function requestAttributes(req: IncomingMessage, target: RequestTarget): RequestAttributes {
+  const url = new URL(req.url ?? '/', 'http://x');
+  const method = req.method ?? 'GET';
+  if (target.kind !== 'resource')
+    return { resourceRequest: false, verb: method.toLowerCase(), path: url.pathname };
+  return {
+    resourceRequest: true,
+    verb: resourceVerb(method, target, url),
+    group: target.group,
+    version: target.version,
+    resource: target.resource,
+    subresource: target.subresource ?? '',
+    namespace: target.namespace,
+    name: target.name ?? '',
+  };
+}
+
+/**
+ * Authentication, then authorization. A request carries `Authorization: Bearer <token>`: the
+ * server's token is the admin (`system:masters`); a ServiceAccount token this server issued
+ * (TokenRequest) is that ServiceAccount, allowed what {@link authorize} grants it (403 otherwise).
+ * A wrong token is a 401 everywhere, a missing one everywhere but `/version` and the health checks
+ * (which the kubectl dispatcher and probes read anonymously). Without a configured token
+ * (insecure mode) every request is `system:unsecured` (allowed everything) unless it presents a
+ * valid ServiceAccount token. The user is kept for {@link requestUser}.
+ */
+export function authenticate(
+  req: IncomingMessage,
+  target: RequestTarget,
+  token: string | undefined,
+  nowMs: number = Date.now(),
+): UserInfo {
+  const header = req.headers.authorization;
   const presented = bearerToken(header);
-  if (presented === undefined || !equalTokens(presented, token)) throw unauthorized();
+  let user: UserInfo | undefined;
+  if (token !== undefined && presented !== undefined && equalTokens(presented, token)) user = ADMIN_USER;
+  else if (presented !== undefined && presented.split('.').length === 3) {
+    const verdict = verifyToken(tokenKeys(token), presented, nowMs);
+    if (verdict.ok) user = serviceAccountUser(verdict.claims);
+  }
+  if (user === undefined) {
+    if (token === undefined) user = UNSECURED_USER;
+    else if ((header === undefined || header.trim() === '') && isPublic(target)) user = ANONYMOUS_USER;
+    else throw unauthorized();
+  }
+  auths.set(req, { user, apiToken: token });
+  const attributes = requestAttributes(req, target);
+  const decision = authorize(user, attributes);
+  if (!decision.allowed) throw forbidden(user, attributes, decision.reason);
+  return user;
+}
+
+/** kube-apiserver's 403 (`responsewriters.Forbidden`). */
+function forbidden(user: UserInfo, attributes: RequestAttributes, reason: string): ForbiddenError {
+  const base = forbiddenMessage(user, attributes);
+  const text = reason === '' ? base : `${base}: ${reason}`;
+  if (!attributes.resourceRequest) return new ForbiddenError(`forbidden: ${text}`, { details: {} });
+  const subject =
+    attributes.name === ''
+      ? qualified(attributes)
+      : `${qualified(attributes)} ${JSON.stringify(attributes.name)}`;
+  return new ForbiddenError(`${subject} is forbidden: ${text}`, {
+    details: {
+      ...(attributes.name === '' ? {} : { name: attributes.name }),
+      ...(attributes.group === '' ? {} : { group: attributes.group }),
+      kind: attributes.resource,
+    },
+  });
+}
+
+function qualified(attributes: { group: string; resource: string }): string {
+  return attributes.group === '' ? attributes.resource : `${attributes.resource}.${attributes.group}`;
 }
 
 function bearerToken(header: string | undefined): string | undefined {

@@ -10,8 +10,11 @@ import { handleGet, handleList } from './handle-read.ts';
 import { handleScale } from './handle-scale.ts';
 import { handleUpdate } from './handle-update.ts';
 import { handleWatch } from './handle-watch.ts';
+import { handlePodSubresource, isPodSubresource } from './pod-subresources.ts';
 import { parseListQuery, queryBool } from './query.ts';
 import type { ResourceTarget } from './request-info.ts';
+import { handleReview, isReview } from './reviews.ts';
+import { handleTokenRequest } from './token-request.ts';
 
 /** Kubernetes' answer for a path that serves nothing. */
 export function unknownResource(): NotFoundError {
@@ -27,8 +30,11 @@ function resolve(server: ServerContext, target: ResourceTarget): ApiResource {
   const sub = target.subresource;
   if (sub !== undefined) {
     const served =
-      (sub === 'status' && resource.statusSubresource) || (sub === 'scale' && resource.scale !== undefined);
-    if (!served) throw unknownResource();
+      (sub === 'status' && resource.statusSubresource) ||
+      (sub === 'scale' && resource.scale !== undefined) ||
+      isPodSubresource(target.group, target.resource, sub) ||
+      (sub === 'token' && target.group === '' && target.resource === 'serviceaccounts');
+    if (!served || (target.watchPath === true && sub !== undefined)) throw unknownResource();
   }
   return resource;
 }
@@ -64,6 +70,34 @@ export async function dispatchResource(
   const { name, subresource } = target;
   const clusterPath = resource.namespaced && target.namespace === '';
   const method = req.method ?? 'GET';
+  if (target.watchPath === true) {
+    // `…/watch/…` (deprecated): GET only, always a watch; with a name, of that object
+    if (method !== 'GET') throw methodNotAllowed();
+    if (name !== undefined && clusterPath) throw unknownResource();
+    verbAllowed(resource, 'watch');
+    const watchQuery = new URLSearchParams(query);
+    watchQuery.set('watch', 'true');
+    await handleWatch(ctx, parseListQuery(watchQuery), name);
+    return;
+  }
+  if (
+    subresource !== undefined &&
+    name !== undefined &&
+    isPodSubresource(target.group, target.resource, subresource)
+  ) {
+    await handlePodSubresource(ctx, name, subresource);
+    return;
+  }
+  if (subresource === 'token' && name !== undefined && target.resource === 'serviceaccounts') {
+    await handleTokenRequest(ctx, name);
+    return;
+  }
+  if (isReview(ctx)) {
+    if (method !== 'POST' || name !== undefined || subresource !== undefined) throw methodNotAllowed();
+    if (clusterPath) throw methodNotAllowed();
+    await handleReview(ctx);
+    return;
+  }
   if (subresource === 'scale' && name !== undefined && ['GET', 'PUT', 'PATCH'].includes(method)) {
     verbAllowed(resource, method === 'GET' ? 'get' : method === 'PUT' ? 'update' : 'patch');
     await handleScale(ctx, name, method);

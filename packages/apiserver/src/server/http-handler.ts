@@ -145,7 +145,7 @@ export function createRequestHandler(
       await serveFaultAdmin({ faults: ctx.faults, logger: ctx.logger, openWatches }, req, res, url);
       return;
     }
-    authenticate(req, target, ctx.token);
+    authenticate(req, target, ctx.token, ctx.clock.now());
     await ctx.faults.around(req, res, url, target, async (out) => {
       if (target.kind === 'resource') {
         await dispatchResource(ctx, req, out, target, url.searchParams);

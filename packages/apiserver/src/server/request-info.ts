@@ -10,6 +10,11 @@ export interface ResourceTarget {
   readonly resource: string;
   readonly name?: string;
   readonly subresource?: string;
+  /**
+   * The deprecated watch path `…/{version}/watch/…`: a watch of the collection, or with `name`
+   * a watch of that one object (`fieldSelector=metadata.name=NAME`).
+   */
+  readonly watchPath?: true;
 }
 
 /** What a request path addresses. */
@@ -73,6 +78,12 @@ export function parseRequestPath(pathname: string): RequestTarget {
   }
   if (version === undefined) return { kind: 'unknown' };
   if (rest.length === 0) return { kind: 'group-version', group, version };
+  // RequestInfoFactory: `watch` right after the version is the deprecated watch verb prefix
+  const watchPath = rest[0] === 'watch';
+  if (watchPath) {
+    rest = rest.slice(1);
+    if (rest.length === 0) return { kind: 'unknown' };
+  }
   let namespace = '';
   if (rest[0] === 'namespaces' && rest.length >= 3 && !NAMESPACE_SUBRESOURCES.has(rest[2] as string)) {
     namespace = rest[1] as string;
@@ -88,6 +99,7 @@ export function parseRequestPath(pathname: string): RequestTarget {
     resource,
     ...(name === undefined ? {} : { name }),
     ...(subresource === undefined ? {} : { subresource }),
+    ...(watchPath ? { watchPath: true as const } : {}),
   };
   return target;
 }

@@ -1,0 +1,217 @@
+/**
+ * Pod subresources of a cluster without kubelets, as kube-apiserver answers them
+ * (`pkg/registry/core/pod/storage`, `pkg/registry/core/pod/rest`, `pod/strategy.go`):
+ * `binding` assigns a node once (`spec.nodeName`, PodScheduled=True, the binding's annotations);
+ * `log` of a pod without a node is a 200 with an empty body; `exec`, `attach` and `portforward`
+ * of such a pod are a 400 `pod NAME does not have a host assigned`. A pod that has a node would be
+ * proxied to its kubelet — there is none, so those are a 400 too (see docs).
+ */
+import {
+  BadRequestError,
+  ConflictError,
+  InternalError,
+  type KubeObject,
+  NotFoundError,
+  type StatusCause,
+} from '@converge/runtime';
+import type { JsonObject, MutableObject } from './api-resource.ts';
+import { readBodyValue, requireObject } from './body.ts';
+import type { RequestContext } from './context.ts';
+import { methodNotAllowed } from './errors.ts';
+import { getStored } from './handle-update.ts';
+import { asObject, cloneJson } from './json-util.ts';
+import { parseWriteQuery } from './query.ts';
+import { writeText, writeValue } from './respond.ts';
+import { BodyReader } from './review-body.ts';
+
+/** The subresources of pods this file serves, and the methods each accepts (as upstream registers them). */
+const POD_SUBRESOURCES: Readonly<Record<string, readonly string[]>> = {
+  binding: ['POST'],
+  log: ['GET'],
+  exec: ['GET', 'POST'],
+  attach: ['GET', 'POST'],
+  portforward: ['GET', 'POST'],
+};
+
+/** Whether `pods/<sub>` is served here. */
+export function isPodSubresource(group: string, resource: string, subresource: string | undefined): boolean {
+  return group === '' && resource === 'pods' && subresource !== undefined && subresource in POD_SUBRESOURCES;
+}
+
+function containerNames(pod: KubeObject): string[] {
+  const spec = asObject((pod as unknown as JsonObject).spec) ?? {};
+  const names: string[] = [];
+  for (const list of ['initContainers', 'containers', 'ephemeralContainers']) {
+    const items = spec[list];
+    if (!Array.isArray(items)) continue;
+    for (const c of items) {
+      const name = asObject(c)?.name;
+      if (typeof name === 'string') names.push(name);
+    }
+  }
+  return names;
+}
+
+/** `validateContainer`: the container asked for, or the only one. */
+function validateContainer(pod: KubeObject, container: string): void {
+  const name = pod.metadata.name ?? '';
+  const spec = asObject((pod as unknown as JsonObject).spec) ?? {};
+  const containers = Array.isArray(spec.containers) ? spec.containers : [];
+  if (container === '') {
+    if (containers.length === 1) return;
+    if (containers.length === 0)
+      throw new BadRequestError(`a container name must be specified for pod ${name}`);
+    throw new BadRequestError(
+      `a container name must be specified for pod ${name}, choose one of: [${containerNames(pod).join(' ')}]`,
+    );
+  }
+  if (!containerNames(pod).includes(container))
+    throw new BadRequestError(`container ${container} is not valid for pod ${name}`);
+}
+
+function nodeName(pod: KubeObject): string {
+  const value = asObject((pod as unknown as JsonObject).spec)?.nodeName;
+  return typeof value === 'string' ? value : '';
+}
+
+/** Serves `pods/{binding,log,exec,attach,portforward}`. */
+export async function handlePodSubresource(
+  ctx: RequestContext,
+  name: string,
+  subresource: string,
+): Promise<void> {
+  const method = ctx.req.method ?? 'GET';
+  if (!(POD_SUBRESOURCES[subresource] ?? []).includes(method)) throw methodNotAllowed();
+  if (subresource === 'binding') {
+    await bind(ctx, name);
+    return;
+  }
+  const pod = await getStored(ctx, name);
+  if (subresource !== 'portforward') validateContainer(pod, ctx.query.get('container') ?? '');
+  if (nodeName(pod) === '') {
+    if (subresource === 'log') {
+      // LogLocation: no node yet → an empty stream
+      writeText(ctx.res, 200, '');
+      return;
+    }
+    throw new BadRequestError(`pod ${name} does not have a host assigned`);
+  }
+  await noKubelet(ctx, nodeName(pod));
+}
+
+/**
+ * A pod with a node: kube-apiserver looks the Node up (404 `nodes "n" not found` when it does
+ * not exist) and dials its kubelet — there is none here, so that fails like an unreachable one.
+ */
+async function noKubelet(ctx: RequestContext, node: string): Promise<never> {
+  const nodes = ctx.server.registry.lookup('', 'v1', 'nodes');
+  const missing = new NotFoundError(`nodes ${JSON.stringify(node)} not found`, {
+    details: { name: node, kind: 'nodes' },
+  });
+  if (nodes === undefined) throw missing;
+  try {
+    await ctx.server.store.get(nodes.storage, { namespace: '', name: node });
+  } catch (error) {
+    if (error instanceof NotFoundError) throw missing;
+    throw error;
+  }
+  throw new InternalError(
+    `error dialing backend: the embedded API server runs no kubelet for node ${JSON.stringify(node)}`,
+  );
+}
+
+function bindingCauses(target: JsonObject | undefined, read: BodyReader): StatusCause[] {
+  const kind = read.string(target, 'kind', 'ObjectReference', 'target.kind');
+  const node = read.string(target, 'name', 'ObjectReference', 'target.name');
+  const causes: StatusCause[] = [];
+  if (kind !== '' && kind !== 'Node')
+    causes.push({
+      field: 'target.kind',
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: ${JSON.stringify(kind)}: supported values: "Node"`,
+    });
+  if (node === '')
+    causes.push({ field: 'target.name', reason: 'FieldValueRequired', message: 'Required value' });
+  return causes;
+}
+
+/** `BindingREST.Create`: 201 `Success`, or 409 on `pods/binding` when the pod cannot be bound. */
+async function bind(ctx: RequestContext, name: string): Promise<void> {
+  const write = parseWriteQuery(ctx.query, 'CreateOptions', ctx.req.headers['user-agent']);
+  const decode = ctx.server.extensions.decodeProtobuf;
+  const expected = { apiVersion: 'v1', kind: 'Binding' };
+  const body = requireObject(
+    await readBodyValue(ctx.req, decode === undefined ? undefined : (bytes) => decode(bytes, expected)),
+  );
+  if (body.kind !== undefined && body.kind !== '' && body.kind !== 'Binding')
+    throw new BadRequestError(`not a Binding object: kind ${JSON.stringify(body.kind)}`);
+  const read = new BodyReader('Binding', 'v1');
+  const metadata = read.object(body, 'metadata', 'ObjectMeta', 'metadata') ?? {};
+  const bindingName = read.string(metadata, 'name', 'ObjectMeta', 'metadata.name');
+  if (bindingName !== name) throw new BadRequestError('name in URL does not match name in Binding object');
+  const target = read.object(body, 'target', 'ObjectReference', 'target');
+  const causes = bindingCauses(target, read);
+  // upstream returns the aggregate of field errors as a plain error: a 500
+  if (causes.length > 0) throw new InternalError(causes.map((c) => `${c.field}: ${c.message}`).join(', '));
+  const annotations = read.object(metadata, 'annotations', 'ObjectMeta', 'metadata.annotations') ?? {};
+  const uid = read.string(metadata, 'uid', 'ObjectMeta', 'metadata.uid');
+  const rv = read.string(metadata, 'resourceVersion', 'ObjectMeta', 'metadata.resourceVersion');
+  const conflict = (why: string): ConflictError =>
+    new ConflictError(`Operation cannot be fulfilled on pods/binding ${JSON.stringify(name)}: ${why}`, {
+      details: { name, kind: 'pods/binding' },
+    });
+  const pod = await getStored(ctx, name);
+  const podConflict = (why: string): ConflictError =>
+    new ConflictError(`Operation cannot be fulfilled on pods ${JSON.stringify(name)}: ${why}`, {
+      details: { name, kind: 'pods' },
+    });
+  if (uid !== '' && uid !== pod.metadata.uid)
+    throw podConflict(
+      `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${String(pod.metadata.uid)}`,
+    );
+  if (rv !== '' && rv !== pod.metadata.resourceVersion)
+    throw podConflict(
+      `Precondition failed: ResourceVersion in precondition: ${rv}, ResourceVersion in object meta: ${String(pod.metadata.resourceVersion)}`,
+    );
+  if (pod.metadata.deletionTimestamp !== undefined && pod.metadata.deletionTimestamp !== null)
+    throw conflict(`pod ${name} is being deleted, cannot be assigned to a host`);
+  const assigned = nodeName(pod);
+  if (assigned !== '') throw conflict(`pod ${name} is already assigned to node ${JSON.stringify(assigned)}`);
+  const next = cloneJson(pod) as unknown as MutableObject;
+  const spec = (asObject(next.spec) ?? {}) as JsonObject;
+  if (Array.isArray(spec.schedulingGates) && spec.schedulingGates.length > 0)
+    throw conflict(`pod ${name} has non-empty .spec.schedulingGates`);
+  spec.nodeName = read.string(target, 'name', 'ObjectReference', 'target.name');
+  next.spec = spec;
+  next.metadata.annotations = { ...(asObject(next.metadata.annotations) ?? {}), ...annotations };
+  setScheduled(next, new Date(ctx.server.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'));
+  await ctx.server.store.update(ctx.resource.storage, next as unknown as KubeObject, {
+    dryRun: write.dryRun,
+    fieldManager: write.fieldManager,
+  });
+  writeValue(
+    ctx.res,
+    201,
+    { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 },
+    { pretty: ctx.pretty },
+  );
+}
+
+/** `UpdatePodCondition(PodScheduled=True)`: the transition time changes only with the status. */
+function setScheduled(pod: MutableObject, now: string): void {
+  const status = (asObject(pod.status) ?? {}) as JsonObject;
+  const conditions = Array.isArray(status.conditions) ? [...status.conditions] : [];
+  const index = conditions.findIndex((c) => asObject(c)?.type === 'PodScheduled');
+  const old = index < 0 ? undefined : asObject(conditions[index]);
+  const condition: JsonObject = {
+    ...(old ?? {}),
+    type: 'PodScheduled',
+    status: 'True',
+    lastProbeTime: old?.lastProbeTime ?? null,
+    lastTransitionTime: old?.status === 'True' ? (old.lastTransitionTime ?? now) : now,
+  };
+  if (index < 0) conditions.push(condition);
+  else conditions[index] = condition;
+  status.conditions = conditions;
+  pod.status = status;
+}
