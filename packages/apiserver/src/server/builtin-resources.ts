@@ -2,6 +2,8 @@ import type { ResourceType } from '@converge/runtime';
 import { ALL_VERBS, type ApiResource } from './api-resource.ts';
 import { BUILTIN_SPECS, type BuiltinSpec, WORKLOAD_SCALE } from './builtin-specs.ts';
 import { eventsV1Converter } from './event-conversion.ts';
+import { hpaV1Converter } from './hpa-conversion.ts';
+import { hpaV1Strategy } from './strategies-apps.ts';
 
 function storeTypeOf(spec: BuiltinSpec): ResourceType {
   return {
@@ -52,6 +54,14 @@ export function builtinResources(): { storeTypes: ResourceType[]; resources: Api
     storeTypes.push(storage);
     resources.push(resourceOf(spec, storage));
     if (spec.group === '' && spec.kind === 'Event') coreEvent = storage;
+    if (spec.group === 'autoscaling' && spec.kind === 'HorizontalPodAutoscaler') {
+      // autoscaling/v1: a view of the stored autoscaling/v2 objects
+      const v1 = resourceOf(
+        { ...spec, version: 'v1', strategy: hpaV1Strategy, fields: 'spec status' },
+        storage,
+      );
+      resources.push({ ...v1, converter: hpaV1Converter });
+    }
   }
   if (coreEvent !== undefined) {
     resources.push({

@@ -1,5 +1,6 @@
 import type { KubeObject } from '@converge/runtime';
 import type { ScaleSpec, Strategy } from './api-resource.ts';
+import { GROUP_SPECS, zeroValued } from './builtin-specs-groups.ts';
 import { crdStrategy } from './crd-strategy.ts';
 import { getPath } from './json-util.ts';
 import {
@@ -10,8 +11,8 @@ import {
   podStrategy,
   secretStrategy,
   serviceAccountStrategy,
-  serviceStrategy,
 } from './strategies-core.ts';
+import { serviceStrategy } from './strategies-network.ts';
 import {
   validatingAdmissionPolicyBindingStrategy,
   validatingAdmissionPolicyStrategy,
@@ -140,6 +141,7 @@ export const BUILTIN_SPECS: readonly BuiltinSpec[] = [
     status: 'native',
     generation: false,
     strategy: serviceStrategy,
+    selectableFields: ['spec.clusterIP', 'spec.type'],
     fields: 'spec status',
   },
   {
@@ -218,6 +220,7 @@ export const BUILTIN_SPECS: readonly BuiltinSpec[] = [
     generation: true,
     strategy: replicaSetStrategy,
     selectableFields: ['status.replicas'],
+    fieldValue: zeroValued({ 'status.replicas': '0' }),
     fields: 'spec status',
   },
   {
@@ -321,4 +324,5 @@ export const BUILTIN_SPECS: readonly BuiltinSpec[] = [
   review('authorization.k8s.io', 'SelfSubjectAccessReview'),
   review('authorization.k8s.io', 'SelfSubjectRulesReview'),
   review('authorization.k8s.io', 'SubjectAccessReview'),
+  ...GROUP_SPECS,
 ];

@@ -148,48 +148,6 @@ export const secretStrategy: Strategy = {
   },
 };
 
-function clusterIp(random: () => number): string {
-  const n = 1 + Math.floor(random() * 0xffffe);
-  return `10.${96 + (n >> 16)}.${(n >> 8) & 0xff}.${n & 0xff}`;
-}
-
-/** Service: type ClusterIP, a cluster IP, port defaults; the cluster IP never changes. */
-export const serviceStrategy: Strategy = {
-  prepareForCreate(object, context) {
-    const spec = ensureObject(object, 'spec');
-    setDefault(spec, 'type', 'ClusterIP');
-    setDefault(spec, 'sessionAffinity', 'None');
-    if (spec.type !== 'ExternalName') {
-      setDefault(spec, 'clusterIP', clusterIp(context.random));
-      if (spec.clusterIP !== 'None') {
-        setDefault(spec, 'clusterIPs', [spec.clusterIP]);
-        setDefault(spec, 'ipFamilies', ['IPv4']);
-        setDefault(spec, 'ipFamilyPolicy', 'SingleStack');
-      }
-      setDefault(spec, 'internalTrafficPolicy', 'Cluster');
-    }
-    for (const port of Array.isArray(spec.ports) ? spec.ports : []) {
-      const p = asObject(port);
-      if (p === undefined) continue;
-      setDefault(p, 'protocol', 'TCP');
-      setDefault(p, 'targetPort', p.port);
-    }
-    object.status = { loadBalancer: {} };
-    return undefined;
-  },
-  prepareForUpdate(object, old) {
-    const spec = ensureObject(object, 'spec');
-    const previous = asObject((old as unknown as JsonObject).spec) ?? {};
-    for (const field of ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy']) {
-      if (spec[field] === undefined && previous[field] !== undefined) spec[field] = previous[field];
-    }
-    if (previous.clusterIP !== undefined && spec.clusterIP !== previous.clusterIP) {
-      return [cause.invalid('spec.clusterIP', spec.clusterIP, 'field is immutable')];
-    }
-    return undefined;
-  },
-};
-
 /** Defaults of a PodSpec (`restartPolicy`, `dnsPolicy`, container pull policies, …); returns causes. */
 export function defaultPodSpec(spec: JsonObject, field: string, restartPolicy = 'Always'): StatusCause[] {
   setDefault(spec, 'restartPolicy', restartPolicy);

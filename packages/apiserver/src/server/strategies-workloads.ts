@@ -2,43 +2,48 @@ import type { StatusCause } from '@converge/runtime';
 import { matchConditionCauses } from '../admission/index.ts';
 import type { JsonObject, MutableObject, Strategy } from './api-resource.ts';
 import { cause } from './field-causes.ts';
-import { asObject, ensureObject, setDefault } from './json-util.ts';
+import { asObject, ensureObject, getPath, setDefault } from './json-util.ts';
 import { defaultPodSpec } from './strategies-core.ts';
+import { immutable, labelSelector, nonNegative, selectorMatches } from './strategy-rules.ts';
 
 /** Go's `%v` of a `map[string]string`, as validation messages print labels. */
-function goMap(map: JsonObject): string {
+export function goMap(map: JsonObject): string {
   const entries = Object.keys(map)
     .sort()
     .map((k) => `${JSON.stringify(k)}:${JSON.stringify(map[k])}`);
   return `map[string]string{${entries.join(', ')}}`;
 }
 
-/** A workload's selector must exist, be non-empty and match its pod template's labels. */
-function selectorCauses(spec: JsonObject): StatusCause[] {
+/**
+ * A workload's selector must exist, be non-empty (`empty selector is invalid for <noun>`) and
+ * match its pod template's labels.
+ */
+export function selectorCauses(spec: JsonObject, noun = 'deployment'): StatusCause[] {
   const selector = asObject(spec.selector);
   if (selector === undefined) return [cause.required('spec.selector')];
   const matchLabels = asObject(selector.matchLabels) ?? {};
   const expressions = Array.isArray(selector.matchExpressions) ? selector.matchExpressions : [];
   if (Object.keys(matchLabels).length === 0 && expressions.length === 0) {
-    return [cause.invalid('spec.selector', selector, 'empty selector is invalid for deployment')];
+    return [cause.invalid('spec.selector', selector, `empty selector is invalid for ${noun}`)];
   }
+  const invalid = labelSelector('spec.selector', selector);
+  if (invalid.length > 0) return invalid;
   const template = asObject(spec.template);
   const labels = asObject(asObject(template?.metadata)?.labels) ?? {};
-  for (const [key, value] of Object.entries(matchLabels)) {
-    if (labels[key] !== value) {
-      return [
-        cause.invalid(
-          'spec.template.metadata.labels',
-          goMap(labels),
-          '`selector` does not match template `labels`',
-        ),
-      ];
-    }
+  if (!selectorMatches(selector, labels)) {
+    return [
+      cause.invalid(
+        'spec.template.metadata.labels',
+        goMap(labels),
+        '`selector` does not match template `labels`',
+      ),
+    ];
   }
   return [];
 }
 
-function templateCauses(spec: JsonObject, restartPolicy = 'Always'): StatusCause[] {
+/** The pod template's spec defaults and required fields (`spec.template` by default). */
+export function templateCauses(spec: JsonObject, restartPolicy = 'Always'): StatusCause[] {
   const template = asObject(spec.template);
   if (template === undefined) return [cause.required('spec.template')];
   return defaultPodSpec(ensureObject(template, 'spec'), 'spec.template.spec', restartPolicy);
@@ -52,22 +57,26 @@ function replicasCauses(spec: JsonObject): StatusCause[] {
   return [];
 }
 
-function workload(defaults: (spec: JsonObject) => void): Strategy {
+function workload(noun: string, defaults: (spec: JsonObject) => void): Strategy {
   const prepare = (object: MutableObject): StatusCause[] => {
     const spec = ensureObject(object, 'spec');
     setDefault(spec, 'replicas', 1);
     setDefault(spec, 'revisionHistoryLimit', 10);
     defaults(spec);
-    return [...replicasCauses(spec), ...selectorCauses(spec), ...templateCauses(spec)];
+    return [...replicasCauses(spec), ...selectorCauses(spec, noun), ...templateCauses(spec)];
   };
   return {
     prepareForCreate: prepare,
-    prepareForUpdate: prepare,
+    prepareForUpdate: (object, old) => [
+      ...prepare(object),
+      // apps/v1: the selector never changes
+      ...immutable('spec.selector', asObject(object.spec)?.selector, getPath(old, 'spec.selector')),
+    ],
   };
 }
 
 /** apps/v1 Deployment: replicas 1, RollingUpdate 25 %/25 %, progress deadline 600 s; selector checks. */
-export const deploymentStrategy: Strategy = workload((spec) => {
+export const deploymentStrategy: Strategy = workload('deployment', (spec) => {
   setDefault(spec, 'progressDeadlineSeconds', 600);
   const strategy = ensureObject(spec, 'strategy');
   setDefault(strategy, 'type', 'RollingUpdate');
@@ -79,10 +88,10 @@ export const deploymentStrategy: Strategy = workload((spec) => {
 });
 
 /** apps/v1 ReplicaSet: replicas 1; selector checks. */
-export const replicaSetStrategy: Strategy = workload(() => undefined);
+export const replicaSetStrategy: Strategy = workload('replicaset', () => undefined);
 
 /** apps/v1 StatefulSet: replicas 1, OrderedReady, RollingUpdate partition 0, Retain PVCs. */
-export const statefulSetStrategy: Strategy = workload((spec) => {
+export const statefulSetStrategy: Strategy = workload('statefulset', (spec) => {
   setDefault(spec, 'podManagementPolicy', 'OrderedReady');
   const update = ensureObject(spec, 'updateStrategy');
   setDefault(update, 'type', 'RollingUpdate');
@@ -92,21 +101,47 @@ export const statefulSetStrategy: Strategy = workload((spec) => {
   setDefault(retention, 'whenScaled', 'Retain');
 });
 
-/** batch/v1 Job: parallelism/completions 1, backoffLimit 6, NonIndexed; restartPolicy Never|OnFailure. */
-export const jobStrategy: Strategy = {
-  prepareForCreate(object) {
-    const spec = ensureObject(object, 'spec');
+/**
+ * A Job spec's defaults and rules (also a CronJob's `jobTemplate.spec`, with `defaults` false: the
+ * Job defaults apply when the Job is created). `field` is where the spec is.
+ */
+export function jobSpecCauses(spec: JsonObject, field: string, defaults: boolean): StatusCause[] {
+  if (defaults) {
     if (spec.parallelism === undefined && spec.completions === undefined) spec.completions = 1;
     setDefault(spec, 'parallelism', 1);
     setDefault(spec, 'backoffLimit', 6);
     setDefault(spec, 'completionMode', 'NonIndexed');
     setDefault(spec, 'suspend', false);
     setDefault(spec, 'podReplacementPolicy', 'TerminatingOrFailed');
-    const causes = templateCauses(spec, 'Never');
-    const policy = asObject(asObject(spec.template)?.spec)?.restartPolicy;
-    if (policy !== 'Never' && policy !== 'OnFailure') {
-      causes.push(cause.unsupported('spec.template.spec.restartPolicy', policy, ['OnFailure', 'Never']));
-    }
+  }
+  const template = asObject(spec.template);
+  if (template === undefined) return [cause.required(`${field}.template`)];
+  const causes = defaultPodSpec(ensureObject(template, 'spec'), `${field}.template.spec`);
+  const policy = asObject(template.spec)?.restartPolicy;
+  if (policy !== 'Never' && policy !== 'OnFailure') {
+    causes.push(cause.required(`${field}.template.spec.restartPolicy`, 'valid values: "OnFailure", "Never"'));
+  }
+  for (const name of ['parallelism', 'completions', 'backoffLimit', 'activeDeadlineSeconds'])
+    causes.push(...nonNegative(`${field}.${name}`, spec[name]));
+  return causes;
+}
+
+/** batch/v1 Job: parallelism/completions 1, backoffLimit 6, NonIndexed; restartPolicy Never|OnFailure. */
+export const jobStrategy: Strategy = {
+  prepareForCreate(object) {
+    return jobSpecCauses(ensureObject(object, 'spec'), 'spec', true);
+  },
+  prepareForUpdate(object, old) {
+    const spec = ensureObject(object, 'spec');
+    const causes = jobSpecCauses(spec, 'spec', true);
+    const previous = asObject(getPath(old, 'spec')) ?? {};
+    causes.push(...immutable('spec.selector', spec.selector, previous.selector));
+    causes.push(...immutable('spec.completionMode', spec.completionMode, previous.completionMode));
+    if (spec.completionMode !== 'Indexed')
+      causes.push(...immutable('spec.completions', spec.completions, previous.completions));
+    // the template may change only while the job is suspended and has not started
+    if (!(previous.suspend === true && getPath(old, 'status.startTime') === undefined))
+      causes.push(...immutable('spec.template', spec.template, previous.template));
     return causes;
   },
 };
