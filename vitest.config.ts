@@ -20,6 +20,7 @@ const workspace = [
   { find: /^@converge\/kube$/, replacement: src('./packages/kube/src/index.ts') },
   { find: /^@converge\/nats$/, replacement: src('./packages/nats/src/index.ts') },
   { find: /^@converge\/metrics$/, replacement: src('./packages/metrics/src/index.ts') },
+  { find: /^@converge\/tracing$/, replacement: src('./packages/tracing/src/index.ts') },
 ];
 
 export default defineConfig({
