@@ -1,7 +1,8 @@
 import type { UnstructuredObject } from '@converge/runtime';
-import { CORE_V1_DECODERS } from './core-v1.ts';
+import { protoMessageOfKind } from '../builtin/index.ts';
 import { ProtobufDecodeError, ProtobufErrorCodes, ProtobufUnsupportedKindError } from './errors.ts';
 import type { JsonObject } from './fields.ts';
+import { decodeMessage } from './message-decode.ts';
 import { ProtoReader } from './wire.ts';
 
 /** The media type of Kubernetes protobuf bodies (request `Content-Type`). */
@@ -28,14 +29,14 @@ export interface ProtobufDefaults {
   readonly kind?: string;
 }
 
-/** `apiVersion/kind` of every type {@link decodeProtobufObject} decodes. */
-export const PROTOBUF_DECODED_TYPES: readonly string[] = [...CORE_V1_DECODERS.keys()];
+/** What {@link decodeProtobufObject} decodes, for error messages. */
+export const PROTOBUF_DECODED_TYPES: readonly string[] = ['the built-in kinds of Kubernetes 1.32'];
 
 /**
  * Decodes a Kubernetes protobuf request body: the `k8s\0` magic, the `runtime.Unknown` envelope
  * (`typeMeta {apiVersion = 1, kind = 2} = 1`, `raw = 2`, `contentEncoding = 3`, `contentType = 4`),
- * then `raw` as the message of the named type: core/v1 Namespace, ConfigMap, Secret and
- * ServiceAccount (with their full ObjectMeta). Unknown fields are skipped, as Go's decoder does.
+ * then `raw` as the message of the named type: any built-in kind of Kubernetes 1.32, by the
+ * generated field tables (`../builtin/`). Unknown fields are skipped, as Go's decoder does.
  * The result is the object's JSON form (byte fields as base64, timestamps as RFC 3339, empty
  * values omitted as Go's JSON encoder omits them), so the rest of the request pipeline treats
  * it exactly like a JSON body.
@@ -71,10 +72,11 @@ export function decodeProtobufObject(body: Uint8Array, defaults?: ProtobufDefaul
         `${JSON.stringify(envelope.contentType)}; only unencoded ${PROTOBUF_CONTENT_TYPE} is supported`,
     );
   }
-  const decoder = CORE_V1_DECODERS.get(`${apiVersion}/${kind}`);
-  if (decoder === undefined) throw new ProtobufUnsupportedKindError(apiVersion, kind, PROTOBUF_DECODED_TYPES);
-  const fields: JsonObject = decoder(new ProtoReader(body, envelope.rawStart, envelope.rawEnd));
-  const object = { apiVersion, kind, ...fields } as UnstructuredObject;
+  const message = protoMessageOfKind(apiVersion, kind);
+  if (message === undefined) throw new ProtobufUnsupportedKindError(apiVersion, kind, PROTOBUF_DECODED_TYPES);
+  const fields: JsonObject = decodeMessage(body, envelope.rawStart, envelope.rawEnd, message);
+  // ObjectMeta is a struct in Go: its JSON is `{}` even when the message leaves it out.
+  const object = { apiVersion, kind, metadata: {}, ...fields } as UnstructuredObject;
   return { apiVersion, kind, object };
 }
 
