@@ -122,6 +122,8 @@ export function authenticate(
     else throw unauthorized();
   }
   auths.set(req, { user, apiToken: token });
+  // anonymous probes read every health check (upstream's public-info-viewer: the endpoints only)
+  if (user === ANONYMOUS_USER) return user;
   const attributes = requestAttributes(req, target);
   const decision = authorize(user, attributes);
   if (!decision.allowed) throw forbidden(user, attributes, decision.reason);

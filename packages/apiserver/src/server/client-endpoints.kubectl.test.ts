@@ -1,0 +1,62 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiServer, createApiServer } from './api-server.ts';
+import { type KubectlResult, type KubectlRun, runKubectl } from './kubectl-support.ts';
+
+let dir: string;
+let server: ApiServer;
+let kubeconfig: string;
+
+function kubectl(args: readonly string[], options?: KubectlRun): Promise<KubectlResult> {
+  return runKubectl('kubectl', kubeconfig, join(dir, 'cache'), args, options);
+}
+
+async function ok(args: readonly string[], options?: KubectlRun): Promise<string> {
+  const result = await kubectl(args, options);
+  expect(result.code, `kubectl ${args.join(' ')}\n${result.stderr}`).toBe(0);
+  return result.stdout;
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'converge-kubectl-endpoints-'));
+  kubeconfig = join(dir, 'kubeconfig');
+  server = createApiServer({ kubeconfigPath: kubeconfig });
+  await server.listen();
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('kubectl against the endpoints clients call', () => {
+  it('kubectl auth can-i create deployments → yes; whoami names the admin', async () => {
+    // kubectl sends this SelfSubjectAccessReview as protobuf
+    expect(await ok(['auth', 'can-i', 'create', 'deployments'])).toBe('yes\n');
+    const who = await ok(['auth', 'whoami', '-o', 'json']);
+    expect(JSON.parse(who).status.userInfo.username).toBe('converge-admin');
+  });
+
+  it('kubectl create token prints a token the server authenticates', async () => {
+    await ok(['create', 'serviceaccount', 'builder']);
+    const token = (await ok(['create', 'token', 'builder', '--duration=20m'])).trim();
+    expect(token.split('.')).toHaveLength(3);
+    const asToken = ['--token', token];
+    expect(await ok(['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}', ...asToken])).toBe(
+      'system:serviceaccount:default:builder',
+    );
+    const denied = await kubectl(['auth', 'can-i', 'list', 'pods', ...asToken]);
+    expect([denied.code, denied.stdout]).toEqual([1, 'no\n']);
+  });
+
+  it("kubectl logs of a pending pod prints nothing; kubectl exec fails with upstream's message", async () => {
+    await ok(['run', 'idle', '--image=busybox', '--restart=Never']);
+    expect(await ok(['logs', 'idle'])).toBe('');
+    const exec = await kubectl(['exec', 'idle', '--', 'ls']);
+    expect([exec.code, exec.stderr]).toEqual([
+      1,
+      'Error from server (BadRequest): pod idle does not have a host assigned\n',
+    ]);
+  });
+});
