@@ -6,6 +6,7 @@ import { AlreadyStartedError, isNotFound, type ResourceType } from '@converge/ru
 import { Store } from '@converge/store';
 import { invalidateOnChange, type PolicyAdmission, WebhookAdmission } from '../admission/index.ts';
 import { bootstrap } from './bootstrap.ts';
+import { startClusterDefaults } from './cluster-defaults.ts';
 import { CrdController } from './crd-controller.ts';
 import { ApiServerErrorCodes, ApiServerStartError } from './errors.ts';
 import { FAULT_ADMIN_PATH } from './fault-admin.ts';
@@ -26,6 +27,13 @@ import { ResourceRegistry } from './resource-registry.ts';
 import { loadOrCreateTls, type TlsMaterial } from './tls.ts';
 import { WatchEncoder } from './watch-encoder.ts';
 import { WatchTracker } from './watch-tracker.ts';
+
+/** The address pods would reach the server at (the `kubernetes` Endpoints): loopback for a wildcard bind. */
+function advertisedIp(bound: string): string {
+  if (bound === '0.0.0.0') return '127.0.0.1';
+  if (bound === '::') return '::1';
+  return bound;
+}
 
 /** How long `close()` waits for in-flight requests before cutting connections. */
 const CLOSE_GRACE_MS = 5_000;
@@ -301,6 +309,15 @@ class EmbeddedApiServer implements ApiServer {
       });
     }
     logger.info({ url: this.#url, kubeconfig: this.#options.kubeconfigPath }, 'Serving the Kubernetes API');
+    await startClusterDefaults({
+      store: this.store,
+      registry: this.#registry,
+      clock,
+      logger,
+      endpoint: { ip: advertisedIp(address.address), port: address.port },
+      caPem: this.#tls?.ca ?? '',
+      signal: this.#admissionWatches.signal,
+    });
     this.#state = 'listening';
     return { url: this.#url };
   }
