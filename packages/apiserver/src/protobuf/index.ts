@@ -1,11 +1,10 @@
 /**
- * Protobuf request bodies: the `application/vnd.kubernetes.protobuf` bodies that kubectl's
- * generator commands (`kubectl create namespace|configmap|secret|serviceaccount`) and Go clients
- * send for built-in kinds. {@link decodeProtobufObject} reads the `k8s\0` envelope and the
- * message, by the field numbers of the upstream `generated.proto` files, into the same JSON form
- * a JSON body parses to. No protobuf library: the wire reader is {@link ProtoReader}.
- *
- * Responses stay JSON: kubectl accepts `application/json` after the protobuf in its `Accept`.
+ * Protobuf, `application/vnd.kubernetes.protobuf`, for every built-in kind of Kubernetes 1.32:
+ * the bodies kubectl's generator commands (`kubectl create deployment|service|job|…`) and Go
+ * clients send, and the objects, lists and watch events they ask for. {@link decodeProtobufObject}
+ * reads the `k8s\0` envelope and the message into the same JSON form a JSON body parses to;
+ * {@link encodeProtobufObject} and {@link encodeProtobufWatchEvent} write them. Field numbers come
+ * from the generated tables (`../builtin/`). No protobuf library: the wire reader is {@link ProtoReader}.
  *
  * @example
  * if (mediaType(request.headers['content-type']) === PROTOBUF_CONTENT_TYPE) {
@@ -21,6 +20,12 @@ export {
   PROTOBUF_DECODED_TYPES,
   type ProtobufDefaults,
 } from './decode.ts';
+export {
+  canEncodeProtobuf,
+  encodeProtobufObject,
+  encodeProtobufWatchEvent,
+  PROTOBUF_WATCH_CONTENT_TYPE,
+} from './encode.ts';
 export {
   ProtobufDecodeError,
   type ProtobufDecodeErrorCode,

@@ -1,10 +1,12 @@
 import { BadRequestError, type KubeObject, type ListOptions } from '@converge/runtime';
+import { encodeProtobufObject } from '../protobuf/index.ts';
 import { groupVersion, type JsonObject } from './api-resource.ts';
 import type { RequestContext } from './context.ts';
 import { cloneJson } from './json-util.ts';
 import { streamList } from './list-stream.ts';
 import { negotiateObject, type ObjectFormat } from './media.ts';
 import { fromStorage, manyToResponse, toResponse } from './object-io.ts';
+import { servesProtobuf, writeProtobuf } from './protobuf-io.ts';
 import { parseListQuery } from './query.ts';
 import { writeValue } from './respond.ts';
 import { listSelection } from './selection.ts';
@@ -14,7 +16,8 @@ function tableContentType(version: 'v1' | 'v1beta1'): string {
 }
 
 function format(ctx: RequestContext): ObjectFormat {
-  return negotiateObject(ctx.req.headers.accept, ctx.server.extensions.toTable !== undefined);
+  const tables = ctx.server.extensions.toTable !== undefined;
+  return negotiateObject(ctx.req.headers.accept, tables, servesProtobuf(ctx.resource));
 }
 
 function partial(object: KubeObject): JsonObject {
@@ -75,6 +78,9 @@ export async function handleGet(ctx: RequestContext, name: string): Promise<void
       return;
     case 'partial':
       writeValue(ctx.res, 200, partial(stored), encoding);
+      return;
+    case 'protobuf':
+      writeProtobuf(ctx.res, 200, encodeProtobufObject((await toResponse(resource, stored)) as JsonObject));
       return;
     case 'json':
     case 'yaml':
@@ -166,6 +172,9 @@ export async function handleList(ctx: RequestContext): Promise<void> {
       return;
     case 'yaml':
       writeValue(ctx.res, 200, { ...envelope, items: served }, { yaml: true }, ctx.warnings);
+      return;
+    case 'protobuf':
+      writeProtobuf(ctx.res, 200, encodeProtobufObject({ ...envelope, items: served }), ctx.warnings);
       return;
     case 'json':
       if (ctx.pretty) {

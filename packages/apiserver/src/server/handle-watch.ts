@@ -1,10 +1,12 @@
 import { BadRequestError, type KubeObject, type WatchEvent, type WatchOptions } from '@converge/runtime';
+import { encodeProtobufWatchEvent, PROTOBUF_WATCH_CONTENT_TYPE } from '../protobuf/index.ts';
 import { groupVersion, type JsonObject } from './api-resource.ts';
 import type { RequestContext } from './context.ts';
 import { type StallHook, stallHook } from './fault-stall.ts';
 import { includeObject } from './handle-read.ts';
 import { negotiateObject } from './media.ts';
 import { fromStorage } from './object-io.ts';
+import { servesProtobuf, writeFrame } from './protobuf-io.ts';
 import type { ListQuery } from './query.ts';
 import { listSelection } from './selection.ts';
 import { statusOf } from './status.ts';
@@ -45,7 +47,12 @@ async function send(writer: WatchWriter, line: string, stall: StallHook | undefi
  */
 export async function handleWatch(ctx: RequestContext, query: ListQuery, name?: string): Promise<void> {
   const { resource, server, res, req } = ctx;
-  const chosen = negotiateObject(req.headers.accept, server.extensions.toTable !== undefined);
+  const chosen = negotiateObject(
+    req.headers.accept,
+    server.extensions.toTable !== undefined,
+    servesProtobuf(resource),
+  );
+  const protobuf = chosen.format === 'protobuf';
   const selection = listSelection(ctx, query.labelSelector, query.fieldSelector, name);
   const tableObjects = chosen.format === 'table' ? includeObject(ctx.query) : 'Metadata';
   const rv = query.resourceVersion;
@@ -81,7 +88,7 @@ export async function handleWatch(ctx: RequestContext, query: ListQuery, name?: 
     signal: controller.signal,
   };
   res.writeHead(200, {
-    'Content-Type': 'application/json',
+    'Content-Type': protobuf ? PROTOBUF_WATCH_CONTENT_TYPE : 'application/json',
     'Cache-Control': 'no-cache, private',
     'Transfer-Encoding': 'chunked',
   });
@@ -111,6 +118,10 @@ export async function handleWatch(ctx: RequestContext, query: ListQuery, name?: 
         if (!query.allowWatchBookmarks) continue;
         const metadata: JsonObject = { resourceVersion: event.resourceVersion };
         if (event.initialEventsEnd === true) metadata.annotations = { [INITIAL_EVENTS_END]: 'true' };
+        if (protobuf) {
+          await writeFrame(res, encodeProtobufWatchEvent('BOOKMARK', { ...bookmarkHead, metadata }));
+          continue;
+        }
         const line = server.encoder.line('BOOKMARK', JSON.stringify({ ...bookmarkHead, metadata }));
         // A bookmark is what a client waits for (the end of the initial events): never held back.
         if (await send(writer, line, stall)) writer.flush();
@@ -123,11 +134,16 @@ export async function handleWatch(ctx: RequestContext, query: ListQuery, name?: 
         out = filter.convert({ type: event.type, object });
       }
       // a conversion webhook failing here ends the watch with an ERROR event (below)
-      if (out !== undefined)
+      if (out !== undefined && protobuf) {
+        const object = (await fromStorage(resource, out.object)) as JsonObject;
+        await writeFrame(res, encodeProtobufWatchEvent(out.type, object));
+      } else if (out !== undefined)
         await send(writer, server.encoder.line(out.type, await objectJson(out.object)), stall);
     }
   } catch (error) {
-    if (!controller.signal.aborted) {
+    if (!controller.signal.aborted && protobuf) {
+      await writeFrame(res, encodeProtobufWatchEvent('ERROR', { ...statusOf(error) }));
+    } else if (!controller.signal.aborted) {
       void writer.push(server.encoder.line('ERROR', JSON.stringify(statusOf(error))));
     }
   } finally {

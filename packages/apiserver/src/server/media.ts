@@ -53,7 +53,9 @@ export type ObjectFormat =
   /** A `meta.k8s.io` Table (only when a table converter is installed). */
   | { readonly format: 'table'; readonly version: 'v1' | 'v1beta1' }
   /** `meta.k8s.io/v1` PartialObjectMetadata(List): metadata only. */
-  | { readonly format: 'partial' };
+  | { readonly format: 'partial' }
+  /** `application/vnd.kubernetes.protobuf` (built-in kinds; `;stream=watch` for watches). */
+  | { readonly format: 'protobuf' };
 
 const ACCEPTED = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 
@@ -65,9 +67,10 @@ function isJsonLike(type: string): boolean {
  * Chooses how to write an object or list for an `Accept` header, as kube-apiserver negotiates:
  * JSON for a missing header, `*∕*` or `application/json`; YAML for `application/yaml`; a Table or
  * PartialObjectMetadata when asked with `as=` and `g=meta.k8s.io` (Tables only if `tables` is true);
- * protobuf is skipped (answered as JSON when JSON is also acceptable). Nothing acceptable → 406.
+ * protobuf for `application/vnd.kubernetes.protobuf` when `protobuf` is true (a built-in kind),
+ * else skipped (answered as JSON when JSON is also acceptable). Nothing acceptable → 406.
  */
-export function negotiateObject(accept: string | undefined, tables: boolean): ObjectFormat {
+export function negotiateObject(accept: string | undefined, tables: boolean, protobuf = false): ObjectFormat {
   const ranges = parseAccept(accept);
   if (ranges.length === 0) return { format: 'json' };
   for (const range of ranges) {
@@ -85,6 +88,7 @@ export function negotiateObject(accept: string | undefined, tables: boolean): Ob
     }
     if (isJsonLike(range.type)) return { format: 'json' };
     if (range.type === 'application/yaml') return { format: 'yaml' };
+    if (range.type === 'application/vnd.kubernetes.protobuf' && protobuf) return { format: 'protobuf' };
   }
   throw notAcceptable(ACCEPTED);
 }
