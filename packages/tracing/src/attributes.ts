@@ -1,5 +1,5 @@
-import type { Attributes } from '@opentelemetry/api';
 import type { Cause, ClientRequestInfo, ReconcileInfo } from '@converge/runtime';
+import type { Attributes } from '@opentelemetry/api';
 
 /**
  * The attribute names the spans carry: OpenTelemetry's semantic conventions where they have one

@@ -27,11 +27,11 @@
 
 export { TraceAttributes } from './attributes.ts';
 export {
+  TRACER_NAME,
+  TRACER_VERSION,
   type Traceable,
   type TraceableClient,
   type TraceableController,
-  TRACER_NAME,
-  TRACER_VERSION,
   Tracing,
   type TracingOptions,
 } from './tracing.ts';

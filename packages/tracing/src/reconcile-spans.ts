@@ -1,15 +1,15 @@
+import type { Cause, ReconcileInfo, ReconcileInterceptor, ReconcileSummary } from '@converge/runtime';
 import {
+  context,
   type Link,
   ROOT_CONTEXT,
   type Span,
-  SpanKind,
   type SpanContext,
+  SpanKind,
   SpanStatusCode,
   type Tracer,
-  context,
   trace,
 } from '@opentelemetry/api';
-import type { Cause, ReconcileInfo, ReconcileInterceptor, ReconcileSummary } from '@converge/runtime';
 import { causeAttributes, errorType, reconcileAttributes, TraceAttributes } from './attributes.ts';
 
 /**

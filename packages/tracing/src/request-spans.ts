@@ -1,5 +1,5 @@
-import { SpanKind, SpanStatusCode, type Tracer, context, trace } from '@opentelemetry/api';
 import type { ClientInterceptor, ClientRequestInfo } from '@converge/runtime';
+import { context, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import { errorType, httpStatus, requestAttributes, requestSpanName, TraceAttributes } from './attributes.ts';
 
 /**

@@ -1,9 +1,5 @@
+import { type ClientInterceptor, OptionsError, type ReconcileInterceptor } from '@converge/runtime';
 import { type Tracer, type TracerProvider, trace } from '@opentelemetry/api';
-import {
-  type ClientInterceptor,
-  OptionsError,
-  type ReconcileInterceptor,
-} from '@converge/runtime';
 import { ReconcileSpans } from './reconcile-spans.ts';
 import { RequestSpans } from './request-spans.ts';
 
