@@ -59,4 +59,21 @@ describe('kubectl against the endpoints clients call', () => {
       'Error from server (BadRequest): pod idle does not have a host assigned\n',
     ]);
   });
+
+  it('kubectl diff --server-side with empty labels, annotations and finalizers against an object without them shows nothing', async () => {
+    const bare = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: empty-maps
+data:
+  a: "1"
+`;
+    const withEmpty = bare.replace(
+      '  name: empty-maps\n',
+      '  name: empty-maps\n  labels: {}\n  annotations: {}\n  finalizers: []\n',
+    );
+    await ok(['apply', '--server-side', '-f', '-'], { input: bare });
+    const diff = await kubectl(['diff', '--server-side', '-f', '-'], { input: withEmpty });
+    expect([diff.code, diff.stdout, diff.stderr]).toEqual([0, '', '']);
+  });
 });

@@ -3,6 +3,7 @@ import { type ApiResource, groupVersion, type JsonObject, type MutableObject } f
 import { readBodyValue, requireObject } from './body.ts';
 import type { RequestContext } from './context.ts';
 import { asObject, cloneJson } from './json-util.ts';
+import { omitEmpty } from './omitempty.ts';
 
 /** The stored object as `resource` serves it (a fresh, mutable copy). */
 export async function fromStorage(resource: ApiResource, stored: KubeObject): Promise<MutableObject> {
@@ -42,6 +43,7 @@ export async function servedObject(resource: ApiResource, stored: KubeObject): P
 /** A served-shape object as the store keeps it. Rejects when a conversion webhook fails. */
 export async function toStorage(resource: ApiResource, object: JsonObject): Promise<KubeObject> {
   const stored = resource.converter === undefined ? object : await resource.converter.toStorage(object);
+  omitEmpty(resource, stored);
   return stored as unknown as KubeObject;
 }
 

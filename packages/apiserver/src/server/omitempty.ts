@@ -1,0 +1,102 @@
+/**
+ * Go's `omitempty` for the maps and lists of stored objects: kube-apiserver decodes a body into Go
+ * structs and encodes them again, so `labels: {}`, `finalizers: []` or an empty `volumes: []` are
+ * not stored and never echoed. The published definitions mark every field without `omitempty` as
+ * `required` (openapi-gen), so a map or list that is not required and is empty is dropped — at
+ * every depth of a built-in kind, and in `metadata` of custom resources (their ObjectMeta is
+ * round-tripped through Go too). Empty structs, strings and numbers are left alone: the
+ * definitions do not tell pointers from values.
+ */
+import {
+  builtinDefinitionName,
+  builtinDefinitions,
+  type DefinitionSchema,
+  definitionOfRef,
+} from '../builtin/index.ts';
+import type { ApiResource, JsonObject } from './api-resource.ts';
+
+const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
+/** Lists without `omitempty` that openapi-gen still reports optional (`+optional` on a plain tag). */
+const KEPT: ReadonlySet<string> = new Set([
+  'io.k8s.api.rbac.v1.ClusterRole.rules',
+  'io.k8s.api.rbac.v1.Role.rules',
+]);
+
+/** What to do in one definition: fields to drop when empty, and fields to descend into. */
+interface Plan {
+  readonly droppable: readonly string[];
+  /** field → the definition of its value, of its items (`list`) or of its map values (`map`). */
+  readonly nested: readonly (readonly [field: string, definition: string, shape: 'one' | 'list' | 'map'])[];
+}
+
+const plans = new Map<string, Plan | undefined>();
+
+function refOf(schema: DefinitionSchema | boolean | undefined): string | undefined {
+  return typeof schema === 'object' && schema.$ref !== undefined ? definitionOfRef(schema.$ref) : undefined;
+}
+
+function planOf(name: string): Plan | undefined {
+  if (plans.has(name)) return plans.get(name);
+  const schema = builtinDefinitions()[name];
+  let plan: Plan | undefined;
+  if (schema?.properties !== undefined && schema['x-kubernetes-preserve-unknown-fields'] !== true) {
+    const required = new Set(schema.required ?? []);
+    const droppable: string[] = [];
+    const nested: [string, string, 'one' | 'list' | 'map'][] = [];
+    for (const [field, property] of Object.entries(schema.properties)) {
+      const isMap = property.type === 'object' && property.additionalProperties !== undefined;
+      if ((property.type === 'array' || isMap) && !required.has(field) && !KEPT.has(`${name}.${field}`))
+        droppable.push(field);
+      const one = refOf(property);
+      if (one !== undefined) nested.push([field, one, 'one']);
+      const item = property.type === 'array' ? refOf(property.items) : undefined;
+      if (item !== undefined) nested.push([field, item, 'list']);
+      const value = isMap ? refOf(property.additionalProperties) : undefined;
+      if (value !== undefined) nested.push([field, value, 'map']);
+    }
+    plan = droppable.length === 0 && nested.length === 0 ? undefined : { droppable, nested };
+  }
+  plans.set(name, plan);
+  return plan;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isEmpty(value: unknown): boolean {
+  return Array.isArray(value) ? value.length === 0 : isObject(value) && Object.keys(value).length === 0;
+}
+
+function apply(definition: string, object: JsonObject, depth: number): void {
+  if (depth > 64) return;
+  const plan = planOf(definition);
+  if (plan === undefined) return;
+  for (const field of plan.droppable) if (isEmpty(object[field])) delete object[field];
+  for (const [field, nested, shape] of plan.nested) {
+    const value = object[field];
+    if (shape === 'one' && isObject(value)) apply(nested, value, depth + 1);
+    else if (shape === 'list' && Array.isArray(value)) {
+      for (const item of value) if (isObject(item)) apply(nested, item, depth + 1);
+    } else if (shape === 'map' && isObject(value)) {
+      for (const item of Object.values(value)) if (isObject(item)) apply(nested, item, depth + 1);
+    }
+  }
+}
+
+/**
+ * Drops, in place, the empty maps and lists Go's `omitempty` would not encode, from an object in
+ * its stored shape (`resource.storage` names its kind).
+ */
+export function omitEmpty(resource: Pick<ApiResource, 'storage' | 'crd'>, object: JsonObject): void {
+  const { storage } = resource;
+  const definition =
+    resource.crd === undefined
+      ? builtinDefinitionName(storage.group, storage.version, storage.kind)
+      : undefined;
+  if (definition !== undefined) {
+    apply(definition, object, 0);
+    return;
+  }
+  if (isObject(object.metadata)) apply(OBJECT_META, object.metadata, 0);
+}
