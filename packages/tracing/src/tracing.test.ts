@@ -75,6 +75,40 @@ describe('Tracing.instrument', () => {
     await running;
   });
 
+  it('traces a dynamic controller’s reconciles with their kind (a semantic-convention name for built-ins)', async () => {
+    const clock = new VirtualClock();
+    const backend = new FakeBackend({ clock });
+    const deployments = resourceType({
+      group: 'apps',
+      version: 'v1',
+      kind: 'Deployment',
+      plural: 'deployments',
+      namespaced: true,
+    });
+    backend.set(deployments, {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { namespace: 'default', name: 'web' },
+    });
+    const manager = new Manager({ clock, backend });
+    const dynamic = manager.dynamicController({ name: 'kinds' });
+    new Tracing({ tracerProvider: rec.provider }).instrument(dynamic);
+    const abort = new AbortController();
+    const running = manager.start(abort.signal);
+    await dynamic.serve(deployments, () => undefined);
+    await settle();
+    const [run] = rec.named('reconcile kinds');
+    expect(run?.attributes).toMatchObject({
+      [A.kind]: 'apps/v1/deployments',
+      [A.namespace]: 'default',
+      [A.objectName]: 'web',
+      'k8s.deployment.name': 'web',
+      [A.result]: 'success',
+    });
+    abort.abort();
+    await running;
+  });
+
   it('is idempotent per part, and a reconcile is a root even when the controller started inside a span', async () => {
     const clock = new VirtualClock();
     const { controller, push } = pushController(clock, { name: 'once', reconciler: () => undefined });

@@ -5,6 +5,7 @@ import {
   Controller,
   type ControllerKeyInfo,
   type ControllerMetrics,
+  type ReconcileInterceptor,
   ShutdownTimeoutError,
   SourceSyncError,
 } from '../controller/index.ts';
@@ -307,6 +308,8 @@ export class DynamicController implements Runnable, ServesKinds {
   observe(hooks: {
     readonly metrics?: DynamicControllerMetrics;
     readonly queueMetrics?: WorkQueueMetrics;
+    /** Around each reconcile of the shared controller; its info carries the request's kind. */
+    readonly interceptor?: ReconcileInterceptor;
   }): void {
     if (typeof hooks !== 'object' || hooks === null) throw new OptionsError('hooks', hooks, 'an object');
     if (hooks.metrics !== undefined) this.#metrics = joinHooks(this.#metrics, hooks.metrics);
