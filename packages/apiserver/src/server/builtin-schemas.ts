@@ -1,160 +1,76 @@
+import { builtinDefinitionName, builtinDefinitions, type DefinitionSchema } from '../builtin/index.ts';
 import type { JsonObject } from './api-resource.ts';
 
-/** `[OpenAPI type, description]` of one top-level field; `map` is an object of strings. */
-type FieldDoc = readonly [
-  'object' | 'map' | 'string' | 'boolean' | 'integer' | 'array' | 'bytes-map',
-  string,
-];
+/** OpenAPI v2 `#/definitions/` references. */
+const V2_REF = '#/definitions/';
+const V3_REF = '#/components/schemas/';
 
-interface KindDoc {
-  readonly description: string;
-  readonly fields: Readonly<Record<string, FieldDoc>>;
-}
-
-const SPEC: FieldDoc = ['object', 'The desired behaviour of the object.'];
-const STATUS: FieldDoc = ['object', 'The most recently observed state of the object. Read-only for clients.'];
-
-/** Short documentation of the built-in kinds' top-level fields (for OpenAPI and `kubectl explain`). */
-const DOCS: Readonly<Record<string, KindDoc>> = {
-  Namespace: { description: 'Namespace provides a scope for names.', fields: { spec: SPEC, status: STATUS } },
-  ConfigMap: {
-    description: 'ConfigMap holds configuration data for pods to consume.',
-    fields: {
-      data: ['map', 'Configuration data as UTF-8 strings, by key.'],
-      binaryData: ['bytes-map', 'Binary configuration data (base64 encoded), by key.'],
-      immutable: ['boolean', 'If true, the data cannot be changed; only the object can be deleted.'],
-    },
-  },
-  Secret: {
-    description: 'Secret holds secret data of a certain type.',
-    fields: {
-      data: ['bytes-map', 'Secret data (base64 encoded), by key.'],
-      stringData: ['map', 'Write-only convenience: plain strings merged into data on write.'],
-      type: ['string', 'Used to facilitate programmatic handling of secret data. Default Opaque.'],
-      immutable: ['boolean', 'If true, the data cannot be changed; only the object can be deleted.'],
-    },
-  },
-  ServiceAccount: {
-    description: 'ServiceAccount binds together a name, secrets and image pull secrets.',
-    fields: {
-      secrets: ['array', 'Secrets pods running as this service account may use.'],
-      imagePullSecrets: ['array', 'Secrets used to pull images for pods of this service account.'],
-      automountServiceAccountToken: ['boolean', 'Whether pods get an API token mounted automatically.'],
-    },
-  },
-  Service: {
-    description: 'Service is a named abstraction of a network service.',
-    fields: { spec: SPEC, status: STATUS },
-  },
-  Pod: {
-    description: 'Pod is a collection of containers that run on a host.',
-    fields: { spec: SPEC, status: STATUS },
-  },
-  Event: {
-    description: 'Event is a report of an event somewhere in the cluster.',
-    fields: {
-      involvedObject: ['object', 'The object this event is about.'],
-      reason: ['string', 'A short, machine-understandable reason for the transition.'],
-      message: ['string', 'A human-readable description of the status of this operation.'],
-      source: ['object', 'The component reporting this event.'],
-      firstTimestamp: ['string', 'When the event was first recorded.'],
-      lastTimestamp: ['string', 'When the most recent occurrence was recorded.'],
-      count: ['integer', 'The number of times this event has occurred.'],
-      type: ['string', 'Normal or Warning.'],
-      eventTime: ['string', 'When this event was first observed (MicroTime).'],
-      series: ['object', 'Data about the event series this event represents.'],
-      action: ['string', 'What action was taken or failed regarding the object.'],
-      related: ['object', 'A secondary object for more complex actions.'],
-      reportingComponent: ['string', 'The controller that emitted this event.'],
-      reportingInstance: ['string', 'The ID of the controller instance.'],
-    },
-  },
-  Deployment: {
-    description: 'Deployment enables declarative updates for Pods and ReplicaSets.',
-    fields: { spec: SPEC, status: STATUS },
-  },
-  ReplicaSet: {
-    description: 'ReplicaSet ensures a number of pod replicas run at any time.',
-    fields: { spec: SPEC, status: STATUS },
-  },
-  StatefulSet: {
-    description: 'StatefulSet runs pods with consistent identities.',
-    fields: { spec: SPEC, status: STATUS },
-  },
-  Job: {
-    description: 'Job represents the configuration of a single job.',
-    fields: { spec: SPEC, status: STATUS },
-  },
-  Lease: { description: 'Lease defines a lease concept (leader election).', fields: { spec: SPEC } },
-  CustomResourceDefinition: {
-    description: 'CustomResourceDefinition represents a resource served by the API server.',
-    fields: { spec: SPEC, status: STATUS },
-  },
-  MutatingWebhookConfiguration: {
-    description: 'MutatingWebhookConfiguration describes admission webhooks that may change objects.',
-    fields: { webhooks: ['array', 'The webhooks and the resources and operations they apply to.'] },
-  },
-  ValidatingWebhookConfiguration: {
-    description: 'ValidatingWebhookConfiguration describes admission webhooks that accept or reject objects.',
-    fields: { webhooks: ['array', 'The webhooks and the resources and operations they apply to.'] },
-  },
-  ValidatingAdmissionPolicy: {
-    description: 'ValidatingAdmissionPolicy describes CEL checks the API server runs on matching requests.',
-    fields: { spec: SPEC, status: STATUS },
-  },
-  ValidatingAdmissionPolicyBinding: {
-    description:
-      'ValidatingAdmissionPolicyBinding binds a ValidatingAdmissionPolicy to resources, with params.',
-    fields: { spec: SPEC },
-  },
-};
-
-const EVENTS_V1: KindDoc = {
-  description: 'Event is a report of an event somewhere in the cluster (events.k8s.io).',
-  fields: {
-    eventTime: ['string', 'When this event was first observed (MicroTime).'],
-    series: ['object', 'Data about the event series this event represents.'],
-    reportingController: ['string', 'The controller that emitted this event.'],
-    reportingInstance: ['string', 'The ID of the controller instance.'],
-    action: ['string', 'What action was taken or failed regarding the regarding object.'],
-    reason: ['string', 'Why the action was taken.'],
-    regarding: ['object', 'The object this event is about.'],
-    related: ['object', 'A secondary object for more complex actions.'],
-    note: ['string', 'A human-readable description of the status of this operation.'],
-    type: ['string', 'Normal or Warning.'],
-    deprecatedSource: ['object', 'Deprecated field for core/v1 Event compatibility.'],
-    deprecatedFirstTimestamp: ['string', 'Deprecated field for core/v1 Event compatibility.'],
-    deprecatedLastTimestamp: ['string', 'Deprecated field for core/v1 Event compatibility.'],
-    deprecatedCount: ['integer', 'Deprecated field for core/v1 Event compatibility.'],
-  },
-};
-
-function fieldSchema([type, description]: FieldDoc): JsonObject {
-  switch (type) {
-    case 'map':
-      return { type: 'object', additionalProperties: { type: 'string', default: '' }, description };
-    case 'bytes-map':
-      return { type: 'object', additionalProperties: { type: 'string', format: 'byte' }, description };
-    case 'object':
-      return { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, description };
-    case 'array':
-      return {
-        type: 'array',
-        items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-        description,
-      };
-    case 'string':
-    case 'boolean':
-    case 'integer':
-      return { type, description };
+/** The definition names a definition references, transitively, itself included. */
+function closure(roots: readonly string[]): Set<string> {
+  const all = builtinDefinitions();
+  const seen = new Set<string>();
+  const pending = [...roots];
+  const visit = (schema: unknown): void => {
+    if (Array.isArray(schema)) for (const item of schema) visit(item);
+    else if (schema !== null && typeof schema === 'object') {
+      for (const [key, value] of Object.entries(schema)) {
+        if (key === '$ref' && typeof value === 'string') pending.push(value.slice(V2_REF.length));
+        else visit(value);
+      }
+    }
+  };
+  while (pending.length > 0) {
+    const name = pending.pop() as string;
+    if (seen.has(name) || all[name] === undefined) continue;
+    seen.add(name);
+    visit(all[name]);
   }
+  return seen;
 }
 
-/** The OpenAPI v3 schema of a built-in kind (top-level fields documented; nested ones open), or undefined. */
-export function builtinKindSchema(group: string, kind: string): JsonObject | undefined {
-  const doc = group === 'events.k8s.io' ? EVENTS_V1 : DOCS[kind];
-  if (doc === undefined) return undefined;
-  const properties: JsonObject = {};
-  for (const [name, field] of Object.entries(doc.fields)) properties[name] = fieldSchema(field);
-  return { description: doc.description, type: 'object', properties };
+/**
+ * A v2 schema as OpenAPI v3 writes it (kube-openapi's conversion): references point into
+ * `components/schemas`; a reference with siblings is wrapped in `allOf`.
+ */
+function toV3(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(toV3);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const source = schema as Record<string, unknown>;
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(source)) {
+    if (key === '$ref' && typeof value === 'string') out.$ref = V3_REF + value.slice(V2_REF.length);
+    else if (key === 'properties' && value !== null && typeof value === 'object') {
+      out.properties = Object.fromEntries(Object.entries(value).map(([name, s]) => [name, toV3(s)]));
+    } else out[key] = toV3(value);
+  }
+  if (typeof out.$ref === 'string' && Object.keys(out).length > 1) {
+    const { $ref, ...rest } = out;
+    return { ...rest, allOf: [{ $ref }] };
+  }
+  return out;
+}
+
+/** The generated definition of a built-in kind kube-apiserver 1.32 serves, or undefined. */
+export function builtinSchemaName(group: string, version: string, kind: string): string | undefined {
+  return builtinDefinitionName(group, version, kind);
+}
+
+/**
+ * The OpenAPI v3 `components/schemas` for built-in kinds: each kind's definition and every
+ * definition it references (Kubernetes' structure, formats and `x-kubernetes-*` markers; no
+ * descriptions: `kubectl explain` shows the fields with empty descriptions).
+ */
+export function builtinSchemasV3(names: readonly string[]): Record<string, JsonObject> {
+  const all = builtinDefinitions();
+  const out: Record<string, JsonObject> = {};
+  for (const name of [...closure(names)].sort()) out[name] = toV3(all[name]) as JsonObject;
+  return out;
+}
+
+/** The OpenAPI v2 `definitions` for built-in kinds, as generated (their references included). */
+export function builtinSchemasV2(names: readonly string[]): Record<string, DefinitionSchema> {
+  const all = builtinDefinitions();
+  const out: Record<string, DefinitionSchema> = {};
+  for (const name of [...closure(names)].sort()) out[name] = all[name] as DefinitionSchema;
+  return out;
 }

@@ -209,7 +209,17 @@ describe('OpenAPI v3', () => {
     ]);
   });
 
-  it('answers /openapi/v2 with 404 (kubectl tolerates it)', async () => {
-    expect((await t.request('/openapi/v2')).status).toBe(404);
+  it('answers /openapi/v2 with the built-in definitions in JSON, 406 for protobuf only', async () => {
+    const v2 = await t.request('/openapi/v2');
+    expect(v2.status).toBe(200);
+    const doc = v2.json as { swagger: string; definitions: Record<string, unknown> };
+    expect(doc.swagger).toBe('2.0');
+    expect(doc.definitions['io.k8s.api.core.v1.ConfigMap']).toMatchObject({
+      'x-kubernetes-group-version-kind': [{ group: '', version: 'v1', kind: 'ConfigMap' }],
+    });
+    const proto = await t.request('/openapi/v2', {
+      headers: { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' },
+    });
+    expect(proto.status).toBe(406);
   });
 });

@@ -16,6 +16,7 @@ import { isFaultAdminPath, serveFaultAdmin } from './fault-admin.ts';
 import type { ServerFaultInjector } from './fault-injector.ts';
 import { type HealthChecks, healthPath } from './health.ts';
 import { acceptsAggregatedDiscovery } from './media.ts';
+import { serveOpenApiV2 } from './openapi-v2.ts';
 import type { OpenApiV3 } from './openapi-v3.ts';
 import { queryBool } from './query.ts';
 import { parseRequestPath, type RequestTarget } from './request-info.ts';
@@ -99,6 +100,10 @@ function serveOpenApi(
 ): boolean {
   if (target.kind === 'openapi-v3') {
     writeValue(res, 200, ctx.openapi.index());
+    return true;
+  }
+  if (target.kind === 'openapi-v2') {
+    serveOpenApiV2(ctx.openapi, req, res);
     return true;
   }
   if (target.kind !== 'openapi-v3-doc') return false;

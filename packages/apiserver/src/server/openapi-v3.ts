@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type ApiResource, groupVersion, type JsonObject } from './api-resource.ts';
-import { builtinKindSchema } from './builtin-schemas.ts';
+import { builtinSchemaName, builtinSchemasV2, builtinSchemasV3 } from './builtin-schemas.ts';
 import type { ApiServerExtensions } from './extensions.ts';
 import type { ResourceRegistry } from './resource-registry.ts';
 import { KUBERNETES_VERSION } from './version.ts';
@@ -13,44 +13,10 @@ export interface OpenApiDocument {
 
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 
-const OBJECT_META_SCHEMA: JsonObject = {
-  description: 'Standard object metadata.',
-  type: 'object',
-  properties: Object.fromEntries(
-    [
-      ['name', 'string', 'Unique within a namespace.'],
-      ['generateName', 'string', 'Prefix for a server-generated name.'],
-      ['namespace', 'string', 'The namespace of the object.'],
-      ['uid', 'string', 'Unique in time and space; set by the server.'],
-      ['resourceVersion', 'string', 'Opaque version of the object, for optimistic concurrency.'],
-      ['generation', 'integer', 'Sequence number of the desired state.'],
-      ['creationTimestamp', 'string', 'When the object was created.'],
-      ['deletionTimestamp', 'string', 'When the object will be deleted (set by the server).'],
-      ['deletionGracePeriodSeconds', 'integer', 'Seconds allowed for graceful termination.'],
-      ['labels', 'map', 'Key/value pairs to organize and select objects.'],
-      ['annotations', 'map', 'Unstructured key/value data stored with the object.'],
-      ['finalizers', 'list', 'Must be empty before the object is deleted.'],
-      ['ownerReferences', 'objects', 'Objects this one depends on.'],
-      ['managedFields', 'objects', 'Field ownership for server-side apply.'],
-    ].map(([name, type, description]) => [
-      name,
-      type === 'map'
-        ? { type: 'object', additionalProperties: { type: 'string' }, description }
-        : type === 'list'
-          ? { type: 'array', items: { type: 'string' }, description }
-          : type === 'objects'
-            ? {
-                type: 'array',
-                items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-                description,
-              }
-            : { type, description },
-    ]),
-  ),
-};
-
 /** The schema name of a kind: `io.k8s.api.core.v1.ConfigMap`; reversed group for custom resources. */
 function schemaName(resource: ApiResource): string {
+  const builtin = builtinName(resource);
+  if (builtin !== undefined) return builtin;
   if (resource.crd === undefined && resource.group === 'apiextensions.k8s.io') {
     return `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.${resource.version}.${resource.kind}`;
   }
@@ -61,10 +27,16 @@ function schemaName(resource: ApiResource): string {
   return `${resource.group.split('.').reverse().join('.')}.${resource.version}.${resource.kind}`;
 }
 
+/** The generated definition of a built-in kind kube-apiserver 1.32 serves (never a custom resource). */
+function builtinName(resource: ApiResource): string | undefined {
+  return resource.crd === undefined
+    ? builtinSchemaName(resource.group, resource.version, resource.kind)
+    : undefined;
+}
+
 function kindSchema(resource: ApiResource, extensions: ApiServerExtensions): JsonObject {
   let schema: JsonObject | undefined;
   if (resource.crd !== undefined) schema = extensions.openApiV3ForCrd?.(resource.crd, resource.version);
-  schema ??= builtinKindSchema(resource.group, resource.kind);
   schema ??= { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
   const properties = { ...((schema.properties as JsonObject | undefined) ?? {}) };
   properties.apiVersion = {
@@ -153,10 +125,11 @@ function pathParameters(resource: ApiResource): JsonObject[] {
 
 function buildDocument(resources: readonly ApiResource[], extensions: ApiServerExtensions): JsonObject {
   const paths: JsonObject = {};
-  const schemas: JsonObject = { [OBJECT_META]: OBJECT_META_SCHEMA };
+  const builtins = resources.map(builtinName).filter((name) => name !== undefined);
+  const schemas: JsonObject = builtinSchemasV3([OBJECT_META, ...builtins]);
   for (const resource of resources) {
     const name = schemaName(resource);
-    schemas[name] = kindSchema(resource, extensions);
+    if (builtinName(resource) === undefined) schemas[name] = kindSchema(resource, extensions);
     const ref = `#/components/schemas/${name}`;
     const smp = resource.strategicMergePatch && extensions.applyStrategicMergePatch !== undefined;
     paths[itemPath(resource)] = { ...operations(resource, ref, smp), parameters: pathParameters(resource) };
@@ -176,17 +149,35 @@ function buildDocument(resources: readonly ApiResource[], extensions: ApiServerE
 }
 
 /**
- * Minimal OpenAPI v3 as kube-openapi serves it: `/openapi/v3` lists `api/v1` and `apis/{g}/{v}`
+ * The OpenAPI v2 document (`/openapi/v2`, JSON): the generated definitions of every built-in kind
+ * served, with their references. Custom resources and paths are not described (kubectl reads v2
+ * only for definitions, and only when v3 is not enough).
+ */
+function buildV2(resources: readonly ApiResource[]): JsonObject {
+  const names = resources.map(builtinName).filter((name) => name !== undefined);
+  return {
+    swagger: '2.0',
+    info: { title: 'Kubernetes', version: KUBERNETES_VERSION.gitVersion },
+    paths: {},
+    definitions: builtinSchemasV2([OBJECT_META, ...names]),
+  };
+}
+
+/**
+ * OpenAPI v3 as kube-openapi serves it: `/openapi/v3` lists `api/v1` and `apis/{g}/{v}`
  * with a `?hash=` that changes whenever the document does; each document has, per resource, a
  * PATCH operation with `x-kubernetes-group-version-kind` and a `fieldValidation` parameter (so
- * kubectl validates on the server) and a schema per kind for `kubectl explain`. Rebuilt lazily
- * when the registry changes.
+ * kubectl validates on the server) and a schema per kind for `kubectl explain`: built-in kinds by
+ * their generated Kubernetes 1.32 definitions (no descriptions), custom resources by their CRD.
+ * Rebuilt lazily when the registry changes. Also serves `/openapi/v2` ({@link v2}).
  */
 export class OpenApiV3 {
   readonly #registry: ResourceRegistry;
   readonly #extensions: ApiServerExtensions;
   #generation = -1;
   #documents = new Map<string, OpenApiDocument>();
+  #v2: OpenApiDocument | undefined;
+  #v2Generation = -1;
 
   constructor(registry: ResourceRegistry, extensions: ApiServerExtensions) {
     this.#registry = registry;
@@ -199,6 +190,17 @@ export class OpenApiV3 {
     for (const [path, doc] of this.#current())
       paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${doc.hash}` };
     return { paths };
+  }
+
+  /** The `/openapi/v2` document (JSON). */
+  v2(): OpenApiDocument {
+    if (this.#v2 !== undefined && this.#v2Generation === this.#registry.generation) return this.#v2;
+    const resources = this.#registry.groups().flatMap((g) => g.versions.flatMap((v) => v.resources));
+    const body = JSON.stringify(buildV2(resources));
+    const hash = createHash('sha512').update(body).digest('hex').toUpperCase().slice(0, 128);
+    this.#v2 = { body, hash };
+    this.#v2Generation = this.#registry.generation;
+    return this.#v2;
   }
 
   /** The document at `api/v1` or `apis/{group}/{version}`. */

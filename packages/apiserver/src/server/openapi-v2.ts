@@ -1,0 +1,36 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { notAcceptable } from './errors.ts';
+import { parseAccept } from './media.ts';
+import type { OpenApiV3 } from './openapi-v3.ts';
+
+/** What kubectl asks `/openapi/v2` for (gnostic's OpenAPI v2 protobuf). */
+export const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
+
+/**
+ * `GET /openapi/v2`: the generated definitions of the built-in kinds served, as JSON for
+ * `application/json`, `*∕*` or no `Accept`; an `ETag` of the document's hash and `If-None-Match`
+ * answered with 304, as kube-apiserver does. The protobuf form kubectl asks for
+ * ({@link OPENAPI_V2_PROTOBUF}) is not served: 406, which kubectl treats like a server without v2
+ * (it uses `/openapi/v3`, which is complete).
+ */
+export function serveOpenApiV2(openapi: OpenApiV3, req: IncomingMessage, res: ServerResponse): void {
+  const ranges = parseAccept(req.headers.accept);
+  const json =
+    ranges.length === 0 ||
+    ranges.some((r) => r.type === 'application/json' || r.type === '*/*' || r.type === 'application/*');
+  if (!json) throw notAcceptable(['application/json']);
+  const doc = openapi.v2();
+  const etag = `"${doc.hash}"`;
+  if (req.headers['if-none-match'] === etag) {
+    res.writeHead(304, { ETag: etag });
+    res.end();
+    return;
+  }
+  res.writeHead(200, {
+    'Content-Type': 'application/json',
+    'Content-Length': String(Buffer.byteLength(doc.body)),
+    'Cache-Control': 'no-cache, private',
+    ETag: etag,
+  });
+  res.end(doc.body);
+}
