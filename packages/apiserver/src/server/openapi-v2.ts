@@ -14,10 +14,13 @@ export const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2
  * (it uses `/openapi/v3`, which is complete).
  */
 export function serveOpenApiV2(openapi: OpenApiV3, req: IncomingMessage, res: ServerResponse): void {
-  const ranges = parseAccept(req.headers.accept);
+  const accept = req.headers.accept ?? '';
+  // gnostic's media type has an `@`, which media-type parsing rejects: look at the raw ranges too.
   const json =
-    ranges.length === 0 ||
-    ranges.some((r) => r.type === 'application/json' || r.type === '*/*' || r.type === 'application/*');
+    accept.trim() === '' ||
+    parseAccept(accept).some(
+      (r) => r.type === 'application/json' || r.type === '*/*' || r.type === 'application/*',
+    );
   if (!json) throw notAcceptable(['application/json']);
   const doc = openapi.v2();
   const etag = `"${doc.hash}"`;
