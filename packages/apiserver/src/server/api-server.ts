@@ -309,15 +309,16 @@ class EmbeddedApiServer implements ApiServer {
       });
     }
     logger.info({ url: this.#url, kubeconfig: this.#options.kubeconfigPath }, 'Serving the Kubernetes API');
-    await startClusterDefaults({
-      store: this.store,
-      registry: this.#registry,
-      clock,
-      logger,
-      endpoint: { ip: advertisedIp(address.address), port: address.port },
-      caPem: this.#tls?.ca ?? '',
-      signal: this.#admissionWatches.signal,
-    });
+    if (this.#options.clusterDefaults)
+      await startClusterDefaults({
+        store: this.store,
+        registry: this.#registry,
+        clock,
+        logger,
+        endpoint: { ip: advertisedIp(address.address), port: address.port },
+        caPem: this.#tls?.ca ?? '',
+        signal: this.#admissionWatches.signal,
+      });
     this.#state = 'listening';
     return { url: this.#url };
   }

@@ -5,7 +5,7 @@ import { startTestServer, type TestResponse, type TestServer } from './test-supp
 let t: TestServer;
 
 beforeAll(async () => {
-  t = await startTestServer({ secure: true });
+  t = await startTestServer({ secure: true, clusterDefaults: true });
 });
 afterAll(async () => {
   await t.close();

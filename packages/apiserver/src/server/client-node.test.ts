@@ -21,7 +21,7 @@ let kc: KubeConfig;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'converge-client-node-'));
   const kubeconfig = join(dir, 'kubeconfig');
-  server = createApiServer({ kubeconfigPath: kubeconfig });
+  server = createApiServer({ kubeconfigPath: kubeconfig, clusterDefaults: false });
   await server.listen();
   kc = new KubeConfig();
   kc.loadFromFile(kubeconfig);

@@ -64,6 +64,13 @@ export interface ApiServerOptions {
    * with a StoreDataMissingError. Default false: data that went missing is never papered over.
    */
   readonly reinitializeStore?: boolean;
+  /**
+   * Create what kube-apiserver and kube-controller-manager create: the `kubernetes` Service with
+   * its Endpoints and EndpointSlice, and in every namespace the `default` ServiceAccount and the
+   * `kube-root-ca.crt` ConfigMap. Default true; false serves a store with only what clients wrote
+   * (the system namespaces aside).
+   */
+  readonly clusterDefaults?: boolean;
   /** Time and randomness (watch timeouts, generated names, certificates). Default `realClock`. */
   readonly clock?: Clock;
   readonly logger?: Logger;
@@ -93,6 +100,7 @@ export interface ResolvedApiServerOptions {
   readonly insecure: boolean;
   readonly dataDir: string | undefined;
   readonly reinitializeStore: boolean;
+  readonly clusterDefaults: boolean;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly kubeconfigPath: string | undefined;
@@ -209,6 +217,7 @@ export function resolveApiServerOptions(options: ApiServerOptions = {}): Resolve
     insecure,
     dataDir,
     reinitializeStore: options.reinitializeStore === true,
+    clusterDefaults: options.clusterDefaults !== false,
     clock: options.clock ?? realClock,
     logger,
     kubeconfigPath,

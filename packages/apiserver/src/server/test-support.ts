@@ -48,12 +48,18 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** Starts a server on 127.0.0.1 port 0 (plain HTTP unless `tls` is set) for tests. */
+/**
+ * Starts a server on 127.0.0.1 port 0 (plain HTTP unless `secure` is set) for tests, without the
+ * cluster defaults (`kubernetes` Service, per-namespace ServiceAccount and CA ConfigMap) unless
+ * `clusterDefaults` is set.
+ */
 export async function startTestServer(
   options: ApiServerOptions & { readonly secure?: boolean } = {},
 ): Promise<TestServer> {
   const { secure = false, ...rest } = options;
-  const server = createApiServer(secure ? rest : { tls: false, ...rest });
+  // tests count the objects they wrote: no cluster defaults unless asked for
+  const defaults = { clusterDefaults: false, ...rest };
+  const server = createApiServer(secure ? defaults : { tls: false, ...defaults });
   const { url } = await server.listen();
   const agent = url.startsWith('https')
     ? new HttpsAgent({ keepAlive: true, ...(server.ca === undefined ? {} : { ca: server.ca }) })
