@@ -2,6 +2,7 @@ import type { ResourceType } from '@converge/runtime';
 import { ALL_VERBS, type ApiResource } from './api-resource.ts';
 import { BUILTIN_SPECS, type BuiltinSpec, WORKLOAD_SCALE } from './builtin-specs.ts';
 import { eventsV1Converter } from './event-conversion.ts';
+import { EVENTS_V1_SELECTABLE_FIELDS, eventsV1FieldValue, eventsV1Strategy } from './events-v1.ts';
 import { hpaV1Converter } from './hpa-conversion.ts';
 import { hpaV1Strategy } from './strategies-apps.ts';
 
@@ -51,7 +52,8 @@ export function builtinResources(): { storeTypes: ResourceType[]; resources: Api
   let coreEvent: ResourceType | undefined;
   for (const spec of BUILTIN_SPECS) {
     const storage = storeTypeOf(spec);
-    storeTypes.push(storage);
+    // the create-only review kinds store nothing
+    if (spec.verbs === undefined) storeTypes.push(storage);
     resources.push(resourceOf(spec, storage));
     if (spec.group === '' && spec.kind === 'Event') coreEvent = storage;
     if (spec.group === 'autoscaling' && spec.kind === 'HorizontalPodAutoscaler') {
@@ -78,8 +80,9 @@ export function builtinResources(): { storeTypes: ResourceType[]; resources: Api
       storage: coreEvent,
       converter: eventsV1Converter,
       statusSubresource: false,
-      strategy: {},
-      selectableFields: [],
+      strategy: eventsV1Strategy,
+      selectableFields: EVENTS_V1_SELECTABLE_FIELDS,
+      fieldValue: eventsV1FieldValue,
       topLevelFields: new Set(
         'apiVersion kind metadata eventTime series reportingController reportingInstance action reason regarding related note type deprecatedSource deprecatedFirstTimestamp deprecatedLastTimestamp deprecatedCount'.split(
           ' ',
