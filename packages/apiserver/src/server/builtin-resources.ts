@@ -53,7 +53,7 @@ export function builtinResources(): { storeTypes: ResourceType[]; resources: Api
   for (const spec of BUILTIN_SPECS) {
     const storage = storeTypeOf(spec);
     // the create-only review kinds store nothing
-    if (spec.verbs === undefined) storeTypes.push(storage);
+    if (spec.verbs === undefined || spec.verbs.includes('get')) storeTypes.push(storage);
     resources.push(resourceOf(spec, storage));
     if (spec.group === '' && spec.kind === 'Event') coreEvent = storage;
     if (spec.group === 'autoscaling' && spec.kind === 'HorizontalPodAutoscaler') {

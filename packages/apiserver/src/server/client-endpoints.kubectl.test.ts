@@ -76,4 +76,29 @@ data:
     const diff = await kubectl(['diff', '--server-side', '-f', '-'], { input: withEmpty });
     expect([diff.code, diff.stdout, diff.stderr]).toEqual([0, '', '']);
   });
+
+  it('kubectl get events.events.k8s.io --field-selector reason=X lists only those', async () => {
+    const event = (name: string, reason: string): string => `apiVersion: events.k8s.io/v1
+kind: Event
+metadata:
+  name: ${name}
+eventTime: "2026-11-26T10:00:00.000000Z"
+reportingController: example.com/operator
+reportingInstance: operator-0
+action: Reconcile
+reason: ${reason}
+type: Normal
+regarding:
+  kind: ConfigMap
+  namespace: default
+  name: settings
+`;
+    await ok(['create', '-f', '-'], { input: `${event('ev-a', 'Synced')}---\n${event('ev-b', 'Failed')}` });
+    const out = await ok(['get', 'events.events.k8s.io', '--field-selector', 'reason=Failed', '-o', 'name']);
+    expect(out).toBe('event.events.k8s.io/ev-b\n');
+    const bad = await kubectl(['get', 'events.events.k8s.io', '--field-selector', 'involvedObject.name=x']);
+    expect(bad.stderr).toBe(
+      'Error from server (BadRequest): Unable to find "events.k8s.io/v1, Resource=events" that match label selector "", field selector "involvedObject.name=x": field label not supported: involvedObject.name\n',
+    );
+  });
 });
