@@ -57,6 +57,30 @@ function goType(definition: string): string {
   return `${parts.at(-2)}.${parts.at(-1)}`;
 }
 
+/** Go's name of the type a schema decodes into (`[]v1.Container`, `map[string]string`). */
+function goNameOf(schema: DefinitionSchema | undefined): string {
+  if (schema === undefined) return 'interface {}';
+  if (schema.$ref !== undefined) return goType(definitionOfRef(schema.$ref));
+  switch (schema.type) {
+    case 'array':
+      return `[]${goNameOf(schema.items)}`;
+    case 'object':
+      return typeof schema.additionalProperties === 'object'
+        ? `map[string]${goNameOf(schema.additionalProperties)}`
+        : 'map[string]interface {}';
+    case 'integer':
+      return schema.format === 'int32' ? 'int32' : 'int64';
+    case 'string':
+      return schema.format === 'byte' ? '[]uint8' : 'string';
+    case 'boolean':
+      return 'bool';
+    case 'number':
+      return 'float64';
+    default:
+      return 'interface {}';
+  }
+}
+
 class Walker {
   readonly unknown: string[] = [];
   /** The dotted JSON path Go's decoder names (no indices) and the struct holding the field. */
@@ -113,13 +137,13 @@ class Walker {
     goPath: string,
     name: string | undefined,
   ): void {
-    const goName = name === undefined ? (schema.type ?? 'interface {}') : goType(name);
+    const goName = name === undefined ? goNameOf(schema) : goType(name);
     switch (schema.type) {
       case 'object':
         this.object(schema, value, path, goPath, name, goName);
         return;
       case 'array': {
-        if (!Array.isArray(value)) this.typeError(value, `[]${goName}`, goPath);
+        if (!Array.isArray(value)) this.typeError(value, goName, goPath);
         const items = schema.items;
         if (items !== undefined) {
           for (let i = 0; i < value.length; i++) this.walk(items, value[i], `${path}[${i}]`, goPath);
