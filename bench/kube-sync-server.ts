@@ -1,15 +1,22 @@
 /**
- * The server process of `kube-sync.bench.ts`: spawned with `process.execPath` so serving never
- * shares an event loop or a V8 heap with the clients being measured. It starts the embedded API
- * server (plain HTTP on 127.0.0.1, bearer token, TLS off: the figures are the clients', not the
- * cipher's), registers a small namespaced CRD (`widgets.bench.converge.dev`) over its own HTTP API,
- * puts BENCH_OBJECTS (default 100 000) Widgets of ~0.6 KB straight into its store, and then sends
- * one {@link ServerReady} message over the IPC channel. It exits when the parent disconnects. Not
- * meant to be run by hand.
+ * The server process of `kube-sync.bench.ts` and `steady-state.bench.ts`: spawned with
+ * `process.execPath` so serving never shares an event loop or a V8 heap with the clients being
+ * measured. It starts the embedded API server (plain HTTP on 127.0.0.1, bearer token, TLS off: the
+ * figures are the clients', not the cipher's), registers a small namespaced CRD
+ * (`widgets.bench.converge.dev`) over its own HTTP API, puts BENCH_OBJECTS (default 100 000)
+ * objects straight into its store — Widgets of ~0.6 KB, or with BENCH_SHAPE=pod realistic Pods of
+ * ~4.5 KB (managedFields of two managers, status, two containers and an init container) — and
+ * then sends one {@link ServerReady} message over the IPC channel. It exits when the parent
+ * disconnects. Not meant to be run by hand.
+ *
+ * Steady state: a {@link WriteCommand} from the parent makes it update Widgets round-robin at a
+ * fixed rate straight in its store, each stamped with the wall-clock time (ms, fractional) just
+ * before the write in `spec.sentAt`; it answers {@link WriteDone}.
  */
 import { performance } from 'node:perf_hooks';
 import type { KubeObject, ResourceType } from '@converge/runtime';
 import { createApiServer } from '../packages/apiserver/src/server/api-server.ts';
+import { GROUP, KIND, PLURAL, pod, podApp, replicaSet, VERSION, widget } from './kube-objects.ts';
 
 /** What the server tells its parent once the store is full. */
 export interface ServerReady {
@@ -23,12 +30,26 @@ export interface ServerReady {
   readonly version: string;
   readonly kind: string;
   readonly plural: string;
+  readonly shape: 'widget' | 'pod';
 }
 
-const GROUP = 'bench.converge.dev';
-const VERSION = 'v1';
-const KIND = 'Widget';
-const PLURAL = 'widgets';
+/** Parent → server: update `objects` Widgets round-robin, `rate` per second, for `count` writes. */
+export interface WriteCommand {
+  readonly write: {
+    readonly rate: number;
+    readonly count: number;
+    readonly objects: number;
+    readonly tag: string;
+  };
+}
+
+/** Server → parent: the writes are done; how late the writer fell behind its schedule at worst. */
+export interface WriteDone {
+  readonly written: number;
+  readonly tag: string;
+  readonly maxLagMs: number;
+  readonly ms: number;
+}
 
 function widgetCrd(): KubeObject {
   return {
@@ -51,37 +72,9 @@ function widgetCrd(): KubeObject {
   } as unknown as KubeObject;
 }
 
-/** A Widget of ~0.6 KB of JSON once the store adds uid, resourceVersion and creationTimestamp. */
-function widget(i: number): KubeObject {
-  const team = `team-${(i % 100).toString().padStart(2, '0')}`;
-  return {
-    apiVersion: `${GROUP}/${VERSION}`,
-    kind: KIND,
-    metadata: {
-      name: `widget-${i.toString().padStart(6, '0')}`,
-      namespace: team,
-      labels: {
-        'app.kubernetes.io/name': 'widget',
-        'app.kubernetes.io/part-of': team,
-        shard: String(i % 16),
-      },
-      annotations: { 'bench.converge.dev/note': 'cold-sync benchmark object' },
-    },
-    spec: {
-      replicas: 1 + (i % 5),
-      image: `registry.example.com/widgets/widget:v1.${i % 50}.0`,
-      owner: `${team}@example.com`,
-      ports: [
-        { name: 'http', port: 8080, protocol: 'TCP' },
-        { name: 'metrics', port: 9090, protocol: 'TCP' },
-      ],
-      settings: { mode: i % 2 === 0 ? 'active' : 'standby', weight: i % 100, tier: 'bronze' },
-    },
-  } as unknown as KubeObject;
-}
-
 async function main(): Promise<void> {
   const objects = Number(process.env.BENCH_OBJECTS ?? '100000');
+  const shape = process.env.BENCH_SHAPE === 'pod' ? 'pod' : 'widget';
   const token = process.env.BENCH_TOKEN ?? '';
   if (token === '' || !Number.isSafeInteger(objects) || objects <= 0 || process.send === undefined) {
     throw new Error('kube-sync-server.ts is started by kube-sync.bench.ts');
@@ -102,10 +95,23 @@ async function main(): Promise<void> {
   }
   if (type === undefined) throw new Error('the CRD never registered its type in the store');
 
+  const podType = server.store.types().find((t) => t.group === '' && t.kind === 'Pod');
+  if (podType === undefined) throw new Error('the store serves no Pods');
+  const filled = shape === 'pod' ? podType : type;
   const started = performance.now();
-  for (let i = 0; i < objects; i++) await server.store.create(type, widget(i));
+  if (shape === 'pod') {
+    const rsType = server.store.types().find((t) => t.group === 'apps' && t.kind === 'ReplicaSet');
+    if (rsType === undefined) throw new Error('the store serves no ReplicaSets');
+    const owners = new Map<string, string>();
+    for (let i = 0; i < 200; i++) {
+      const rs = await server.store.create(rsType, replicaSet(i));
+      owners.set(podApp(i), rs.metadata.uid as string);
+    }
+    const ownerUid = (app: string): string => owners.get(app) as string;
+    for (let i = 0; i < objects; i++) await server.store.create(podType, pod(i, ownerUid));
+  } else for (let i = 0; i < objects; i++) await server.store.create(type, widget(i));
   const fillMs = performance.now() - started;
-  const page = await server.store.list(type, { limit: 1 });
+  const page = await server.store.list(filled, { limit: 1 });
   const first = page.items[0];
   const ready: ServerReady = {
     url,
@@ -113,15 +119,52 @@ async function main(): Promise<void> {
     objects,
     objectBytes: first === undefined ? 0 : JSON.stringify(first).length,
     fillMs,
-    group: GROUP,
-    version: VERSION,
-    kind: KIND,
-    plural: PLURAL,
+    group: shape === 'pod' ? '' : GROUP,
+    version: shape === 'pod' ? 'v1' : VERSION,
+    kind: shape === 'pod' ? 'Pod' : KIND,
+    plural: shape === 'pod' ? 'pods' : PLURAL,
+    shape,
   };
   process.send(ready);
+  const widgetType = type;
+  process.on('message', (message: WriteCommand) => {
+    if (message.write !== undefined) void write(server.store, widgetType, message.write);
+  });
   process.on('disconnect', () => {
     void server.close().then(() => process.exit(0));
   });
+}
+
+/** Updates Widgets round-robin at `rate` per second, each stamped with the time just before its write. */
+async function write(
+  store: ReturnType<typeof createApiServer>['store'],
+  type: ResourceType,
+  command: WriteCommand['write'],
+): Promise<void> {
+  const started = performance.now();
+  const intervalMs = 1000 / command.rate;
+  let maxLagMs = 0;
+  for (let n = 0; n < command.count; n++) {
+    const due = started + n * intervalMs;
+    let now = performance.now();
+    if (due > now + 1) {
+      await new Promise((resolve) => setTimeout(resolve, due - now));
+      now = performance.now();
+    }
+    maxLagMs = Math.max(maxLagMs, now - due);
+    const i = n % command.objects;
+    const object = widget(i) as KubeObject & { spec: Record<string, unknown> };
+    object.spec.sentAt = performance.timeOrigin + performance.now();
+    object.spec.seq = n;
+    await store.update(type, { ...object, metadata: { ...object.metadata } });
+  }
+  const done: WriteDone = {
+    written: command.count,
+    tag: command.tag,
+    maxLagMs,
+    ms: performance.now() - started,
+  };
+  process.send?.(done);
 }
 
 main().catch((error: unknown) => {

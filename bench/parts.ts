@@ -59,7 +59,7 @@ export const PARTS: readonly PartSpec[] = [
       BENCH_POD_COUNTS: '300',
       BENCH_RUNS: '1',
       BENCH_BIG_RUNS: '1',
-      BENCH_PEERS: 'limit,converge,converge-pages,client-node,fluent',
+      BENCH_SYNC_TIMEOUT_MS: '20000',
     },
     fullTimeoutMs: 150 * MIN,
     smallTimeoutMs: 2 * MIN,
