@@ -57,6 +57,7 @@ function serveDiscovery(
       const answer = ctx.health.answer(path.endpoint, path.check, url.searchParams);
       if (answer.failures.length > 0)
         ctx.logger.warn({ endpoint: path.endpoint, failures: answer.failures }, 'Health check failed');
+      res.setHeader('X-Content-Type-Options', 'nosniff');
       writeText(res, answer.status, answer.body);
       return true;
     }
