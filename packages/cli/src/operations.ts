@@ -68,12 +68,14 @@ export interface OperatedManager {
 
 /**
  * The manager of `run` or `dev`, instrumented when metrics are served, with the operations server
- * added (unless both addresses are `0`).
+ * added (unless both addresses are `0`). `leaseName` is the `name` label of
+ * `leader_election_master_status`, as controller-runtime's (default `manager`).
  */
 export function operatedManager(
   options: ManagerOptions,
   args: OperationsArgs,
   logger: Logger,
+  leaseName?: string,
 ): OperatedManager {
   const metricsOn = args.metricsBindAddress !== '0';
   if (!metricsOn && args.healthProbeBindAddress === '0')
@@ -81,7 +83,7 @@ export function operatedManager(
   const manager = metricsOn ? new InstrumentedManager(options) : new Manager(options);
   const metrics = metricsOn ? new Metrics() : undefined;
   if (metrics !== undefined) {
-    metrics.instrument(manager);
+    metrics.instrument(manager, leaseName === undefined ? {} : { name: leaseName });
     metricsOf.set(manager, metrics);
   }
   const server = new OperationsServer({

@@ -73,6 +73,7 @@ export async function runOperators(
       },
       args,
       logger,
+      opened === undefined ? undefined : args.leaseName,
     );
     for (const file of args.modules) {
       await wireModule(file, manager);

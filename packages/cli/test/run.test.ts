@@ -106,7 +106,16 @@ describe('converge run against a served API, two processes with leader election'
       '--identity',
       id,
       ...timing,
+      ...['--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '127.0.0.1:0'],
     ]);
+
+  /** The operations endpoints a replica printed at start. */
+  const endpoints = (r: { output: () => string }) =>
+    waitFor('the operations line', async () => {
+      const m = /converge: metrics at (\S+)\/metrics .*health probes at (\S+)\/healthz/.exec(r.output());
+      return m === null ? undefined : { metrics: m[1] as string, health: m[2] as string };
+    });
+  const scrape = async (url: string): Promise<string> => (await fetch(`${url}/metrics`)).text();
 
   it('exactly one replica leads and reconciles; kill -9 of the leader hands over within lease duration plus retry period; SIGTERM releases at once', async () => {
     const a = replica('replica-a');
@@ -122,6 +131,24 @@ describe('converge run against a served API, two processes with leader election'
     );
     // The standby never took the lease meanwhile.
     expect(await holder()).toBe('replica-a');
+    // Leadership and reconciles in each replica's metrics; the standby is ready (its caches are warm).
+    const [atA, atB] = [await endpoints(a), await endpoints(b)];
+    await waitFor('the leader to count its reconciles', async () =>
+      /^controller_runtime_reconcile_total\{controller="configmap-generator",result="success"\} [1-9]/m.test(
+        await scrape(atA.metrics),
+      )
+        ? true
+        : undefined,
+    );
+    expect(await scrape(atA.metrics)).toMatch(/^leader_election_master_status\{name="cmg-operator"\} 1$/m);
+    const standby = await scrape(atB.metrics);
+    expect(standby).toMatch(/^leader_election_master_status\{name="cmg-operator"\} 0$/m);
+    expect(standby).toMatch(
+      /^controller_runtime_reconcile_total\{controller="configmap-generator",result="success"\} 0$/m,
+    );
+    await waitFor('the standby to be ready', async () =>
+      (await fetch(`${atB.health}/readyz`)).status === 200 ? true : undefined,
+    );
 
     // kill -9: no release; the standby waits for the lease to expire on its own clock.
     const killedAt = Date.now();
