@@ -3,8 +3,15 @@ export type LogFields = Readonly<Record<string, unknown>>;
 
 /**
  * The logger Converge writes to. Its shape is pino's (`logger.info(fields, message)` and
- * `child(bindings)`), so a pino logger can be passed as is. Messages are constant strings; variable
- * data goes in fields (`controller`, `namespace`, `name`, `reconcileId`).
+ * `child(bindings)`), so a pino logger can be passed as is; the runtime depends on no logging
+ * library, and without a logger it logs nothing ({@link noopLogger}). Messages are constant
+ * strings; variable data goes in fields (`controller`, `kind`, `namespace`, `name`,
+ * `reconcileId`), an error in `err`. See docs/guide/logging.md for the fields and what each level
+ * shows.
+ *
+ * @example
+ * import { pino } from 'pino';
+ * const manager = new Manager({ backend, logger: pino() });
  */
 export interface Logger {
   debug(fields: LogFields, message: string): void;
