@@ -9,6 +9,7 @@ import {
 } from '../patch/index.ts';
 import { decodeProtobufObject } from '../protobuf/index.ts';
 import { type ApiResource, groupVersion, type JsonObject } from './api-resource.ts';
+import { builtinPatchSchema } from './builtin-patch-schema.ts';
 import type { ApiServerExtensions, PatchContext } from './extensions.ts';
 import { asObject } from './json-util.ts';
 import { crdModuleHooks, tableModuleHooks } from './module-extensions.ts';
@@ -23,7 +24,11 @@ function rfc3339(ms: number): string {
 /** The patch schema of a resource: a built-in's, or one made from its CRD version's schema. */
 function schemaOf(resource: ApiResource): PatchSchema | undefined {
   const crd = resource.crd;
-  if (crd === undefined) return patchSchemaFor(resource.group, resource.version, resource.kind);
+  if (crd === undefined)
+    return (
+      patchSchemaFor(resource.group, resource.version, resource.kind) ??
+      builtinPatchSchema(resource.group, resource.version, resource.kind)
+    );
   const versions = asObject((crd as unknown as JsonObject).spec)?.versions;
   const version = (Array.isArray(versions) ? versions : [])
     .map(asObject)

@@ -99,8 +99,10 @@ function bindingCauses(object: JsonObject, namespaced: boolean): StatusCause[] {
     if (typeof subject.name !== 'string' || subject.name === '') causes.push(cause.required(`${at}.name`));
     switch (subject.kind) {
       case 'ServiceAccount':
-        if (subject.apiGroup === undefined) subject.apiGroup = '';
-        if (subject.apiGroup !== '') causes.push(cause.unsupported(`${at}.apiGroup`, subject.apiGroup, ['']));
+        // defaulted to "" (omitted: Go's omitempty)
+        if (subject.apiGroup === '') delete subject.apiGroup;
+        if (subject.apiGroup !== undefined)
+          causes.push(cause.unsupported(`${at}.apiGroup`, subject.apiGroup, ['']));
         if (!namespaced && (typeof subject.namespace !== 'string' || subject.namespace === ''))
           causes.push(cause.required(`${at}.namespace`));
         break;
