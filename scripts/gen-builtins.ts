@@ -12,7 +12,7 @@
  *   `[jsonName, number, type, label]` rows; the JSON name comes from the OpenAPI definition where
  *   the Go name differs, and Go-embedded structs (inlined in JSON) are labelled `inline`.
  *
- * `packages/apiserver/src/builtin/generated.test.ts` runs it again and compares with the committed files.
+ * `packages/apiserver/test/builtin-generated.test.ts` runs it again and compares with the committed files.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

@@ -6,8 +6,13 @@ import {
   DEFAULT_PROTOBUF,
   generateBuiltins,
   HEADER,
-} from '../../../../scripts/gen-builtins.ts';
-import { builtinDefinitionName, builtinDefinitions, protoMessageOfKind, protoMessages } from './index.ts';
+} from '../../../scripts/gen-builtins.ts';
+import {
+  builtinDefinitionName,
+  builtinDefinitions,
+  protoMessageOfKind,
+  protoMessages,
+} from '../src/builtin/index.ts';
 
 const haveData = existsSync(DEFAULT_OPENAPI) && existsSync(DEFAULT_PROTOBUF);
 const absent = `${DEFAULT_OPENAPI} is absent: the Kubernetes 1.32 definitions live next to the repository in ../shared/data (CI has them)`;
@@ -16,7 +21,10 @@ describe('scripts/gen-builtins.ts', () => {
   it('writes exactly the committed packages/apiserver/src/builtin/ files', (ctx) => {
     ctx.skip(!haveData, absent);
     for (const [name, text] of generateBuiltins(DEFAULT_OPENAPI, DEFAULT_PROTOBUF)) {
-      const committed = readFileSync(fileURLToPath(new URL(`./${name}`, import.meta.url)), 'utf8');
+      const committed = readFileSync(
+        fileURLToPath(new URL(`../src/builtin/${name}`, import.meta.url)),
+        'utf8',
+      );
       expect(committed.startsWith(HEADER)).toBe(true);
       expect(committed === text, `${name} differs: run npm run gen:builtins`).toBe(true);
     }

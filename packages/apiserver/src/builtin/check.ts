@@ -76,8 +76,10 @@ function goNameOf(schema: DefinitionSchema | undefined): string {
       return 'bool';
     case 'number':
       return 'float64';
-    default:
+    case undefined:
       return 'interface {}';
+    default:
+      return schema.type;
   }
 }
 
