@@ -120,8 +120,9 @@ const SERVE_OPTIONS = `Options:
   --reinitialize-store     Start with an empty store when the data dir's store log or snapshot is
                            missing or emptied (leftovers are moved aside); without it converge
                            refuses to start. For damage, see converge store check|repair
-${LOG_HELP}
-  -h, --help               Show this help`;
+${LOG_HELP}`;
+
+const HELP_LINE = '  -h, --help               Show this help';
 
 export const HELP: Record<string, string> = {
   kv: KV_HELP,
@@ -165,7 +166,8 @@ ${LOG_HELP}
 Serves the Kubernetes API over an in-process versioned store until SIGINT or SIGTERM.
 The first line of output is: converge: serving Kubernetes API at URL (kubeconfig: PATH)
 
-${SERVE_OPTIONS}`,
+${SERVE_OPTIONS}
+${HELP_LINE}`,
   dev: `Usage: converge dev [module…] [options]
 
 Serves the Kubernetes API and runs operator modules against it in the same process. A module's
@@ -179,7 +181,8 @@ $PGPASSWORD, $PGDATABASE. An example whose server does not answer is left out, s
 other examples run.
 
 ${SERVE_OPTIONS}
-${operationsHelp(DEV_OPERATIONS_DEFAULTS)}`,
+${operationsHelp(DEV_OPERATIONS_DEFAULTS)}
+${HELP_LINE}`,
 };
 
 /** The subcommands, for `converge help <command>`. */

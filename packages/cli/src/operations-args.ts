@@ -46,7 +46,8 @@ export function operationsHelp(defaults: OperationsArgs): string {
   return `  --metrics-bind-address ADDRESS
                            Serve /metrics (Prometheus, controller-runtime's metric names) and
                            /debug/keys on ADDRESS: :PORT, HOST:PORT, [IPV6]:PORT, port 0 for a free
-                           one, or 0 to disable (default: $${METRICS_BIND_ADDRESS_ENV}, else ${defaults.metricsBindAddress})
+                           one, or 0 to disable (default: $${METRICS_BIND_ADDRESS_ENV},
+                           else ${defaults.metricsBindAddress})
   --health-probe-bind-address ADDRESS
                            Serve /healthz and /readyz on ADDRESS (default:
                            $${HEALTH_PROBE_BIND_ADDRESS_ENV}, else ${defaults.healthProbeBindAddress})`;
