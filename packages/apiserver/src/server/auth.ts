@@ -1,11 +1,17 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { ForbiddenError } from '@converge/runtime';
+import { ForbiddenError, isNotFound } from '@converge/runtime';
 import { authorize, forbiddenMessage, type RequestAttributes, type UserInfo } from './authorize.ts';
+import type { ServerContext } from './context.ts';
 import { unauthorized } from './errors.ts';
 import { faultAdminForbidden } from './fault-errors.ts';
 import type { RequestTarget } from './request-info.ts';
-import { serviceAccountUser, tokenKeys, verifyToken } from './service-account-token.ts';
+import {
+  type ServiceAccountClaims,
+  serviceAccountUser,
+  tokenKeys,
+  verifyToken,
+} from './service-account-token.ts';
 
 /** The user of the server's bearer token (kubeconfig `converge`): cluster-admin. */
 export const ADMIN_USER: UserInfo = {
@@ -25,6 +31,8 @@ export interface RequestAuth {
   readonly user: UserInfo;
   /** The server's bearer token (undefined in insecure mode). */
   readonly apiToken: string | undefined;
+  /** The ServiceAccount a token named, to be checked against the store ({@link requireLiveServiceAccount}). */
+  readonly serviceAccount?: ServiceAccountClaims;
 }
 
 const auths = new WeakMap<IncomingMessage, RequestAuth>();
@@ -111,17 +119,21 @@ export function authenticate(
   const header = req.headers.authorization;
   const presented = bearerToken(header);
   let user: UserInfo | undefined;
+  let serviceAccount: ServiceAccountClaims | undefined;
   if (token !== undefined && presented !== undefined && equalTokens(presented, token)) user = ADMIN_USER;
   else if (presented !== undefined && presented.split('.').length === 3) {
     const verdict = verifyToken(tokenKeys(token), presented, nowMs);
-    if (verdict.ok) user = serviceAccountUser(verdict.claims);
+    if (verdict.ok) {
+      user = serviceAccountUser(verdict.claims);
+      serviceAccount = verdict.claims;
+    }
   }
   if (user === undefined) {
     if (token === undefined) user = UNSECURED_USER;
     else if ((header === undefined || header.trim() === '') && isPublic(target)) user = ANONYMOUS_USER;
     else throw unauthorized();
   }
-  auths.set(req, { user, apiToken: token });
+  auths.set(req, { user, apiToken: token, ...(serviceAccount === undefined ? {} : { serviceAccount }) });
   // anonymous probes read every health check (upstream's public-info-viewer: the endpoints only)
   if (user === ANONYMOUS_USER) return user;
   const attributes = requestAttributes(req, target);
@@ -170,5 +182,24 @@ export function authenticateFaultAdmin(
   if (presented === undefined) throw unauthorized();
   if (equalTokens(presented, adminToken)) return;
   if (apiToken !== undefined && equalTokens(presented, apiToken)) throw faultAdminForbidden();
+  throw unauthorized();
+}
+
+/**
+ * The last step of ServiceAccount token authentication, which needs the store: the ServiceAccount
+ * must still exist with the uid the token names (a 401 otherwise, as a deleted account's token is
+ * no longer valid). Requests with other credentials pass.
+ */
+export async function requireLiveServiceAccount(server: ServerContext, req: IncomingMessage): Promise<void> {
+  const claims = auths.get(req)?.serviceAccount;
+  if (claims === undefined) return;
+  const type = server.registry.lookup('', 'v1', 'serviceaccounts');
+  if (type === undefined) return;
+  try {
+    const sa = await server.store.get(type.storage, { namespace: claims.namespace, name: claims.name });
+    if (claims.uid === '' || sa.metadata.uid === claims.uid) return;
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
   throw unauthorized();
 }

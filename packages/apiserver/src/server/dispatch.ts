@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NotFoundError } from '@converge/runtime';
 import type { ApiResource } from './api-resource.ts';
+import { requireLiveServiceAccount } from './auth.ts';
 import type { RequestContext, ServerContext } from './context.ts';
 import { methodNotAllowed, methodNotSupported } from './errors.ts';
 import { handleCreate } from './handle-create.ts';
@@ -56,6 +57,7 @@ export async function dispatchResource(
   target: ResourceTarget,
   query: URLSearchParams,
 ): Promise<void> {
+  await requireLiveServiceAccount(server, req);
   const resource = resolve(server, target);
   const ctx: RequestContext = {
     server,

@@ -109,4 +109,25 @@ describe('ServiceAccount tokens over time, audiences and keys', () => {
       { numRuns: 500 },
     );
   });
+
+  it('end with their ServiceAccount: a deleted or re-created account’s token is a 401', async () => {
+    await server.request('/api/v1/namespaces/default/serviceaccounts', {
+      method: 'POST',
+      body: { metadata: { name: 'gone' } },
+    });
+    const res = await server.request('/api/v1/namespaces/default/serviceaccounts/gone/token', {
+      method: 'POST',
+      body: {},
+    });
+    const token = (res.json as { status: { token: string } }).status.token;
+    const who = { method: 'POST', token, body: {} };
+    expect((await server.request('/apis/authentication.k8s.io/v1/selfsubjectreviews', who)).status).toBe(201);
+    await server.request('/api/v1/namespaces/default/serviceaccounts/gone', { method: 'DELETE' });
+    expect((await server.request('/apis/authentication.k8s.io/v1/selfsubjectreviews', who)).status).toBe(401);
+    await server.request('/api/v1/namespaces/default/serviceaccounts', {
+      method: 'POST',
+      body: { metadata: { name: 'gone' } },
+    });
+    expect((await server.request('/apis/authentication.k8s.io/v1/selfsubjectreviews', who)).status).toBe(401);
+  });
 });
