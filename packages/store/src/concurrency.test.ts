@@ -41,7 +41,7 @@ describe('optimistic concurrency', () => {
       .catch((e: unknown) => e)) as InvalidError;
     expect(error).toBeInstanceOf(InvalidError);
     expect(error.message).toBe(
-      'Widget "w" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
+      'Widget.example.com "w" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
     );
     expect(error.causes[0]?.field).toBe('metadata.resourceVersion');
   });

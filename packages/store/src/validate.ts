@@ -26,6 +26,12 @@ export function subdomainProblems(value: string): string[] {
   return out;
 }
 
+/** Problems of a path segment name (RBAC names such as `system:controller:x`). */
+export function pathSegmentProblems(value: string): string[] {
+  if (value === '.' || value === '..') return [`may not be '${value}'`];
+  return ['/', '%'].filter((c) => value.includes(c)).map((c) => `may not contain '${c}'`);
+}
+
 /** Problems of an RFC 1123 label (namespaces, Namespace names). */
 export function labelProblems(value: string): string[] {
   const out: string[] = [];
@@ -146,7 +152,13 @@ export function validateMeta(type: ResourceType, object: JsonObject, creating: b
     }
   } else {
     const isNamespace = type.group === '' && type.kind === 'Namespace';
-    for (const p of isNamespace ? labelProblems(name) : subdomainProblems(name)) {
+    const problems =
+      type.group === 'rbac.authorization.k8s.io'
+        ? pathSegmentProblems(name)
+        : isNamespace
+          ? labelProblems(name)
+          : subdomainProblems(name);
+    for (const p of problems) {
       causes.push(fieldError.invalid('metadata.name', name, p));
     }
   }

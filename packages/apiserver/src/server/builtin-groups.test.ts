@@ -189,6 +189,19 @@ describe('validation with kube-apiserver’s field errors', () => {
   });
 });
 
+describe('RBAC names', () => {
+  it('are path segments: colons allowed, % and / refused with upstream’s message', async () => {
+    const path = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
+    expect((await post(path, { metadata: { name: 'system:aggregate-to-view' }, rules: [] })).status).toBe(
+      201,
+    );
+    const bad = await post(path, { metadata: { name: 'a%b' }, rules: [] });
+    expect(message(bad)).toBe(
+      'ClusterRole.rbac.authorization.k8s.io "a%b" is invalid: metadata.name: Invalid value: "a%b": may not contain \'%\'',
+    );
+  });
+});
+
 describe('defaults users see', () => {
   it('defaults Services, PVCs, DaemonSets, CronJobs and NetworkPolicies as kube-apiserver does', async () => {
     const svc = (

@@ -51,11 +51,15 @@ export const statusError = {
       details: { name, group: type.group, kind: type.plural },
     });
   },
-  /** `ConfigMap "x" is invalid: <field errors>`, with one cause per field error. */
+  /**
+   * `ConfigMap "x" is invalid: <field errors>` (the kind qualified by its group, `Role.rbac.authorization.k8s.io`,
+   * as apimachinery's GroupKind prints), with one cause per field error.
+   */
   invalid(type: ResourceType, name: string, causes: readonly StatusCause[]): InvalidError {
     const parts = causes.map((c) => `${c.field}: ${c.message}`);
     const summary = parts.length === 1 ? (parts[0] as string) : `[${parts.join(', ')}]`;
-    return new InvalidError(`${type.kind} "${name}" is invalid: ${summary}`, {
+    const kind = type.group === '' ? type.kind : `${type.kind}.${type.group}`;
+    return new InvalidError(`${kind} "${name}" is invalid: ${summary}`, {
       details: { name, group: type.group, kind: type.kind, causes },
     });
   },
