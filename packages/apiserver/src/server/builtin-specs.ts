@@ -48,7 +48,7 @@ export interface BuiltinSpec {
   readonly verbs?: readonly string[];
 }
 
-/** A create-only review kind (reviews.ts answers it; nothing is stored). */
+/** A create-only kind: a review (reviews.ts) or the legacy `bindings` (pod-subresources.ts); nothing is stored. */
 function review(group: string, kind: string, namespaced = false): BuiltinSpec {
   return {
     group,
@@ -318,6 +318,7 @@ export const BUILTIN_SPECS: readonly BuiltinSpec[] = [
     strategy: validatingAdmissionPolicyBindingStrategy,
     fields: 'spec',
   },
+  review('', 'Binding', true),
   review('authentication.k8s.io', 'SelfSubjectReview'),
   review('authentication.k8s.io', 'TokenReview'),
   review('authorization.k8s.io', 'LocalSubjectAccessReview', true),

@@ -311,4 +311,25 @@ describe('pod subresources of a pod without a node', () => {
     const exec = await server.request(`${NS}/pods/tobind/exec?command=ls`, { method: 'POST' });
     expect(exec.status).toBe(404);
   });
+
+  it('the legacy bindings collection binds the pod the Binding names (create only)', async () => {
+    await createPod('legacy');
+    const body = {
+      apiVersion: 'v1',
+      kind: 'Binding',
+      metadata: { name: 'legacy' },
+      target: { name: 'node-2' },
+    };
+    const res = await server.request(`${NS}/bindings`, { method: 'POST', body });
+    expect([res.status, (res.json as { status: string }).status]).toEqual([201, 'Success']);
+    const pod = (await server.request(`${NS}/pods/legacy`)).json as { spec: { nodeName: string } };
+    expect(pod.spec.nodeName).toBe('node-2');
+    expect((await server.request(`${NS}/bindings`, { method: 'POST', body })).status).toBe(409);
+    expect((await server.request(`${NS}/bindings`)).status).toBe(405);
+    const missing = await server.request(`${NS}/bindings`, {
+      method: 'POST',
+      body: { ...body, metadata: { name: 'nope' } },
+    });
+    expect(missing.status).toBe(404);
+  });
 });

@@ -11,7 +11,7 @@ import { handleGet, handleList } from './handle-read.ts';
 import { handleScale } from './handle-scale.ts';
 import { handleUpdate } from './handle-update.ts';
 import { handleWatch } from './handle-watch.ts';
-import { handlePodSubresource, isPodSubresource } from './pod-subresources.ts';
+import { handleLegacyBinding, handlePodSubresource, isPodSubresource } from './pod-subresources.ts';
 import { parseListQuery, queryBool } from './query.ts';
 import type { ResourceTarget } from './request-info.ts';
 import { handleReview, isReview } from './reviews.ts';
@@ -92,6 +92,10 @@ export async function dispatchResource(
   }
   if (subresource === 'token' && name !== undefined && target.resource === 'serviceaccounts') {
     await handleTokenRequest(ctx, name);
+    return;
+  }
+  if (target.group === '' && target.resource === 'bindings') {
+    await handleLegacyBinding(ctx);
     return;
   }
   if (isReview(ctx)) {

@@ -14,7 +14,7 @@ import {
   NotFoundError,
   type StatusCause,
 } from '@converge/runtime';
-import type { JsonObject, MutableObject } from './api-resource.ts';
+import type { ApiResource, JsonObject, MutableObject } from './api-resource.ts';
 import { readBodyValue, requireObject } from './body.ts';
 import type { RequestContext } from './context.ts';
 import { methodNotAllowed } from './errors.ts';
@@ -135,8 +135,26 @@ function bindingCauses(target: JsonObject | undefined, read: BodyReader): Status
   return causes;
 }
 
-/** `BindingREST.Create`: 201 `Success`, or 409 on `pods/binding` when the pod cannot be bound. */
-async function bind(ctx: RequestContext, name: string): Promise<void> {
+/**
+ * `POST /api/v1/namespaces/NS/bindings` (LegacyBindingREST, the Python client's
+ * `create_namespaced_binding`): the pod named by the Binding, bound as `pods/binding` does.
+ */
+export async function handleLegacyBinding(ctx: RequestContext): Promise<void> {
+  if (ctx.req.method !== 'POST' || ctx.target.name !== undefined) throw methodNotAllowed();
+  const pods = ctx.server.registry.lookup('', 'v1', 'pods');
+  if (pods === undefined) throw new NotFoundError('the server could not find the requested resource');
+  await bind(ctx, undefined, pods);
+}
+
+/**
+ * `BindingREST.Create`: 201 `Success`, or 409 on `pods/binding` when the pod cannot be bound.
+ * `urlName` undefined: the legacy `bindings` collection, the pod named by the Binding.
+ */
+async function bind(
+  ctx: RequestContext,
+  urlName: string | undefined,
+  pods: ApiResource = ctx.resource,
+): Promise<void> {
   const write = parseWriteQuery(ctx.query, 'CreateOptions', ctx.req.headers['user-agent']);
   const decode = ctx.server.extensions.decodeProtobuf;
   const expected = { apiVersion: 'v1', kind: 'Binding' };
@@ -148,6 +166,7 @@ async function bind(ctx: RequestContext, name: string): Promise<void> {
   const read = new BodyReader('Binding', 'v1');
   const metadata = read.object(body, 'metadata', 'ObjectMeta', 'metadata') ?? {};
   const bindingName = read.string(metadata, 'name', 'ObjectMeta', 'metadata.name');
+  const name = urlName ?? bindingName;
   if (bindingName !== name) throw new BadRequestError('name in URL does not match name in Binding object');
   const target = read.object(body, 'target', 'ObjectReference', 'target');
   const causes = bindingCauses(target, read);
@@ -160,7 +179,7 @@ async function bind(ctx: RequestContext, name: string): Promise<void> {
     new ConflictError(`Operation cannot be fulfilled on pods/binding ${JSON.stringify(name)}: ${why}`, {
       details: { name, kind: 'pods/binding' },
     });
-  const pod = await getStored(ctx, name);
+  const pod = await ctx.server.store.get(pods.storage, { namespace: ctx.target.namespace, name });
   const podConflict = (why: string): ConflictError =>
     new ConflictError(`Operation cannot be fulfilled on pods ${JSON.stringify(name)}: ${why}`, {
       details: { name, kind: 'pods' },
@@ -185,7 +204,7 @@ async function bind(ctx: RequestContext, name: string): Promise<void> {
   next.spec = spec;
   next.metadata.annotations = { ...(asObject(next.metadata.annotations) ?? {}), ...annotations };
   setScheduled(next, new Date(ctx.server.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'));
-  await ctx.server.store.update(ctx.resource.storage, next as unknown as KubeObject, {
+  await ctx.server.store.update(pods.storage, next as unknown as KubeObject, {
     dryRun: write.dryRun,
     fieldManager: write.fieldManager,
   });
