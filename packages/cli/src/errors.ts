@@ -111,6 +111,21 @@ export class NatsUnreachableError extends ConvergeError {
   }
 }
 
+/**
+ * {@link describeError} followed by the causes' (a few deep), for an error that wraps the one that
+ * says what happened: `runnable operations-server failed (…): could not listen on :8081
+ * (EADDRINUSE) (…)`.
+ */
+export function describeWithCauses(error: unknown): string {
+  const parts = [describeError(error)];
+  let cause = (error as { cause?: unknown } | null)?.cause;
+  for (let depth = 0; cause instanceof Error && depth < 3; depth++) {
+    parts.push(describeError(cause));
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return parts.join(': ');
+}
+
 /** One line for an error the command stops on: its message, and its code if it has one. */
 export function describeError(error: unknown): string {
   if (isConvergeError(error)) return `${error.message} (${error.code})`;

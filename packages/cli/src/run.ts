@@ -11,7 +11,7 @@ import { LeaderElector, type LeaderLock, LeaseLock } from '@converge/runtime';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { RunArgs } from './args.ts';
 import { commandLogger } from './cli-logger.ts';
-import { describeError } from './errors.ts';
+import { describeWithCauses } from './errors.ts';
 import { connectNats, natsUrl } from './nats-connection.ts';
 import { operatedManager, operationsLine } from './operations.ts';
 import { wireModule } from './operator-module.ts';
@@ -90,7 +90,7 @@ export async function runOperators(
     // The manager resolves only after the elector released the lease (on SIGTERM).
     const running = manager.start(stop.signal).catch((error: unknown) => {
       failed = true;
-      io.err(`converge: operators stopped: ${describeError(error)}`);
+      io.err(`converge: operators stopped: ${describeWithCauses(error)}`);
     });
     const operations = await Promise.race([operationsLine(server), stopped, running]);
     if (typeof operations === 'string') io.out(operations);

@@ -11,7 +11,7 @@ import { parseAllDocuments } from 'yaml';
 import { FAULT_ADMIN_TOKEN_ENV, type ServeArgs, TOKEN_ENV } from './args.ts';
 import { commandLogger } from './cli-logger.ts';
 import { DevWebhooks, removeStaleDevWebhooks } from './dev-webhooks.ts';
-import { describeError as describe, OperatorModuleError } from './errors.ts';
+import { describeError as describe, describeWithCauses, OperatorModuleError } from './errors.ts';
 import { operatedManager, operationsLine } from './operations.ts';
 import type { OperationsArgs } from './operations-args.ts';
 import { wireModule } from './operator-module.ts';
@@ -109,7 +109,7 @@ export async function serve(
       if ((await Promise.race([wiring, stopped])) !== STOPPED) {
         manager = m.start(stop.signal).catch((error: unknown) => {
           failed = true;
-          io.err(`converge: operators stopped: ${describe(error)}`);
+          io.err(`converge: operators stopped: ${describeWithCauses(error)}`);
         });
         const line = await Promise.race([operationsLine(operations), stopped, manager]);
         if (typeof line === 'string') io.out(line);

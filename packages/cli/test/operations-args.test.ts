@@ -2,9 +2,11 @@
  * The log and operations flags of `serve`, `dev` and `run` and their environment variables: every
  * malformed value is a usage error (exit 2) naming the flag or the variable.
  */
-import { parseBindAddress } from '@converge/metrics';
+import { ListenFailedError, parseBindAddress } from '@converge/metrics';
+import { RunnableFailedError } from '@converge/runtime';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { describeWithCauses } from '../src/errors.ts';
 import { main, parseCommand, UsageError } from '../src/index.ts';
 import { LOG_LEVELS } from '../src/log-args.ts';
 
@@ -195,5 +197,20 @@ describe('--metrics-bind-address and --health-probe-bind-address', () => {
     await main(['serve', '--help'], io);
     expect(out.join('\n')).toContain('--log-level');
     expect(out.join('\n')).not.toContain('--metrics-bind-address');
+  });
+});
+
+describe('the line a failed operator stops with', () => {
+  it('says what the wrapped error says: a taken probe port is named', () => {
+    const taken = Object.assign(new Error('listen EADDRINUSE: address already in use :8081'), {
+      code: 'EADDRINUSE',
+    });
+    const error = new RunnableFailedError('operations-server', {
+      cause: new ListenFailedError(':8081', { cause: taken }),
+    });
+    expect(describeWithCauses(error)).toMatch(
+      /^runnable operations-server failed \(CONVERGE_ERR_MANAGER_RUNNABLE_FAILED\): could not listen on :8081 \(EADDRINUSE\) \(CONVERGE_ERR_METRICS_LISTEN_FAILED\): listen EADDRINUSE/,
+    );
+    expect(describeWithCauses(new Error('plain'))).toBe('plain');
   });
 });
