@@ -46,6 +46,8 @@ export interface WriteCommand {
 /** Server → parent: the writes are done; how late the writer fell behind its schedule at worst. */
 export interface WriteDone {
   readonly written: number;
+  /** The `spec.seq` of the first write; write k of the command has `firstSeq + k` (seqs never repeat). */
+  readonly firstSeq: number;
   readonly tag: string;
   readonly maxLagMs: number;
   readonly ms: number;
@@ -135,6 +137,8 @@ async function main(): Promise<void> {
   });
 }
 
+let nextSeq = 0;
+
 /** Updates Widgets round-robin at `rate` per second, each stamped with the time just before its write. */
 async function write(
   store: ReturnType<typeof createApiServer>['store'],
@@ -142,6 +146,8 @@ async function write(
   command: WriteCommand['write'],
 ): Promise<void> {
   const started = performance.now();
+  const firstSeq = nextSeq;
+  nextSeq += command.count;
   const intervalMs = 1000 / command.rate;
   let maxLagMs = 0;
   for (let n = 0; n < command.count; n++) {
@@ -153,13 +159,19 @@ async function write(
     }
     maxLagMs = Math.max(maxLagMs, now - due);
     const i = n % command.objects;
-    const object = widget(i) as KubeObject & { spec: Record<string, unknown> };
-    object.spec.sentAt = performance.timeOrigin + performance.now();
-    object.spec.seq = n;
-    await store.update(type, { ...object, metadata: { ...object.metadata } });
+    const key = widget(i).metadata;
+    const current = await store.get(type, { namespace: key.namespace ?? '', name: key.name ?? '' });
+    const spec = {
+      ...(current as KubeObject & { spec: Record<string, unknown> }).spec,
+      seq: firstSeq + n,
+      sentAt: 0,
+    };
+    spec.sentAt = performance.timeOrigin + performance.now();
+    await store.update(type, { ...current, spec } as KubeObject);
   }
   const done: WriteDone = {
     written: command.count,
+    firstSeq,
     tag: command.tag,
     maxLagMs,
     ms: performance.now() - started,

@@ -1,0 +1,153 @@
+/**
+ * One controller of `steady-state.bench.ts`, in a process of its own: BENCH_PEER is `converge`
+ * (Informer over KubeBackend feeding a Controller through `fromEventSource` + `enqueueForObject`,
+ * one worker) or `client-node` (client-node's informer feeding the simplest correct queue a
+ * TypeScript user would write — bench/naive-queue.ts: a FIFO with a dirty set and a processing set,
+ * client-go semantics — drained by one worker loop). Both reconcilers do the same: read the object
+ * from their cache and record, once per write, the time from the server's stamp (`spec.sentAt`,
+ * wall-clock ms) to the reconcile's start. Messages: `{ synced }` once the cache is full, then on
+ * `{ report }` a {@link LatencyReport}. Not meant to be run by hand.
+ */
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { ObjectKey, ResourceType } from '@converge/runtime';
+import { KubeBackend } from '../packages/kube/src/index.ts';
+import { Controller } from '../packages/runtime/src/controller/index.ts';
+import { enqueueForObject } from '../packages/runtime/src/handler/index.ts';
+import { Informer } from '../packages/runtime/src/informer/index.ts';
+import { fromEventSource } from '../packages/runtime/src/source/index.ts';
+import type { ServerReady } from './kube-sync-server.ts';
+import { NaiveQueue } from './naive-queue.ts';
+
+/**
+ * What a controller reports: per observed write its seq and its latency (the bench keeps the seqs
+ * of its own command: the initial sync sees earlier runs' writes), and the last write each
+ * object's reconcile saw.
+ */
+export interface LatencyReport {
+  readonly seqs: number[];
+  readonly latenciesMs: number[];
+  readonly reconciles: number;
+  readonly lastSeqSeen: Record<string, number>;
+}
+
+type Widget = { metadata: { namespace?: string; name?: string }; spec?: { sentAt?: number; seq?: number } };
+
+const seqs: number[] = [];
+const latenciesMs: number[] = [];
+const lastSeqSeen: Record<string, number> = {};
+let reconciles = 0;
+
+function observe(key: string, object: Widget | undefined): void {
+  reconciles++;
+  const now = performance.timeOrigin + performance.now();
+  const seq = object?.spec?.seq;
+  const sentAt = object?.spec?.sentAt;
+  if (seq === undefined || sentAt === undefined) return;
+  if ((lastSeqSeen[key] ?? -1) >= seq) return;
+  lastSeqSeen[key] = seq;
+  seqs.push(seq);
+  latenciesMs.push(now - sentAt);
+}
+
+async function converge(ready: ServerReady, signal: AbortSignal): Promise<void> {
+  const backend = new KubeBackend({
+    config: { server: ready.url, namespace: 'default', tls: {}, auth: { type: 'token', token: ready.token } },
+    fieldManager: 'bench',
+  });
+  const type: ResourceType = {
+    group: ready.group,
+    version: ready.version,
+    kind: ready.kind,
+    plural: ready.plural,
+    namespaced: true,
+  };
+  const informer = new Informer<Widget & import('@converge/runtime').KubeObject>({
+    backend,
+    type,
+    initialList: 'watch-list',
+  });
+  const controller = new Controller<ObjectKey>({
+    name: 'bench',
+    sources: [fromEventSource(informer, enqueueForObject())],
+    reconciler: (request: ObjectKey) => {
+      observe(`${request.namespace ?? ''}/${request.name}`, informer.cache.get(request));
+    },
+  });
+  const running = controller.start(signal);
+  await informer.waitForSync(signal);
+  process.send?.({ synced: true });
+  await running;
+  await backend.close();
+}
+
+async function clientNode(ready: ServerReady, signal: AbortSignal): Promise<void> {
+  const k8s = await import('@kubernetes/client-node');
+  const file = join(tmpdir(), `converge-bench-kubeconfig-${process.pid}.yaml`);
+  writeFileSync(
+    file,
+    `apiVersion: v1\nkind: Config\nclusters:\n- name: bench\n  cluster:\n    server: ${ready.url}\n    insecure-skip-tls-verify: true\nusers:\n- name: bench\n  user:\n    token: ${ready.token}\ncontexts:\n- name: bench\n  context: { cluster: bench, user: bench }\ncurrent-context: bench\n`,
+  );
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(file);
+  const api = kc.makeApiClient(k8s.CustomObjectsApi);
+  const path = `/apis/${ready.group}/${ready.version}/${ready.plural}`;
+  const informer = k8s.makeInformer(
+    kc,
+    path,
+    () =>
+      api.listClusterCustomObject({
+        group: ready.group,
+        version: ready.version,
+        plural: ready.plural,
+      }) as Promise<
+        import('@kubernetes/client-node').KubernetesListObject<
+          import('@kubernetes/client-node').KubernetesObject
+        >
+      >,
+  );
+  const queue = new NaiveQueue<string>();
+  const enqueue = (object: { metadata?: { namespace?: string; name?: string } }): void =>
+    queue.add(`${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`);
+  informer.on('add', enqueue);
+  informer.on('update', enqueue);
+  let adds = 0;
+  const synced = new Promise<void>((resolve) => {
+    informer.on('add', () => {
+      if (++adds === ready.objects) resolve();
+    });
+  });
+  await informer.start();
+  await synced;
+  process.send?.({ synced: true });
+  for (;;) {
+    const key = await queue.get(signal);
+    if (key === undefined) break;
+    const slash = key.indexOf('/');
+    observe(key, informer.get(key.slice(slash + 1), key.slice(0, slash)) as Widget | undefined);
+    queue.done(key);
+  }
+  await informer.stop();
+}
+
+async function main(): Promise<void> {
+  const peer = process.env.BENCH_PEER;
+  const ready = JSON.parse(process.env.BENCH_SERVER ?? '{}') as ServerReady;
+  if ((peer !== 'converge' && peer !== 'client-node') || process.send === undefined)
+    throw new Error('steady-state-client.ts is started by steady-state.bench.ts');
+  const stop = new AbortController();
+  process.on('message', (message: { report?: boolean }) => {
+    if (message.report !== true) return;
+    const report: LatencyReport = { seqs, latenciesMs, reconciles, lastSeqSeen };
+    process.send?.(report, () => process.exit(0));
+  });
+  if (peer === 'converge') await converge(ready, stop.signal);
+  else await clientNode(ready, stop.signal);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
