@@ -171,7 +171,7 @@ describe('protobuf responses, as client-go asks for them', () => {
     const created = await fetchRaw('/api/v1/namespaces/default/configmaps', {
       method: 'POST',
       headers: { 'content-type': 'application/vnd.kubernetes.protobuf', accept: 'application/json' },
-      body,
+      body: Buffer.from(body),
     });
     expect(created.status).toBe(201);
     const accept = { accept: 'application/vnd.kubernetes.protobuf' };
