@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { ForbiddenError, isNotFound } from '@converge/runtime';
+import { ForbiddenError, InternalError, isNotFound } from '@converge/runtime';
 import { authorize, forbiddenMessage, type RequestAttributes, type UserInfo } from './authorize.ts';
 import type { ServerContext } from './context.ts';
 import { unauthorized } from './errors.ts';
@@ -133,6 +133,11 @@ export function authenticate(
     else if ((header === undefined || header.trim() === '') && isPublic(target)) user = ANONYMOUS_USER;
     else throw unauthorized();
   }
+  const acting = impersonate(req, user);
+  if (acting !== undefined) {
+    user = acting;
+    serviceAccount = undefined;
+  }
   auths.set(req, { user, apiToken: token, ...(serviceAccount === undefined ? {} : { serviceAccount }) });
   // anonymous probes read every health check (upstream's public-info-viewer: the endpoints only)
   if (user === ANONYMOUS_USER) return user;
@@ -202,4 +207,88 @@ export async function requireLiveServiceAccount(server: ServerContext, req: Inco
     if (!isNotFound(error)) throw error;
   }
   throw unauthorized();
+}
+
+const SA_PREFIX = 'system:serviceaccount:';
+
+function headerValues(req: IncomingMessage, name: string): string[] {
+  const raw = req.headersDistinct[name];
+  return raw === undefined
+    ? []
+    : raw.flatMap((v) => v.split(',').map((p) => p.trim())).filter((v) => v !== '');
+}
+
+/**
+ * Impersonation (`Impersonate-User`, `-Group`, `-Uid`, `-Extra-*` headers, `kubectl --as`), as
+ * kube-apiserver's impersonation filter: each requested identity needs the `impersonate` verb on
+ * `users`, `serviceaccounts` (namespaced), `groups`, `uids` or `userextras` (403 otherwise); the
+ * new user gets `system:authenticated` (a ServiceAccount without requested groups: its groups).
+ * Undefined when the request impersonates nobody.
+ */
+function impersonate(req: IncomingMessage, requestor: UserInfo): UserInfo | undefined {
+  const users = headerValues(req, 'impersonate-user');
+  const groups = req.headersDistinct['impersonate-group'] ?? [];
+  const uid = req.headersDistinct['impersonate-uid']?.[0] ?? '';
+  const extraHeaders = Object.keys(req.headers).filter((h) => h.startsWith('impersonate-extra-'));
+  if (users.length === 0) {
+    if (groups.length > 0 || uid !== '' || extraHeaders.length > 0)
+      throw new InternalError(
+        'requested impersonation of groups, a uid or extras without impersonating a user',
+      );
+    return undefined;
+  }
+  const username = users[0] as string;
+  const check = (attributes: RequestAttributes): void => {
+    if (!authorize(requestor, attributes).allowed) throw forbidden(requestor, attributes, '');
+  };
+  const base = {
+    resourceRequest: true as const,
+    verb: 'impersonate',
+    version: '',
+    subresource: '',
+    namespace: '',
+  };
+  const sa = username.startsWith(SA_PREFIX) ? username.slice(SA_PREFIX.length).split(':') : undefined;
+  if (sa !== undefined && sa.length === 2 && sa[0] !== '' && sa[1] !== '')
+    check({
+      ...base,
+      group: '',
+      resource: 'serviceaccounts',
+      namespace: sa[0] as string,
+      name: sa[1] as string,
+    });
+  else check({ ...base, group: '', resource: 'users', name: username });
+  for (const group of groups) check({ ...base, group: '', resource: 'groups', name: group });
+  if (uid !== '') check({ ...base, group: 'authentication.k8s.io', resource: 'uids', name: uid });
+  const extra: Record<string, string[]> = {};
+  for (const header of extraHeaders) {
+    const key = decodeURIComponent(header.slice('impersonate-extra-'.length));
+    for (const value of req.headersDistinct[header] ?? []) {
+      check({
+        ...base,
+        group: 'authentication.k8s.io',
+        resource: 'userextras',
+        subresource: key,
+        name: value,
+      });
+      (extra[key] ??= []).push(value);
+    }
+  }
+  let finalGroups = [...groups];
+  if (sa !== undefined && sa.length === 2 && groups.length === 0)
+    finalGroups = ['system:serviceaccounts', `system:serviceaccounts:${sa[0] as string}`];
+  if (username === 'system:anonymous') {
+    if (!finalGroups.includes('system:unauthenticated')) finalGroups.push('system:unauthenticated');
+  } else if (
+    !finalGroups.includes('system:authenticated') &&
+    !finalGroups.includes('system:unauthenticated')
+  ) {
+    finalGroups.push('system:authenticated');
+  }
+  return {
+    username,
+    groups: finalGroups,
+    ...(uid === '' ? {} : { uid }),
+    ...(Object.keys(extra).length === 0 ? {} : { extra }),
+  };
 }

@@ -101,4 +101,12 @@ regarding:
       'Error from server (BadRequest): Unable to find "events.k8s.io/v1, Resource=events" that match label selector "", field selector "involvedObject.name=x": field label not supported: involvedObject.name\n',
     );
   });
+
+  it('kubectl --as impersonates: whoami names the user, can-i answers for the ServiceAccount', async () => {
+    const who = JSON.parse(await ok(['auth', 'whoami', '-o', 'json', '--as=jane', '--as-group=devs']));
+    expect(who.status.userInfo).toEqual({ username: 'jane', groups: ['devs', 'system:authenticated'] });
+    const sa = await kubectl(['auth', 'can-i', 'list', 'pods', '--as=system:serviceaccount:default:builder']);
+    expect([sa.code, sa.stdout]).toEqual([1, 'no\n']);
+    expect(await ok(['auth', 'can-i', 'create', 'selfsubjectaccessreviews', '--as=jane'])).toBe('yes\n');
+  });
 });

@@ -333,3 +333,23 @@ describe('pod subresources of a pod without a node', () => {
     expect(missing.status).toBe(404);
   });
 });
+
+describe('impersonation', () => {
+  it('needs the impersonate verb: a ServiceAccount may not act as another user (403 as upstream)', async () => {
+    await server.request(`${NS}/serviceaccounts`, { method: 'POST', body: { metadata: { name: 'actor' } } });
+    const issued = await server.request(`${NS}/serviceaccounts/actor/token`, { method: 'POST', body: {} });
+    const token = (issued.json as { status: { token: string } }).status.token;
+    const res = await server.request('/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+      method: 'POST',
+      token,
+      headers: { 'impersonate-user': 'jane' },
+      body: {},
+    });
+    expect(res.status).toBe(403);
+    expect((res.json as { message: string }).message).toBe(
+      'users "jane" is forbidden: User "system:serviceaccount:default:actor" cannot impersonate resource "users" in API group "" at the cluster scope',
+    );
+    const groupsOnly = await server.request('/api', { headers: { 'impersonate-group': 'devs' } });
+    expect(groupsOnly.status).toBe(500);
+  });
+});
