@@ -271,7 +271,7 @@ function impersonate(req: IncomingMessage, requestor: UserInfo): UserInfo | unde
         subresource: key,
         name: value,
       });
-      (extra[key] ??= []).push(value);
+      extra[key] = [...(extra[key] ?? []), value];
     }
   }
   let finalGroups = [...groups];
