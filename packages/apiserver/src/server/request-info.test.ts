@@ -66,4 +66,30 @@ describe('request paths', () => {
     expect(parseRequestPath('/api/v1/namespaces/default/configmaps/a%2Eb')).toMatchObject({ name: 'a.b' });
     expect(() => parseRequestPath('/api/v1/namespaces/%E0%A4%A/configmaps')).toThrow(/invalid path/);
   });
+
+  it('reads the deprecated watch prefix right after the version, as RequestInfoFactory does', () => {
+    expect(parseRequestPath('/api/v1/watch/namespaces/default/pods/web')).toEqual({
+      kind: 'resource',
+      group: '',
+      version: 'v1',
+      namespace: 'default',
+      resource: 'pods',
+      name: 'web',
+      watchPath: true,
+    });
+    expect(parseRequestPath('/apis/apps/v1/watch/deployments')).toMatchObject({
+      namespace: '',
+      resource: 'deployments',
+      watchPath: true,
+    });
+    expect(parseRequestPath('/api/v1/watch/namespaces/kube-system')).toMatchObject({
+      namespace: '',
+      resource: 'namespaces',
+      name: 'kube-system',
+      watchPath: true,
+    });
+    expect(parseRequestPath('/api/v1/watch')).toEqual({ kind: 'unknown' });
+    // a resource merely named like the prefix further down is not the prefix
+    expect(parseRequestPath('/api/v1/namespaces/default/watch')).toMatchObject({ resource: 'watch' });
+  });
 });
