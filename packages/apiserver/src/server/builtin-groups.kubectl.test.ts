@@ -206,6 +206,21 @@ describe('real kubectl against every common group', () => {
     ).toContain('spec.clusterIPs[0]: Invalid value: ["10.96.0.9"]: may not change once set');
   });
 
+  it('kubectl certificate approve writes the Approved condition through the approval subresource', async () => {
+    const request = Buffer.from(
+      '-----BEGIN CERTIFICATE REQUEST-----\nMIIBAA==\n-----END CERTIFICATE REQUEST-----\n',
+    ).toString('base64');
+    const csr = `apiVersion: certificates.k8s.io/v1\nkind: CertificateSigningRequest\nmetadata: { name: jane }\nspec:\n  request: ${request}\n  signerName: kubernetes.io/kube-apiserver-client\n  usages: [client auth]\n`;
+    await ok(['create', '-f', '-'], { input: csr });
+    expect(await ok(['get', 'csr', 'jane'])).toMatch(
+      /jane\s+\S+\s+kubernetes\.io\/kube-apiserver-client\s+\S*\s*<none>\s+Pending/,
+    );
+    expect(await ok(['certificate', 'approve', 'jane'])).toContain(
+      'certificatesigningrequest.certificates.k8s.io/jane approved',
+    );
+    expect(await ok(['get', 'csr', 'jane', '-o', 'jsonpath={.status.conditions[0].type}'])).toBe('Approved');
+  });
+
   it('field selectors kube-apiserver supports', async () => {
     await ok(['cordon', 'worker-1']);
     expect(await ok(['get', 'nodes', '--field-selector=spec.unschedulable=true', '-o', 'name'])).toBe(

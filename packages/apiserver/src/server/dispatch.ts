@@ -40,6 +40,15 @@ function resolve(server: ServerContext, target: ResourceTarget): ApiResource {
   return resource;
 }
 
+/** A CertificateSigningRequest's `approval` subresource writes its status conditions, as `status` does. */
+function csrApprovalAsStatus(target: ResourceTarget): ResourceTarget {
+  const approval =
+    target.subresource === 'approval' &&
+    target.group === 'certificates.k8s.io' &&
+    target.resource === 'certificatesigningrequests';
+  return approval ? { ...target, subresource: 'status' } : target;
+}
+
 function verbAllowed(resource: ApiResource, verb: string): void {
   if (!resource.verbs.includes(verb)) throw methodNotSupported(resource.group, resource.plural, verb);
 }
@@ -54,9 +63,10 @@ export async function dispatchResource(
   server: ServerContext,
   req: IncomingMessage,
   res: ServerResponse,
-  target: ResourceTarget,
+  requested: ResourceTarget,
   query: URLSearchParams,
 ): Promise<void> {
+  const target = csrApprovalAsStatus(requested);
   await requireLiveServiceAccount(server, req);
   const resource = resolve(server, target);
   const ctx: RequestContext = {
