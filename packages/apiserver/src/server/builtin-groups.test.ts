@@ -202,6 +202,46 @@ describe('RBAC names', () => {
   });
 });
 
+describe('ClusterRoles', () => {
+  const path = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
+  it('cluster-admin and its binding to system:masters exist from the start', async () => {
+    const role = (await t.request(`${path}/cluster-admin`)).json as Json;
+    expect(role.rules).toEqual([
+      { apiGroups: ['*'], resources: ['*'], verbs: ['*'] },
+      { nonResourceURLs: ['*'], verbs: ['*'] },
+    ]);
+    const binding = (await t.request('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/cluster-admin'))
+      .json as Json;
+    expect(binding.subjects).toEqual([
+      { apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:masters' },
+    ]);
+  });
+
+  it('an aggregated ClusterRole gets the rules of the roles its selectors match, and follows them', async () => {
+    const label = 'rbac.example.com/aggregate-to-monitoring';
+    await post(path, {
+      metadata: { name: 'monitoring' },
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [label]: 'true' } }] },
+    });
+    const pods = { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] };
+    const nodes = { apiGroups: [''], resources: ['nodes'], verbs: ['get'] };
+    await post(path, { metadata: { name: 'mon-b', labels: { [label]: 'true' } }, rules: [pods, nodes] });
+    await post(path, { metadata: { name: 'mon-a', labels: { [label]: 'true' } }, rules: [pods] });
+    await post(path, {
+      metadata: { name: 'unrelated' },
+      rules: [{ apiGroups: ['apps'], resources: ['*'], verbs: ['*'] }],
+    });
+    const rules = async () => ((await t.request(`${path}/monitoring`)).json as Json).rules;
+    await eventually(async () =>
+      JSON.stringify(await rules()) === JSON.stringify([pods, nodes]) ? true : undefined,
+    );
+    expect((await t.request(`${path}/mon-b`, { method: 'DELETE' })).status).toBe(200);
+    await eventually(async () =>
+      JSON.stringify(await rules()) === JSON.stringify([pods]) ? true : undefined,
+    );
+  });
+});
+
 describe('defaults users see', () => {
   it('defaults Services, PVCs, DaemonSets, CronJobs and NetworkPolicies as kube-apiserver does', async () => {
     const svc = (

@@ -8,6 +8,7 @@ import {
 } from '@converge/runtime';
 import type { Store } from '@converge/store';
 import type { MutableObject, Strategy } from './api-resource.ts';
+import { aggregateClusterRoles } from './clusterrole-aggregation.ts';
 import type { ResourceRegistry } from './resource-registry.ts';
 
 /**
@@ -15,7 +16,8 @@ import type { ResourceRegistry } from './resource-registry.ts';
  * controllers: the `kubernetes` Service in `default` with its Endpoints and EndpointSlice (the
  * apiserver's endpoint reconciler), and in every active namespace the `default` ServiceAccount (the
  * serviceaccounts controller) and the `kube-root-ca.crt` ConfigMap (the root-ca-cert-publisher),
- * recreated when deleted.
+ * recreated when deleted; the bootstrap `cluster-admin` ClusterRole and binding, and ClusterRole
+ * aggregation (clusterrole-aggregation.ts).
  */
 
 /** The ConfigMap every namespace holds with the cluster's CA bundle. */
@@ -47,6 +49,8 @@ interface Types {
   readonly endpointSlice: ResourceType;
   readonly serviceAccount: ResourceType;
   readonly configMap: ResourceType;
+  readonly clusterRole: ResourceType | undefined;
+  readonly clusterRoleBinding: ResourceType | undefined;
   readonly serviceStrategy: Strategy;
 }
 
@@ -75,6 +79,8 @@ function typesOf(registry: ResourceRegistry): Types | undefined {
     endpointSlice,
     serviceAccount,
     configMap,
+    clusterRole: storage('rbac.authorization.k8s.io', 'v1', 'clusterroles'),
+    clusterRoleBinding: storage('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings'),
     serviceStrategy: service.strategy,
   };
 }
@@ -179,6 +185,31 @@ async function kubernetesService(options: ClusterDefaultsOptions, types: Types):
   );
 }
 
+const BOOTSTRAP_LABELS = { 'kubernetes.io/bootstrapping': 'rbac-defaults' };
+const AUTOUPDATE = { 'rbac.authorization.kubernetes.io/autoupdate': 'true' };
+
+/** kube-apiserver's bootstrap `cluster-admin` ClusterRole and its binding to `system:masters`. */
+async function clusterAdmin(options: ClusterDefaultsOptions, types: Types): Promise<void> {
+  if (types.clusterRole === undefined || types.clusterRoleBinding === undefined) return;
+  const metadata = { name: 'cluster-admin', labels: BOOTSTRAP_LABELS, annotations: AUTOUPDATE };
+  await ensure(options.store, types.clusterRole, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata,
+    rules: [
+      { apiGroups: ['*'], resources: ['*'], verbs: ['*'] },
+      { nonResourceURLs: ['*'], verbs: ['*'] },
+    ],
+  });
+  await ensure(options.store, types.clusterRoleBinding, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { ...metadata },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:masters' }],
+  });
+}
+
 function isActive(namespace: KubeObject): boolean {
   const phase = (namespace as unknown as { status?: { phase?: unknown } }).status?.phase;
   return namespace.metadata.deletionTimestamp === undefined && phase !== 'Terminating';
@@ -249,6 +280,10 @@ export async function startClusterDefaults(options: ClusterDefaultsOptions): Pro
   const types = typesOf(options.registry);
   if (types === undefined) return;
   await kubernetesService(options, types);
+  await clusterAdmin(options, types);
+  const clusterRole = types.clusterRole;
+  if (clusterRole !== undefined)
+    void follow(options, clusterRole, () => aggregateClusterRoles(options.store, clusterRole));
   const forNamespace = (name: string) => namespaceDefaults(options, types, name);
   void follow(options, types.namespace, async (event) => {
     if (event.type !== 'DELETED') await forNamespace(String(event.object.metadata.name));
