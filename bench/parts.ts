@@ -20,6 +20,8 @@ export interface PartSpec {
   readonly smallEnv: Readonly<Record<string, string>>;
   readonly fullTimeoutMs: number;
   readonly smallTimeoutMs: number;
+  /** Rough seconds of the small run on an idle 2-core machine: the longest start first. */
+  readonly smallSeconds: number;
   /** Writes a {@link PartResult} to BENCH_RESULT_FILE (else the report reads its PASS/FAIL lines). */
   readonly structured: boolean;
 }
@@ -63,6 +65,7 @@ export const PARTS: readonly PartSpec[] = [
     },
     fullTimeoutMs: 150 * MIN,
     smallTimeoutMs: 2 * MIN,
+    smallSeconds: 20,
     structured: true,
   },
   {
@@ -76,6 +79,7 @@ export const PARTS: readonly PartSpec[] = [
     smallEnv: { BENCH_OBJECTS: '2000', BENCH_RUNS: '1' },
     fullTimeoutMs: 20 * MIN,
     smallTimeoutMs: MIN,
+    smallSeconds: 2,
     structured: false,
   },
   {
@@ -89,6 +93,7 @@ export const PARTS: readonly PartSpec[] = [
     smallEnv: { BENCH_RATES: '100', BENCH_SECONDS: '1', BENCH_OBJECTS: '200', BENCH_RUNS: '1' },
     fullTimeoutMs: 30 * MIN,
     smallTimeoutMs: MIN,
+    smallSeconds: 6,
     structured: true,
   },
   {
@@ -110,6 +115,7 @@ export const PARTS: readonly PartSpec[] = [
     },
     fullTimeoutMs: 30 * MIN,
     smallTimeoutMs: MIN,
+    smallSeconds: 4,
     structured: false,
   },
   {
@@ -126,9 +132,11 @@ export const PARTS: readonly PartSpec[] = [
       BENCH_CREATES: '50',
       BENCH_WATCHERS: '10',
       BENCH_CHANGES: '10',
+      BENCH_PODS: '200',
     },
     fullTimeoutMs: 30 * MIN,
     smallTimeoutMs: MIN,
+    smallSeconds: 4,
     structured: false,
   },
   {
@@ -142,6 +150,7 @@ export const PARTS: readonly PartSpec[] = [
     smallEnv: { BENCH_CREATES: '50', BENCH_ROUNDS: '1' },
     fullTimeoutMs: 20 * MIN,
     smallTimeoutMs: MIN,
+    smallSeconds: 4,
     structured: false,
   },
   {
@@ -155,6 +164,7 @@ export const PARTS: readonly PartSpec[] = [
     smallEnv: { BENCH_RUNS: '1' },
     fullTimeoutMs: 10 * MIN,
     smallTimeoutMs: MIN,
+    smallSeconds: 2,
     structured: false,
   },
   {
@@ -168,6 +178,7 @@ export const PARTS: readonly PartSpec[] = [
     smallEnv: { BENCH_OBJECTS: '500', BENCH_RUNS: '1', BENCH_WRITES: '50' },
     fullTimeoutMs: 30 * MIN,
     smallTimeoutMs: MIN,
+    smallSeconds: 4,
     structured: true,
   },
   {
@@ -181,6 +192,7 @@ export const PARTS: readonly PartSpec[] = [
     smallEnv: { BENCH_KEYS: '10000', BENCH_RUNS: '1' },
     fullTimeoutMs: 20 * MIN,
     smallTimeoutMs: MIN,
+    smallSeconds: 15,
     structured: false,
   },
   {
@@ -194,6 +206,7 @@ export const PARTS: readonly PartSpec[] = [
     smallEnv: { BENCH_SIZES: '500', BENCH_RESTARTS: '1' },
     fullTimeoutMs: 20 * MIN,
     smallTimeoutMs: MIN,
+    smallSeconds: 4,
     structured: false,
   },
   {
@@ -212,6 +225,7 @@ export const PARTS: readonly PartSpec[] = [
     },
     fullTimeoutMs: 10 * MIN,
     smallTimeoutMs: MIN,
+    smallSeconds: 1,
     structured: false,
   },
   {
@@ -225,6 +239,7 @@ export const PARTS: readonly PartSpec[] = [
     smallEnv: { LEADER_SOAK_REPETITIONS: '2' },
     fullTimeoutMs: 30 * MIN,
     smallTimeoutMs: MIN,
+    smallSeconds: 9,
     structured: false,
   },
 ];

@@ -10,7 +10,8 @@
  *   touched. It checks that every part runs and that every correctness check holds; it never
  *   fails on a missed goal (test/bench/bench-small.test.ts runs it in CI).
  * - `--only a,b` runs those parts (names in bench/parts.ts); `--out DIR` puts logs, results, the
- *   report and the charts there.
+ *   report and the charts there; `--write-report` writes BENCHMARKS.md and bench/charts even with
+ *   `--only` (the report lists the parts that ran).
  *
  * Exit status 1 when a part exits non-zero (a correctness check failed), times out or cannot run.
  */
@@ -31,6 +32,8 @@ interface Options {
   readonly only: readonly string[] | undefined;
   readonly out: string;
   readonly parallel: number;
+  /** Write BENCHMARKS.md and bench/charts even with --only (a partial full run). */
+  readonly writeReport: boolean;
 }
 
 function parseArgs(argv: readonly string[]): Options {
@@ -38,6 +41,7 @@ function parseArgs(argv: readonly string[]): Options {
   let only: string[] | undefined;
   let out: string | undefined;
   let parallel: number | undefined;
+  let writeReport = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     const [flag, inline] = arg.includes('=')
@@ -52,7 +56,11 @@ function parseArgs(argv: readonly string[]): Options {
     else if (flag === '--only') only = value().split(',');
     else if (flag === '--out') out = value();
     else if (flag === '--parallel') parallel = Number(value());
-    else throw new Error(`unknown argument ${arg} (known: --small, --only a,b, --out DIR, --parallel N)`);
+    else if (flag === '--write-report') writeReport = true;
+    else
+      throw new Error(
+        `unknown argument ${arg} (known: --small, --only a,b, --out DIR, --parallel N, --write-report)`,
+      );
   }
   if (only !== undefined) {
     const unknown = only.filter((name) => !PARTS.some((p) => p.name === name));
@@ -65,7 +73,8 @@ function parseArgs(argv: readonly string[]): Options {
     small,
     only,
     out: out ?? (small ? mkdtempSync(join(os.tmpdir(), 'converge-bench-')) : join(ROOT, 'bench', 'out')),
-    parallel: parallel ?? (small ? 2 : 1),
+    parallel: parallel ?? (small ? 3 : 1),
+    writeReport: writeReport && !small,
   };
 }
 
@@ -168,6 +177,8 @@ async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   for (const dir of ['results', 'logs']) mkdirSync(join(options.out, dir), { recursive: true });
   const selected = PARTS.filter((p) => options.only === undefined || options.only.includes(p.name));
+  // Small runs go several at a time: the longest first, so the run ends soon after it.
+  if (options.small) selected.sort((a, b) => b.smallSeconds - a.smallSeconds);
   const startedAt = new Date();
   const loadAtStart = loadAverage();
   console.log(
