@@ -42,6 +42,7 @@ import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import type { KubeObject, ResourceType } from '@converge/runtime';
 import { createApiServer } from '../packages/apiserver/src/server/api-server.ts';
 import { WatchEncoder } from '../packages/apiserver/src/server/watch-encoder.ts';
+import { benchPods } from './apiserver-protobuf.ts';
 import {
   type ChangesReply,
   type ClientRequest,
@@ -60,6 +61,7 @@ const RUNS = positiveInt('BENCH_RUNS', 5);
 const CREATES = positiveInt('BENCH_CREATES', 1_000);
 const WATCHERS = positiveInt('BENCH_WATCHERS', 100);
 const CHANGES = positiveInt('BENCH_CHANGES', 200);
+const PODS = positiveInt('BENCH_PODS', 100_000);
 
 const GOAL_LIST_RATIO = 0.5;
 const GOAL_DELAY_MS = 50;
@@ -689,6 +691,25 @@ async function main(): Promise<void> {
       JSON.parse(configMapBody('bench-fanout', 'target', 0)) as KubeObject,
     );
     await benchFanout(client, api, () => server.openWatches, target.metadata.resourceVersion ?? '');
+    console.log(`(${fmt((performance.now() - started) / 1000)} s)`);
+
+    console.log(
+      `\n## 4. Built-in kinds: LIST of ${PODS.toLocaleString('en-US')} Pods, protobuf vs JSON; strict creates\n`,
+    );
+    started = performance.now();
+    await server.store.create(namespaces, namespaceObject('bench-pods'));
+    await benchPods({
+      store: server.store,
+      pods: find('Pod'),
+      url,
+      token,
+      count: PODS,
+      runs: RUNS,
+      creates: CREATES,
+      check,
+      verdict,
+      table,
+    });
     console.log(`(${fmt((performance.now() - started) / 1000)} s)`);
   } finally {
     client.close();

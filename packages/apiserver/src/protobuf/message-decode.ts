@@ -36,6 +36,8 @@ const MAX_DEPTH = 64;
 
 const utf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
+const SCALARS: ReadonlySet<string> = new Set(['string', 'bool', 'int32', 'int64', 'bytes']);
+
 function isZero(value: unknown): boolean {
   return value === '' || value === 0 || value === false;
 }
@@ -202,8 +204,15 @@ export function decodeFields(
     } else {
       const decoded = value(reader, tag, type, name, depth);
       if (decoded === undefined) delete target[json];
-      else if (isZero(decoded) && !info.required.has(json) && !POINTER_SCALARS.has(json)) delete target[json];
-      else setOwn(target, json, decoded);
+      // Go's omitempty drops zero scalars; a struct (IntOrString, Quantity) is never empty to it.
+      else if (
+        isZero(decoded) &&
+        SCALARS.has(type) &&
+        !info.required.has(json) &&
+        !POINTER_SCALARS.has(json)
+      ) {
+        delete target[json];
+      } else setOwn(target, json, decoded);
     }
   }
   return target;

@@ -1,3 +1,4 @@
+import type { ProtoRow } from '../builtin/index.ts';
 import { type MessageInfo, messageInfo } from './message-decode.ts';
 import { parseDuration, parseTime, wellKnown } from './well-known.ts';
 
@@ -190,36 +191,67 @@ function value(out: ProtoBuffer, field: number, type: string, item: unknown, dep
   out.bytes(field, sub.view());
 }
 
-/** Writes the fields of `object` (its JSON form) as message `info`, in field-number order. */
+/** Rows by JSON name, for messages without embedded structs (most): encoding walks the object's keys. */
+const byJson = new WeakMap<MessageInfo, ReadonlyMap<string, ProtoRow> | null>();
+
+function rowsByJson(info: MessageInfo): ReadonlyMap<string, ProtoRow> | null {
+  let map = byJson.get(info);
+  if (map === undefined) {
+    map = info.rows.some((row) => row[3] === 'inline')
+      ? null
+      : new Map(info.rows.map((row) => [row[0], row]));
+    byJson.set(info, map);
+  }
+  return map;
+}
+
+function field(out: ProtoBuffer, row: ProtoRow, item: unknown, depth: number): void {
+  const [, number, type, label] = row;
+  if (item === undefined || item === null) return;
+  if (label === 'repeated') {
+    if (Array.isArray(item)) for (const element of item) value(out, number, type, element, depth);
+  } else if (label === 'map') {
+    if (typeof item !== 'object' || Array.isArray(item)) return;
+    const map = item as Record<string, unknown>;
+    for (const key of Object.keys(map).sort()) {
+      const entry = child(depth + 1);
+      entry.string(1, key);
+      value(entry, 2, type, map[key], depth + 1);
+      out.bytes(number, entry.view());
+    }
+  } else value(out, number, type, item, depth);
+}
+
+/**
+ * Writes the fields of `object` (its JSON form) as message `info`: in the object's key order for
+ * plain messages (protobuf readers accept any order), in field-number order when the message
+ * embeds structs (their fields are gathered from the same object).
+ */
 export function encodeFields(
   out: ProtoBuffer,
   info: MessageInfo,
   object: Readonly<Record<string, unknown>>,
   depth: number,
 ): void {
-  for (const [json, number, type, label] of info.rows) {
-    if (label === 'inline') {
-      const embedded = messageInfo(type);
+  const map = rowsByJson(info);
+  if (map !== null) {
+    for (const key in object) {
+      const row = map.get(key);
+      if (row !== undefined && Object.hasOwn(object, key)) field(out, row, object[key], depth);
+    }
+    return;
+  }
+  for (const row of info.rows) {
+    if (row[3] === 'inline') {
+      const embedded = messageInfo(row[2]);
       if (embedded === undefined) continue;
       const sub = child(depth + 1);
       encodeFields(sub, embedded, object, depth + 1);
-      out.bytes(number, sub.view());
+      out.bytes(row[1], sub.view());
       continue;
     }
-    const item = Object.hasOwn(object, json) ? object[json] : undefined;
-    if (item === undefined || item === null) continue;
-    if (label === 'repeated') {
-      if (Array.isArray(item)) for (const element of item) value(out, number, type, element, depth);
-    } else if (label === 'map') {
-      if (typeof item !== 'object' || Array.isArray(item)) continue;
-      const map = item as Record<string, unknown>;
-      for (const key of Object.keys(map).sort()) {
-        const entry = child(depth + 1);
-        entry.string(1, key);
-        value(entry, 2, type, map[key], depth + 1);
-        out.bytes(number, entry.view());
-      }
-    } else value(out, number, type, item, depth);
+    const item = Object.hasOwn(object, row[0]) ? object[row[0]] : undefined;
+    field(out, row, item, depth);
   }
 }
 
