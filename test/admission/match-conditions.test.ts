@@ -129,7 +129,8 @@ describe('matchConditions decide whether a webhook is called', () => {
     expect(created.status).toBe(201);
     const skipped = await api.request(CM, { method: 'POST', body: configMap('m1') });
     const patched = await api.request(CM, { method: 'POST', body: configMap('m2', { defaultMe: 'y' }) });
-    expect((skipped.json as { data?: object }).data).toEqual({});
+    // `data: {}` is not echoed (omitempty), as kube-apiserver encodes a ConfigMap
+    expect((skipped.json as { data?: object }).data).toBeUndefined();
     expect((patched.json as { data?: object }).data).toEqual({ defaultMe: 'y', defaulted: 'true' });
     expect(hooks.calls).toEqual(['/default m2']);
   });
