@@ -16,6 +16,8 @@ export interface ScaleSpec {
   readonly labelSelectorPath?: string;
   /** Built-in workloads: `status.selector` is `spec.selector` (a LabelSelector) rendered as a string. */
   readonly selectorFromSpec?: boolean;
+  /** With `selectorFromSpec`: `spec.selector` is a label map (ReplicationControllers). */
+  readonly selectorIsMap?: boolean;
 }
 
 /** What a strategy hook knows about the request. */
@@ -72,7 +74,11 @@ export interface ObjectConversion {
    * The objects in `desiredApiVersion`, in order; those already in it are returned as they are.
    * `listKind` marks a list (converted in one call).
    */
-  convert(objects: readonly JsonObject[], desiredApiVersion: string, listKind?: string): Promise<JsonObject[]>;
+  convert(
+    objects: readonly JsonObject[],
+    desiredApiVersion: string,
+    listKind?: string,
+  ): Promise<JsonObject[]>;
 }
 
 /**

@@ -202,6 +202,24 @@ describe('RBAC names', () => {
   });
 });
 
+describe('ReplicationControllers', () => {
+  it('default selector and labels from the template and serve a Scale with the selector', async () => {
+    const path = '/api/v1/namespaces/default/replicationcontrollers';
+    const rc = (
+      await post(path, { metadata: { name: 'old' }, spec: { template: podTemplate({ app: 'old' }) } })
+    ).json as Json;
+    expect(rc.spec).toMatchObject({ replicas: 1, selector: { app: 'old' } });
+    expect((rc.metadata as Json).labels).toEqual({ app: 'old' });
+    const scale = (await t.request(`${path}/old/scale`)).json as Json;
+    expect(scale).toMatchObject({
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      spec: { replicas: 1 },
+      status: { selector: 'app=old' },
+    });
+  });
+});
+
 describe('ClusterRoles', () => {
   const path = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
   it('cluster-admin and its binding to system:masters exist from the start', async () => {

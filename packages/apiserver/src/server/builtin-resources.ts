@@ -36,7 +36,7 @@ function resourceOf(spec: BuiltinSpec, storage: ResourceType): ApiResource {
     storage,
     statusSubresource: spec.status !== undefined,
     emulateStatus: spec.status === 'emulated',
-    ...(spec.scale === true ? { scale: WORKLOAD_SCALE } : {}),
+    ...(spec.scale === true ? { scale: WORKLOAD_SCALE } : spec.scale ? { scale: spec.scale } : {}),
     strategy: spec.strategy,
     selectableFields: spec.selectableFields ?? [],
     ...(spec.fieldValue === undefined ? {} : { fieldValue: spec.fieldValue }),

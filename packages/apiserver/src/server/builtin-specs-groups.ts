@@ -154,7 +154,13 @@ export const GROUP_SPECS: readonly BuiltinSpec[] = [
     shortNames: ['rc'],
     categories: ['all'],
     status: 'native',
-    scale: true,
+    // status.selector from the label map spec.selector
+    scale: {
+      specReplicasPath: '.spec.replicas',
+      statusReplicasPath: '.status.replicas',
+      selectorFromSpec: true,
+      selectorIsMap: true,
+    },
     generation: true,
     strategy: replicationControllerStrategy,
     selectableFields: ['status.replicas'],

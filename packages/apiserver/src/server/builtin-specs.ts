@@ -37,7 +37,8 @@ export interface BuiltinSpec {
   readonly categories?: readonly string[];
   /** `native`: the store keeps status apart; `emulated`: the server does (status set on create). */
   readonly status?: 'native' | 'emulated';
-  readonly scale?: boolean;
+  /** `true`: the apps/v1 workloads' scale subresource; or how this kind's works. */
+  readonly scale?: boolean | ScaleSpec;
   readonly generation: boolean;
   readonly strategy: Strategy;
   readonly selectableFields?: readonly string[];

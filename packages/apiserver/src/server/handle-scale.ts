@@ -54,7 +54,11 @@ function scaleOf(object: KubeObject, spec: ScaleSpec): JsonObject {
   const status: JsonObject = { replicas: getPath(object, spec.statusReplicasPath) ?? 0 };
   const selector =
     spec.selectorFromSpec === true
-      ? labelSelectorString(getPath(object, '.spec.selector'))
+      ? labelSelectorString(
+          spec.selectorIsMap === true
+            ? { matchLabels: getPath(object, '.spec.selector') }
+            : getPath(object, '.spec.selector'),
+        )
       : spec.labelSelectorPath === undefined
         ? undefined
         : getPath(object, spec.labelSelectorPath);
