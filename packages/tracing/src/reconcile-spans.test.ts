@@ -8,7 +8,14 @@ import {
 } from '@converge/runtime';
 import { FakeBackend, settle, VirtualClock } from '@converge/runtime/testing';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import {
+  InMemorySpanExporter,
+  ParentBasedSampler,
+  type ReadableSpan,
+  SamplingDecision,
+  SimpleSpanProcessor,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { TraceAttributes as A } from './attributes.ts';
 import { attributesOf, modified, ms, pushController, recorder } from './test-harness.ts';
@@ -224,6 +231,44 @@ describe('a reconcile span', () => {
     }
     abort.abort();
     await Promise.all(running);
+  });
+});
+
+describe('a sampled-out reconcile', () => {
+  it('records nothing, its writes neither: they are its children, sampled with it', async () => {
+    const exporter = new InMemorySpanExporter();
+    // Roots are sampled unless they are reconciles; children follow their parent.
+    const sampler = new ParentBasedSampler({
+      root: {
+        shouldSample: (_, __, name) => ({
+          decision: name.startsWith('reconcile ')
+            ? SamplingDecision.NOT_RECORD
+            : SamplingDecision.RECORD_AND_SAMPLED,
+        }),
+        toString: () => 'not reconciles',
+      },
+    });
+    const provider = new TracerProvider({ sampler, spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+    const clock = new VirtualClock({ startMs: START });
+    const client = new Client({ backend: new FakeBackend({ clock }), clock });
+    const { controller, push } = pushController(clock, {
+      name: 'sampled',
+      reconciler: async ({ name }) => {
+        await client.create(deployments, deployment(name));
+      },
+    });
+    new Tracing({ tracerProvider: provider }).instrument(controller).instrument(client);
+    const abort = new AbortController();
+    const running = controller.start(abort.signal);
+    await clock.advance(0);
+    push('web', modified('web', '1'));
+    await settle();
+    await client.delete(deployments, { namespace: 'default', name: 'web' });
+    // Only the delete, made outside any reconcile, is a sampled root.
+    expect(exporter.getFinishedSpans().map((s) => s.name)).toEqual(['DELETE apps/v1 deployments']);
+    abort.abort();
+    await running;
+    await provider.shutdown();
   });
 });
 

@@ -1,6 +1,7 @@
 import type { Cause, ReconcileInfo, ReconcileInterceptor, ReconcileSummary } from '@converge/runtime';
 import {
   context,
+  isSpanContextValid,
   type Link,
   ROOT_CONTEXT,
   type Span,
@@ -37,8 +38,14 @@ export class ReconcileSpans implements ReconcileInterceptor {
       { kind: SpanKind.CONSUMER, root: true, attributes: reconcileAttributes(info) },
       ROOT_CONTEXT,
     );
-    // Links after the start: without an SDK (a span that records nothing) no cause costs anything.
-    if (span.isRecording() && info.causes.causes.length > 0) span.addLinks(this.#links(tracer, info));
+    if (!span.isRecording()) {
+      // No SDK (an invalid context: nothing to propagate), or a span sampled out (its context
+      // still goes to the children, so that they are sampled out too).
+      if (!isSpanContextValid(span.spanContext())) return run();
+    } else if (info.causes.causes.length > 0) {
+      // Links after the start: a span that records nothing costs no event span.
+      span.addLinks(this.#links(tracer, info));
+    }
     return context.with(trace.setSpan(ROOT_CONTEXT, span), run).then(
       (summary) => finish(span, summary),
       (error: unknown) => {
