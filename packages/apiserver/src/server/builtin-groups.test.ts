@@ -525,4 +525,52 @@ describe('random objects of the new kinds', () => {
       { numRuns: 150 },
     );
   });
+
+  it('updates and patches with random fields get a 200 or a 4xx Status, never a 5xx', async () => {
+    const valid: [string, Json][] = [
+      ['/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', { rules: [] }],
+      ['/apis/policy/v1/namespaces/default/poddisruptionbudgets', { spec: { minAvailable: 1 } }],
+      ['/apis/scheduling.k8s.io/v1/priorityclasses', { value: 10 }],
+      ['/apis/storage.k8s.io/v1/storageclasses', { provisioner: 'x' }],
+      ['/api/v1/nodes', { spec: {} }],
+      ['/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', { addressType: 'IPv4', endpoints: [] }],
+    ];
+    const objects: [string, Json][] = [];
+    for (const [path, body] of valid) {
+      const created = await post(path, { ...body, metadata: { name: 'target' } });
+      expect(created.status, created.text).toBe(201);
+      objects.push([`${path}/target`, created.json as Json]);
+    }
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...objects),
+        fc.dictionary(
+          fc.constantFrom(
+            'spec',
+            'rules',
+            'value',
+            'provisioner',
+            'addressType',
+            'endpoints',
+            'status',
+            'roleRef',
+          ),
+          fc.anything({ maxDepth: 3 }),
+          { maxKeys: 2 },
+        ),
+        fc.boolean(),
+        async ([path, current], extra, patch) => {
+          const r = patch
+            ? await t.request(path, {
+                method: 'PATCH',
+                body: extra,
+                headers: { 'content-type': 'application/merge-patch+json' },
+              })
+            : await put(path, { ...current, ...extra, metadata: { name: 'target' } });
+          expect(r.status, r.text).toBeLessThan(500);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
 });
