@@ -38,7 +38,8 @@ interface Axis {
 }
 
 function axis(values: readonly number[], log: boolean, from: number, to: number, zeroBased: boolean): Axis {
-  const usable = log ? values.filter((v) => v > 0) : values;
+  // Figures of a benchmark: anything beyond these bounds is a broken input, kept off the axis.
+  const usable = values.filter((v) => Number.isFinite(v) && Math.abs(v) < 1e15 && (!log || v >= 1e-9));
   let lo = usable.length === 0 ? 1 : Math.min(...usable);
   let hi = usable.length === 0 ? 10 : Math.max(...usable);
   if (log) {
@@ -54,7 +55,7 @@ function axis(values: readonly number[], log: boolean, from: number, to: number,
     };
   }
   if (zeroBased) lo = Math.min(0, lo);
-  if (hi === lo) hi = lo + 1;
+  if (hi - lo < 1e-9) hi = lo + 1;
   const rawStep = (hi - lo) / 5;
   const magnitude = 10 ** Math.floor(Math.log10(rawStep));
   const step = ([1, 2, 2.5, 5, 10].find((m) => m * magnitude >= rawStep) ?? 10) * magnitude;
@@ -69,7 +70,7 @@ function axis(values: readonly number[], log: boolean, from: number, to: number,
 export function renderChart(spec: ChartSpec): string {
   const xs = spec.series.flatMap((s) => [...s.points.map((p) => p.x), ...(s.failedAt ?? [])]);
   const ys = spec.series.flatMap((s) => s.points.flatMap((p) => [p.y, p.min, p.max]));
-  const finite = (v: number): boolean => Number.isFinite(v);
+  const finite = (v: number): boolean => Number.isFinite(v) && Math.abs(v) < 1e15;
   const x = axis(xs.filter(finite), spec.logX === true, LEFT, WIDTH - RIGHT, false);
   const y = axis(ys.filter(finite), spec.logY === true, HEIGHT - BOTTOM, TOP, true);
   const out: string[] = [
