@@ -271,6 +271,13 @@ describe('pod subresources of a pod without a node', () => {
       'container nope is not valid for pod idle',
     ]);
     expect((await server.request(`${NS}/pods/missing/log`)).status).toBe(404);
+    const options = await server.request(`${NS}/pods/idle/log?tailLines=-1&limitBytes=0`);
+    expect([options.status, (options.json as { message: string }).message]).toEqual([
+      422,
+      'PodLogOptions "idle" is invalid: [tailLines: Invalid value: -1: must be greater than or equal to 0, limitBytes: Invalid value: 0: must be greater than 0]',
+    ]);
+    expect((await server.request(`${NS}/pods/idle/log?tailLines=x`)).status).toBe(400);
+    expect((await server.request(`${NS}/pods/idle/log?tailLines=5&follow=true`)).text).toBe('');
   });
 
   it('binding sets spec.nodeName once (201 Success), then 409 already assigned', async () => {

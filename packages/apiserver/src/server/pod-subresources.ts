@@ -18,6 +18,7 @@ import type { ApiResource, JsonObject, MutableObject } from './api-resource.ts';
 import { readBodyValue, requireObject } from './body.ts';
 import type { RequestContext } from './context.ts';
 import { methodNotAllowed } from './errors.ts';
+import { cause, invalidObject } from './field-causes.ts';
 import { getStored } from './handle-update.ts';
 import { asObject, cloneJson } from './json-util.ts';
 import { parseWriteQuery } from './query.ts';
@@ -86,6 +87,7 @@ export async function handlePodSubresource(
     await bind(ctx, name);
     return;
   }
+  if (subresource === 'log') validateLogOptions(ctx.query, name);
   const pod = await getStored(ctx, name);
   if (subresource !== 'portforward') validateContainer(pod, ctx.query.get('container') ?? '');
   if (nodeName(pod) === '') {
@@ -118,6 +120,32 @@ async function noKubelet(ctx: RequestContext, node: string): Promise<never> {
   throw new InternalError(
     `error dialing backend: the embedded API server runs no kubelet for node ${JSON.stringify(node)}`,
   );
+}
+
+/** An int64 query parameter (absent: undefined; not a number: upstream's 400). */
+function int64Param(query: URLSearchParams, key: string): number | undefined {
+  const raw = query.get(key);
+  if (raw === null) return undefined;
+  if (!/^[+-]?[0-9]+$/.test(raw) || !Number.isSafeInteger(Number(raw)))
+    throw new BadRequestError(`strconv.ParseInt: parsing ${JSON.stringify(raw)}: invalid syntax`);
+  return Number(raw);
+}
+
+/** `ValidatePodLogOptions`: 422 `PodLogOptions "P" is invalid` before the pod is looked at. */
+function validateLogOptions(query: URLSearchParams, name: string): void {
+  const causes: StatusCause[] = [];
+  const tailLines = int64Param(query, 'tailLines');
+  const limitBytes = int64Param(query, 'limitBytes');
+  const sinceSeconds = int64Param(query, 'sinceSeconds');
+  if (tailLines !== undefined && tailLines < 0)
+    causes.push(cause.invalid('tailLines', tailLines, 'must be greater than or equal to 0'));
+  if (limitBytes !== undefined && limitBytes < 1)
+    causes.push(cause.invalid('limitBytes', limitBytes, 'must be greater than 0'));
+  if (sinceSeconds !== undefined && query.get('sinceTime') !== null)
+    causes.push(cause.forbidden('', 'at most one of `sinceTime` or `sinceSeconds` may be specified'));
+  else if (sinceSeconds !== undefined && sinceSeconds < 1)
+    causes.push(cause.invalid('sinceSeconds', sinceSeconds, 'must be greater than 0'));
+  if (causes.length > 0) throw invalidObject('PodLogOptions', '', name, causes);
 }
 
 function bindingCauses(target: JsonObject | undefined, read: BodyReader): StatusCause[] {
