@@ -36,6 +36,10 @@ describe('kubectl against the endpoints clients call', () => {
     expect(await ok(['auth', 'can-i', 'create', 'deployments'])).toBe('yes\n');
     const who = await ok(['auth', 'whoami', '-o', 'json']);
     expect(JSON.parse(who).status.userInfo.username).toBe('converge-admin');
+    // SelfSubjectRulesReview
+    const list = await ok(['auth', 'can-i', '--list']);
+    expect(list.split('\n')[0]).toMatch(/^Resources\s+Non-Resource URLs\s+Resource Names\s+Verbs$/);
+    expect(list).toMatch(/^\*\.\*\s+\[\]\s+\[\]\s+\[\*\]$/m);
   });
 
   it('kubectl create token prints a token the server authenticates', async () => {
