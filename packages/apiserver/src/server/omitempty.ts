@@ -22,12 +22,15 @@ const KEPT: ReadonlySet<string> = new Set([
   'io.k8s.api.rbac.v1.Role.rules',
 ]);
 
-/** What to do in one definition: fields to drop when empty, and fields to descend into. */
-interface Plan {
-  readonly droppable: readonly string[];
-  /** field → the definition of its value, of its items (`list`) or of its map values (`map`). */
-  readonly nested: readonly (readonly [field: string, definition: string, shape: 'one' | 'list' | 'map'])[];
+/** What to do with one field of a definition: drop it when empty, and/or descend into its value. */
+interface FieldPlan {
+  readonly droppable: boolean;
+  /** The definition of its value (`one`), of its items (`list`) or of its map values (`map`). */
+  readonly nested?: readonly [definition: string, shape: 'one' | 'list' | 'map'];
 }
+
+/** The fields of a definition that need anything done (absent: nothing to do in it). */
+type Plan = ReadonlyMap<string, FieldPlan>;
 
 const plans = new Map<string, Plan | undefined>();
 
@@ -38,23 +41,29 @@ function refOf(schema: DefinitionSchema | boolean | undefined): string | undefin
 function planOf(name: string): Plan | undefined {
   if (plans.has(name)) return plans.get(name);
   const schema = builtinDefinitions()[name];
-  let plan: Plan | undefined;
+  let plan: Map<string, FieldPlan> | undefined;
   if (schema?.properties !== undefined && schema['x-kubernetes-preserve-unknown-fields'] !== true) {
     const required = new Set(schema.required ?? []);
-    const droppable: string[] = [];
-    const nested: [string, string, 'one' | 'list' | 'map'][] = [];
+    plan = new Map();
     for (const [field, property] of Object.entries(schema.properties)) {
       const isMap = property.type === 'object' && property.additionalProperties !== undefined;
-      if ((property.type === 'array' || isMap) && !required.has(field) && !KEPT.has(`${name}.${field}`))
-        droppable.push(field);
+      const droppable =
+        (property.type === 'array' || isMap) && !required.has(field) && !KEPT.has(`${name}.${field}`);
       const one = refOf(property);
-      if (one !== undefined) nested.push([field, one, 'one']);
       const item = property.type === 'array' ? refOf(property.items) : undefined;
-      if (item !== undefined) nested.push([field, item, 'list']);
       const value = isMap ? refOf(property.additionalProperties) : undefined;
-      if (value !== undefined) nested.push([field, value, 'map']);
+      const nested: FieldPlan['nested'] =
+        one !== undefined
+          ? [one, 'one']
+          : item !== undefined
+            ? [item, 'list']
+            : value !== undefined
+              ? [value, 'map']
+              : undefined;
+      if (droppable || nested !== undefined)
+        plan.set(field, nested === undefined ? { droppable } : { droppable, nested });
     }
-    plan = droppable.length === 0 && nested.length === 0 ? undefined : { droppable, nested };
+    if (plan.size === 0) plan = undefined;
   }
   plans.set(name, plan);
   return plan;
@@ -65,21 +74,35 @@ function isObject(value: unknown): value is JsonObject {
 }
 
 function isEmpty(value: unknown): boolean {
-  return Array.isArray(value) ? value.length === 0 : isObject(value) && Object.keys(value).length === 0;
+  if (Array.isArray(value)) return value.length === 0;
+  if (!isObject(value)) return false;
+  for (const _ in value) return false;
+  return true;
 }
 
 function apply(definition: string, object: JsonObject, depth: number): void {
   if (depth > 64) return;
   const plan = planOf(definition);
   if (plan === undefined) return;
-  for (const field of plan.droppable) if (isEmpty(object[field])) delete object[field];
-  for (const [field, nested, shape] of plan.nested) {
+  for (const field in object) {
+    const step = plan.get(field);
+    if (step === undefined) continue;
     const value = object[field];
-    if (shape === 'one' && isObject(value)) apply(nested, value, depth + 1);
-    else if (shape === 'list' && Array.isArray(value)) {
-      for (const item of value) if (isObject(item)) apply(nested, item, depth + 1);
-    } else if (shape === 'map' && isObject(value)) {
-      for (const item of Object.values(value)) if (isObject(item)) apply(nested, item, depth + 1);
+    if (step.droppable && isEmpty(value)) {
+      delete object[field];
+      continue;
+    }
+    if (step.nested === undefined) continue;
+    const [nested, shape] = step.nested;
+    if (shape === 'one') {
+      if (isObject(value)) apply(nested, value, depth + 1);
+    } else if (shape === 'list') {
+      if (Array.isArray(value)) for (const item of value) if (isObject(item)) apply(nested, item, depth + 1);
+    } else if (isObject(value)) {
+      for (const key in value) {
+        const item = value[key];
+        if (isObject(item)) apply(nested, item, depth + 1);
+      }
     }
   }
 }
