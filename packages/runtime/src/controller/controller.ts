@@ -20,7 +20,13 @@ import {
 } from '../workqueue/index.ts';
 import { ShutdownTimeoutError, SourceFailedError, SourceSyncError } from './errors.ts';
 import { type ControllerKeyInfo, keyInfo, type LastError } from './inspect.ts';
-import { type Finished, intercept, joinInterceptors, type ReconcileInterceptor } from './intercept.ts';
+import {
+  type Finished,
+  intercept,
+  joinInterceptors,
+  type ReconcileInterceptor,
+  reconcileInfo,
+} from './intercept.ts';
 import { invoke } from './invoke.ts';
 import type { ControllerMetrics, ControllerOptions, ReconcileResultLabel } from './options.ts';
 
@@ -361,17 +367,15 @@ export class Controller<R> implements Runnable {
     const causes = this.#queue.causesOf(request);
     const interceptor = this.#interceptor;
     if (interceptor === undefined) return this.#run(request, stopSignal, id, failures, causes);
-    const kind = this.#kindOf?.(request);
-    const info = {
-      controller: this.name,
-      reconcileId: id,
-      key: this.#keyOf(request),
+    const info = reconcileInfo(
+      this.name,
+      id,
+      this.#keyOf(request),
       request,
-      ...objectKeyOf(request),
-      ...(kind === undefined ? {} : { kind }),
+      this.#kindOf?.(request),
       failures,
       causes,
-    };
+    );
     return intercept(interceptor, info, () => this.#run(request, stopSignal, id, failures, causes));
   }
 
@@ -582,14 +586,6 @@ function finishedFields(result: ReconcileResultLabel, durationMs: number, outcom
   return c.kind === 'requeueAfter'
     ? { result, durationMs, requeueAfterMs: c.afterMs }
     : { result, durationMs };
-}
-
-/** The namespace and name of a request that is an object key. */
-function objectKeyOf(request: unknown): { namespace?: string; name?: string } {
-  if (typeof request !== 'object' || request === null) return {};
-  const { namespace, name } = request as { namespace?: unknown; name?: unknown };
-  if (typeof name !== 'string') return {};
-  return typeof namespace === 'string' && namespace !== '' ? { namespace, name } : { name };
 }
 
 /** The causes of a run as log fields: short texts, and the count let go when there is one. */

@@ -60,6 +60,36 @@ export interface ReconcileInterceptor {
   aroundReconcile(info: ReconcileInfo, run: () => Promise<ReconcileSummary>): Promise<unknown>;
 }
 
+/** The info of a run. @internal */
+export function reconcileInfo(
+  controller: string,
+  reconcileId: string,
+  key: string,
+  request: unknown,
+  kind: string | undefined,
+  failures: number,
+  causes: CauseSet,
+): ReconcileInfo {
+  return {
+    controller,
+    reconcileId,
+    key,
+    request,
+    ...objectKeyOf(request),
+    ...(kind === undefined ? {} : { kind }),
+    failures,
+    causes,
+  };
+}
+
+/** The namespace and name of a request that is an object key. */
+function objectKeyOf(request: unknown): { namespace?: string; name?: string } {
+  if (typeof request !== 'object' || request === null) return {};
+  const { namespace, name } = request as { namespace?: unknown; name?: unknown };
+  if (typeof name !== 'string') return {};
+  return typeof namespace === 'string' && namespace !== '' ? { namespace, name } : { name };
+}
+
 /** What a run reports to the controller. @internal */
 export interface Finished {
   readonly label: ReconcileResultLabel;
