@@ -234,6 +234,46 @@ describe('a reconcile span', () => {
   });
 });
 
+describe('links', () => {
+  it('are bounded by the queue’s maxCausesPerKey; the rest are counted; a timed-out run says so', async () => {
+    const clock = new VirtualClock({ startMs: START });
+    const { controller, push } = pushController(clock, {
+      name: 'bounded',
+      maxCausesPerKey: 3,
+      reconcileTimeoutMs: 100,
+      abandonGraceMs: 10,
+      reconciler: async ({ name }, { signal }) => {
+        if (name === 'slow') await clock.sleep(50);
+        if (name === 'hang')
+          await new Promise((_, reject) =>
+            signal.addEventListener('abort', () => reject(signal.reason as Error)),
+          );
+      },
+    });
+    new Tracing({ tracerProvider: rec.provider }).instrument(controller);
+    const abort = new AbortController();
+    const running = controller.start(abort.signal);
+    await clock.advance(0);
+    push('slow', modified('slow', '1'));
+    for (let rv = 1; rv <= 20; rv++) push('web', modified('web', String(rv)));
+    await clock.advance(60);
+    push('hang', modified('hang', '1'));
+    await clock.advance(200);
+    await settle();
+    const web = rec.named('reconcile bounded').find((s) => s.attributes[A.objectName] === 'web');
+    expect(web?.attributes[A.causes]).toBe(3);
+    expect(web?.attributes[A.causesDropped]).toBe(17);
+    expect(web?.links.map((l) => l.attributes?.[A.objectResourceVersion])).toEqual(['18', '19', '20']);
+    expect(rec.named('modified Widget')).toHaveLength(3 + 1 + 1);
+    const hang = rec.named('reconcile bounded').find((s) => s.attributes[A.objectName] === 'hang');
+    expect(hang?.attributes[A.timedOut]).toBe(true);
+    expect(hang?.attributes[A.errorType]).toBe('CONVERGE_ERR_RECONCILE_TIMEOUT');
+    expect(hang?.status.code).toBe(SpanStatusCode.ERROR);
+    abort.abort();
+    await running;
+  });
+});
+
 describe('a sampled-out reconcile', () => {
   it('records nothing, its writes neither: they are its children, sampled with it', async () => {
     const exporter = new InMemorySpanExporter();
