@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { omitEmpty } from './omitempty.ts';
 import { startTestServer, type TestServer } from './test-support.ts';
@@ -84,5 +85,44 @@ describe('omitempty: empty maps and lists are neither stored nor echoed (as Go e
       object,
     );
     expect(object).toEqual({ metadata: { name: 'w' }, spec: { items: [], tags: {} } });
+  });
+
+  it('is idempotent, keeps non-empty values and never throws on any JSON (fast-check)', () => {
+    const storage = {
+      group: 'apps',
+      version: 'v1',
+      kind: 'Deployment',
+      plural: 'deployments',
+      namespaced: true,
+    };
+    const empty = fc.constantFrom<unknown>([], {});
+    const value = fc.oneof(empty, fc.jsonValue({ maxDepth: 4 }));
+    const object = fc.record({
+      metadata: fc.record({ labels: value, annotations: value, finalizers: value, name: fc.string() }),
+      spec: fc.record({
+        template: fc.record({ spec: fc.record({ containers: value, volumes: value, nodeSelector: value }) }),
+      }),
+    });
+    fc.assert(
+      fc.property(object, (input) => {
+        const once = structuredClone(input) as Record<string, unknown>;
+        omitEmpty({ storage }, once);
+        const twice = structuredClone(once);
+        omitEmpty({ storage }, twice);
+        expect(twice).toEqual(once);
+        const meta = once.metadata as Record<string, unknown>;
+        for (const key of ['labels', 'annotations', 'finalizers']) {
+          const v = meta[key];
+          if (Array.isArray(v)) expect(v.length).toBeGreaterThan(0);
+          else if (typeof v === 'object' && v !== null) expect(Object.keys(v).length).toBeGreaterThan(0);
+        }
+        const podSpec = (once.spec as { template: { spec: Record<string, unknown> } }).template.spec;
+        // required: never dropped (items may lose their own empty fields)
+        const before = input.spec.template.spec.containers;
+        if (Array.isArray(before)) expect((podSpec.containers as unknown[]).length).toBe(before.length);
+        else expect(podSpec.containers).toEqual(before);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
