@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestResponse, type TestServer } from './test-support.ts';
@@ -73,6 +76,29 @@ describe('what the apiserver and controller-manager create', () => {
       const r = await t.request('/api/v1/namespaces/fresh/serviceaccounts/default');
       return r.status === 200 ? r : undefined;
     });
+  });
+});
+
+describe('cluster defaults across restarts', () => {
+  it('point the kubernetes Service and Endpoints at the port of the new process, once', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'converge-defaults-'));
+    try {
+      for (let run = 0; run < 2; run++) {
+        const s = await startTestServer({ dataDir, clusterDefaults: true });
+        const port = Number(new URL(s.url).port);
+        const svc = (await s.request('/api/v1/namespaces/default/services/kubernetes')).json as Json;
+        expect((svc.spec as { ports: Json[] }).ports[0]?.targetPort).toBe(port);
+        const ep = (await s.request('/api/v1/namespaces/default/endpoints/kubernetes')).json as Json;
+        expect(JSON.stringify(ep.subsets)).toContain(`"port":${port}`);
+        const services = (await s.request('/api/v1/namespaces/default/services')).json as {
+          items: unknown[];
+        };
+        expect(services.items).toHaveLength(1);
+        await s.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

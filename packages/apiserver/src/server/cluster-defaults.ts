@@ -149,7 +149,8 @@ async function kubernetesService(options: ClusterDefaultsOptions, types: Types):
     random: () => clock.random(),
   });
   delete service.status;
-  await ensure(store, types.service, service);
+  // the apiserver's reconciler keeps it pointing at the port this server listens on
+  await reconcile(store, types.service, service, ['spec']);
   const port = { name: 'https', port: endpoint.port, protocol: 'TCP' };
   await reconcile(
     store,
