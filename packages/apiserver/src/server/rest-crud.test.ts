@@ -122,13 +122,18 @@ describe('create, get, update', () => {
     expect(res.text).toContain('kind: ConfigMap');
   });
 
-  it('answers protobuf-first Accept headers with JSON', async () => {
+  it('answers protobuf-first Accept headers with protobuf, and JSON-first ones with JSON', async () => {
     await create(CM, { metadata: { name: 'pb' } });
     const res = await t.request(`${CM}/pb`, {
       headers: { accept: 'application/vnd.kubernetes.protobuf,application/json' },
     });
-    expect(res.headers['content-type']).toBe('application/json');
-    expect((res.json as Obj).kind).toBe('ConfigMap');
+    expect(res.headers['content-type']).toBe('application/vnd.kubernetes.protobuf');
+    expect(res.text.startsWith('k8s\u0000')).toBe(true);
+    const json = await t.request(`${CM}/pb`, {
+      headers: { accept: 'application/json,application/vnd.kubernetes.protobuf' },
+    });
+    expect(json.headers['content-type']).toBe('application/json');
+    expect((json.json as Obj).kind).toBe('ConfigMap');
   });
 });
 
