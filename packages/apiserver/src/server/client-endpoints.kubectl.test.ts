@@ -42,6 +42,21 @@ describe('kubectl against the endpoints clients call', () => {
     expect(list).toMatch(/^\*\.\*\s+\[\]\s+\[\]\s+\[\*\]$/m);
   });
 
+  it('kubectl create token default (the ServiceAccount every namespace gets) with an audience and a duration', async () => {
+    const token = (await ok(['create', 'token', 'default', '--audience=vault', '--duration=1h'])).trim();
+    const claims = JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()) as {
+      aud: string[];
+      exp: number;
+      iat: number;
+      sub: string;
+    };
+    expect([claims.aud, claims.exp - claims.iat, claims.sub]).toEqual([
+      ['vault'],
+      3600,
+      'system:serviceaccount:default:default',
+    ]);
+  });
+
   it('kubectl create token prints a token the server authenticates', async () => {
     await ok(['create', 'serviceaccount', 'builder']);
     const token = (await ok(['create', 'token', 'builder', '--duration=20m'])).trim();
