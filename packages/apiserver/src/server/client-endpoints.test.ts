@@ -280,6 +280,37 @@ describe('pod subresources of a pod without a node', () => {
     expect((await server.request(`${NS}/pods/idle/log?tailLines=5&follow=true`)).text).toBe('');
   });
 
+  it('answers any query on log, exec, attach and portforward with a 200 or a 4xx Status, never a 5xx (fast-check)', async () => {
+    await createPod('fuzzed');
+    const key = fc.constantFrom(
+      'container',
+      'tailLines',
+      'limitBytes',
+      'sinceSeconds',
+      'sinceTime',
+      'follow',
+      'command',
+      'stdin',
+      'ports',
+      'x',
+    );
+    const value = fc.oneof(fc.string(), fc.integer().map(String), fc.constantFrom('c', '-1', '0', 'true'));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('log', 'exec', 'attach', 'portforward'),
+        fc.constantFrom('GET', 'POST'),
+        fc.array(fc.tuple(key, value), { maxLength: 4 }),
+        async (sub, method, params) => {
+          const query = new URLSearchParams(params).toString();
+          const res = await server.request(`${NS}/pods/fuzzed/${sub}?${query}`, { method });
+          expect(res.status, `${method} ${sub}?${query} → ${res.text}`).toBeLessThan(500);
+          if (res.status >= 400) expect((res.json as { kind: string }).kind).toBe('Status');
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
   it('binding sets spec.nodeName once (201 Success), then 409 already assigned', async () => {
     await createPod('tobind');
     const body = {
