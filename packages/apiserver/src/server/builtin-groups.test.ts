@@ -465,6 +465,32 @@ describe('immutable fields', () => {
   });
 });
 
+describe('StatefulSet updates', () => {
+  it('may change replicas and the template, nothing else', async () => {
+    const path = '/apis/apps/v1/namespaces/default/statefulsets';
+    const sts = (
+      await post(path, {
+        metadata: { name: 'db' },
+        spec: {
+          serviceName: 'db',
+          selector: { matchLabels: { app: 'db' } },
+          template: podTemplate({ app: 'db' }),
+        },
+      })
+    ).json as Json;
+    const spec = sts.spec as Json;
+    const scaled = await put(`${path}/db`, { ...sts, spec: { ...spec, replicas: 3 } });
+    expect(scaled.status, scaled.text).toBe(200);
+    const renamed = await put(`${path}/db`, {
+      ...(scaled.json as Json),
+      spec: { ...spec, replicas: 3, serviceName: 'other' },
+    });
+    expect(message(renamed)).toBe(
+      "StatefulSet.apps \"db\" is invalid: spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+    );
+  });
+});
+
 describe('field selectors kube-apiserver supports', () => {
   it('selects nodes by spec.unschedulable (absent is false), services by spec.type, and refuses others', async () => {
     await post('/api/v1/nodes', { metadata: { name: 'n1' }, status: { capacity: { cpu: '4' } } });

@@ -91,7 +91,7 @@ export const deploymentStrategy: Strategy = workload('deployment', (spec) => {
 export const replicaSetStrategy: Strategy = workload('replicaset', () => undefined);
 
 /** apps/v1 StatefulSet: replicas 1, OrderedReady, RollingUpdate partition 0, Retain PVCs. */
-export const statefulSetStrategy: Strategy = workload('statefulset', (spec) => {
+const statefulSetBase: Strategy = workload('statefulset', (spec) => {
   setDefault(spec, 'podManagementPolicy', 'OrderedReady');
   const update = ensureObject(spec, 'updateStrategy');
   setDefault(update, 'type', 'RollingUpdate');
@@ -100,6 +100,55 @@ export const statefulSetStrategy: Strategy = workload('statefulset', (spec) => {
   setDefault(retention, 'whenDeleted', 'Retain');
   setDefault(retention, 'whenScaled', 'Retain');
 });
+
+/** The StatefulSet spec fields an update may change (`ValidateStatefulSetUpdate`). */
+const STATEFUL_SET_MUTABLE = [
+  'replicas',
+  'ordinals',
+  'template',
+  'updateStrategy',
+  'persistentVolumeClaimRetentionPolicy',
+  'minReadySeconds',
+];
+
+/** apps/v1 StatefulSet: replicas 1, OrderedReady, RollingUpdate partition 0, Retain PVCs; most of the spec fixed. */
+export const statefulSetStrategy: Strategy = {
+  prepareForCreate: (object, context) => statefulSetBase.prepareForCreate?.(object, context),
+  prepareForUpdate(object, old, context) {
+    // the selector is covered by the rule below, worded as upstream words it
+    const causes = (statefulSetBase.prepareForUpdate?.(object, old, context) ?? []).filter(
+      (c) => c.field !== 'spec.selector' || !c.message.endsWith('field is immutable'),
+    );
+    const spec = { ...(asObject(object.spec) ?? {}) };
+    const previous = { ...(asObject(getPath(old, 'spec')) ?? {}) };
+    for (const field of STATEFUL_SET_MUTABLE) {
+      delete spec[field];
+      delete previous[field];
+    }
+    if (JSON.stringify(spec) !== JSON.stringify(previous) && !sameKeysAndValues(spec, previous))
+      causes.push(
+        cause.forbidden(
+          'spec',
+          "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+        ),
+      );
+    return causes;
+  },
+};
+
+/** Deep equality regardless of key order. */
+function sameKeysAndValues(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((item, i) => sameKeysAndValues(item, b[i]));
+  }
+  const x = asObject(a);
+  const y = asObject(b);
+  if (x === undefined || y === undefined) return a === b;
+  const keys = Object.keys(x);
+  if (keys.length !== Object.keys(y).length) return false;
+  return keys.every((key) => Object.hasOwn(y, key) && sameKeysAndValues(x[key], y[key]));
+}
 
 /**
  * A Job spec's defaults and rules (also a CronJob's `jobTemplate.spec`, with `defaults` false: the
