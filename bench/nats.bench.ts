@@ -1,6 +1,7 @@
 /**
- * NATS KV: run alone with `npm run bench:nats`, or as part 5 of `npm run bench`. Needs a NATS
- * server with JetStream at NATS_URL (default nats://127.0.0.1:4222).
+ * NATS KV: run alone with `npm run bench:nats`, or as part 5 of `npm run bench`. Uses the NATS
+ * server with JetStream at NATS_URL (default nats://127.0.0.1:4222), or starts a private
+ * nats-server when none answers there (as the nats package's tests do).
  *
  * 1. Cold sync of BENCH_OBJECTS (100 000) Widgets (~0.6 KB) in a fresh bucket: Converge's Informer
  *    over `NatsBackend` until `waitForSync`, against the limit — a raw KV watch of the same bucket
@@ -22,6 +23,7 @@ import type { KubeObject, ObjectKey, ResourceType } from '@converge/runtime';
 import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
 import { NatsBackend } from '../packages/nats/src/index.ts';
+import { sharedNatsUrl } from '../packages/nats/src/test-harness.ts';
 import { Controller } from '../packages/runtime/src/controller/index.ts';
 import { enqueueForObject } from '../packages/runtime/src/handler/index.ts';
 import { Informer } from '../packages/runtime/src/informer/index.ts';
@@ -35,7 +37,6 @@ const RUNS = positiveInt('BENCH_RUNS', 3);
 const WRITES = positiveInt('BENCH_WRITES', 3_000);
 const RATE = positiveInt('BENCH_RATE', 1_000);
 const WRITE_OBJECTS = Math.min(1_000, OBJECTS);
-const URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
 const type: ResourceType = { group: GROUP, version: VERSION, kind: KIND, plural: PLURAL, namespaced: true };
 const correctness: CorrectnessCheck[] = [];
@@ -66,6 +67,8 @@ async function measured(
 
 async function main(): Promise<void> {
   const prefix = `bench-${randomBytes(4).toString('hex')}-`;
+  // NATS_URL (default nats://127.0.0.1:4222) if it answers, else a private nats-server for this run.
+  const URL = await sharedNatsUrl();
   const nc = await connect({ servers: URL });
   const backend = await NatsBackend.connect({
     connection: nc,
