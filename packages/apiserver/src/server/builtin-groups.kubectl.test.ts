@@ -110,6 +110,11 @@ describe('real kubectl against every common group', () => {
     expect(await ok(['get', 'nodes'])).toMatch(
       /NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION\nworker-1\s+Unknown\s+worker\s+/,
     );
+    // a kubelet reports through /status
+    const status =
+      '{"status":{"conditions":[{"type":"Ready","status":"True"}],"nodeInfo":{"kubeletVersion":"v1.32.4"}}}';
+    await ok(['patch', 'node', 'worker-1', '--subresource=status', '-p', status]);
+    expect(await ok(['get', 'nodes'])).toMatch(/worker-1\s+Ready\s+worker\s+\S+\s+v1\.32\.4/);
   });
 
   it('the kubernetes Service, its Endpoints, and per namespace the default ServiceAccount and kube-root-ca.crt', async () => {
