@@ -119,6 +119,18 @@ export interface ApiResource {
   readonly crd?: KubeObject;
   /** Patch types accepted besides merge and JSON patch. */
   readonly strategicMergePatch: boolean;
+  /** Subresources served by their own handlers (`pods/log`, `serviceaccounts/token`), for discovery. */
+  readonly subresources?: readonly SubresourceInfo[];
+}
+
+/** A subresource as discovery lists it (besides `status` and `scale`). */
+export interface SubresourceInfo {
+  readonly name: string;
+  /** The kind it takes or answers, in `group`/`version` when those differ from the parent's. */
+  readonly kind: string;
+  readonly group?: string;
+  readonly version?: string;
+  readonly verbs: readonly string[];
 }
 
 /** `group/version` or `version` for the core group. */

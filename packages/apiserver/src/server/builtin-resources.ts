@@ -4,6 +4,7 @@ import { BUILTIN_SPECS, type BuiltinSpec, WORKLOAD_SCALE } from './builtin-specs
 import { eventsV1Converter } from './event-conversion.ts';
 import { EVENTS_V1_SELECTABLE_FIELDS, eventsV1FieldValue, eventsV1Strategy } from './events-v1.ts';
 import { hpaV1Converter } from './hpa-conversion.ts';
+import { POD_SUBRESOURCES_DISCOVERY, SERVICE_ACCOUNT_SUBRESOURCES_DISCOVERY } from './pod-subresources.ts';
 import { hpaV1Strategy } from './strategies-apps.ts';
 
 function storeTypeOf(spec: BuiltinSpec): ResourceType {
@@ -45,6 +46,15 @@ function resourceOf(spec: BuiltinSpec, storage: ResourceType): ApiResource {
   };
 }
 
+/** Pods and ServiceAccounts list the subresources pod-subresources.ts and token-request.ts serve. */
+function withSubresources(resource: ApiResource): ApiResource {
+  if (resource.group !== '') return resource;
+  if (resource.plural === 'pods') return { ...resource, subresources: POD_SUBRESOURCES_DISCOVERY };
+  if (resource.plural === 'serviceaccounts')
+    return { ...resource, subresources: SERVICE_ACCOUNT_SUBRESOURCES_DISCOVERY };
+  return resource;
+}
+
 /** The built-in kinds: the store types to register and the REST resources that serve them. */
 export function builtinResources(): { storeTypes: ResourceType[]; resources: ApiResource[] } {
   const storeTypes: ResourceType[] = [];
@@ -54,7 +64,7 @@ export function builtinResources(): { storeTypes: ResourceType[]; resources: Api
     const storage = storeTypeOf(spec);
     // the create-only review kinds store nothing
     if (spec.verbs === undefined || spec.verbs.includes('get')) storeTypes.push(storage);
-    resources.push(resourceOf(spec, storage));
+    resources.push(withSubresources(resourceOf(spec, storage)));
     if (spec.group === '' && spec.kind === 'Event') coreEvent = storage;
     if (spec.group === 'autoscaling' && spec.kind === 'HorizontalPodAutoscaler') {
       // autoscaling/v1: a view of the stored autoscaling/v2 objects

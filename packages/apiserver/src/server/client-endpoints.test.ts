@@ -391,3 +391,48 @@ describe('impersonation', () => {
     expect(groupsOnly.status).toBe(500);
   });
 });
+
+describe('discovery of the subresources served here', () => {
+  it('lists pods/attach, binding, exec, log, portforward and serviceaccounts/token as kube-apiserver does', async () => {
+    const legacy = (await server.request('/api/v1')).json as {
+      resources: { name: string; kind: string; group?: string; verbs: string[] }[];
+    };
+    const pods = legacy.resources
+      .filter((r) => r.name.startsWith('pods/'))
+      .map((r) => `${r.name} ${r.kind} ${r.verbs.join(',')}`);
+    expect(pods).toEqual(
+      expect.arrayContaining([
+        'pods/attach PodAttachOptions create,get',
+        'pods/binding Binding create',
+        'pods/exec PodExecOptions create,get',
+        'pods/log Pod get',
+        'pods/portforward PodPortForwardOptions create,get',
+        'pods/status Pod get,patch,update',
+      ]),
+    );
+    expect(legacy.resources.find((r) => r.name === 'serviceaccounts/token')).toMatchObject({
+      group: 'authentication.k8s.io',
+      kind: 'TokenRequest',
+      verbs: ['create'],
+    });
+    const aggregated = (
+      await server.request('/api', {
+        headers: { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' },
+      })
+    ).json as {
+      items: {
+        versions: {
+          resources: { resource: string; subresources?: { subresource: string; responseKind: unknown }[] }[];
+        }[];
+      }[];
+    };
+    const sa = aggregated.items[0]?.versions[0]?.resources.find((r) => r.resource === 'serviceaccounts');
+    expect(sa?.subresources).toEqual([
+      {
+        subresource: 'token',
+        responseKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' },
+        verbs: ['create'],
+      },
+    ]);
+  });
+});

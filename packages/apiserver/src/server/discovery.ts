@@ -47,6 +47,12 @@ export function apiGroupDocument(registry: ResourceRegistry, name: string): obje
   return group === undefined ? undefined : { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(group) };
 }
 
+function byName(a: object, b: object): number {
+  const x = (a as { name: string }).name;
+  const y = (b as { name: string }).name;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 function legacyResource(resource: ApiResource): object[] {
   const main: Record<string, unknown> = {
     name: resource.plural,
@@ -78,7 +84,18 @@ function legacyResource(resource: ApiResource): object[] {
       verbs: SUBRESOURCE_VERBS,
     });
   }
-  return out;
+  for (const sub of resource.subresources ?? []) {
+    out.push({
+      name: `${resource.plural}/${sub.name}`,
+      singularName: '',
+      namespaced: resource.namespaced,
+      ...(sub.group === undefined ? {} : { group: sub.group }),
+      ...(sub.version === undefined ? {} : { version: sub.version }),
+      kind: sub.kind,
+      verbs: sub.verbs,
+    });
+  }
+  return [out[0] as object, ...out.slice(1).sort((a, b) => byName(a, b))];
 }
 
 /**
@@ -114,7 +131,7 @@ function aggregatedResource(resource: ApiResource): object {
   };
   if (resource.shortNames.length > 0) out.shortNames = resource.shortNames;
   if (resource.categories.length > 0) out.categories = resource.categories;
-  const subresources: object[] = [];
+  const subresources: { subresource: string; [field: string]: unknown }[] = [];
   if (resource.scale !== undefined) {
     subresources.push({
       subresource: 'scale',
@@ -129,6 +146,18 @@ function aggregatedResource(resource: ApiResource): object {
       verbs: SUBRESOURCE_VERBS,
     });
   }
+  for (const sub of resource.subresources ?? []) {
+    subresources.push({
+      subresource: sub.name,
+      responseKind: {
+        group: sub.group ?? resource.group,
+        version: sub.version ?? resource.version,
+        kind: sub.kind,
+      },
+      verbs: sub.verbs,
+    });
+  }
+  subresources.sort((a, b) => (a.subresource < b.subresource ? -1 : a.subresource > b.subresource ? 1 : 0));
   if (subresources.length > 0) out.subresources = subresources;
   return out;
 }

@@ -14,7 +14,7 @@ import {
   NotFoundError,
   type StatusCause,
 } from '@converge/runtime';
-import type { ApiResource, JsonObject, MutableObject } from './api-resource.ts';
+import type { ApiResource, JsonObject, MutableObject, SubresourceInfo } from './api-resource.ts';
 import { readBodyValue, requireObject } from './body.ts';
 import type { RequestContext } from './context.ts';
 import { methodNotAllowed } from './errors.ts';
@@ -33,6 +33,20 @@ const POD_SUBRESOURCES: Readonly<Record<string, readonly string[]>> = {
   attach: ['GET', 'POST'],
   portforward: ['GET', 'POST'],
 };
+
+/** The subresources of pods served here, as kube-apiserver 1.32's discovery lists them. */
+export const POD_SUBRESOURCES_DISCOVERY: readonly SubresourceInfo[] = [
+  { name: 'attach', kind: 'PodAttachOptions', verbs: ['create', 'get'] },
+  { name: 'binding', kind: 'Binding', verbs: ['create'] },
+  { name: 'exec', kind: 'PodExecOptions', verbs: ['create', 'get'] },
+  { name: 'log', kind: 'Pod', verbs: ['get'] },
+  { name: 'portforward', kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
+];
+
+/** `serviceaccounts/token` in discovery. */
+export const SERVICE_ACCOUNT_SUBRESOURCES_DISCOVERY: readonly SubresourceInfo[] = [
+  { name: 'token', group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] },
+];
 
 /** Whether `pods/<sub>` is served here. */
 export function isPodSubresource(group: string, resource: string, subresource: string | undefined): boolean {
