@@ -118,6 +118,21 @@ describe('validation with kube-apiserver’s field errors', () => {
       'Service "two" is invalid: spec.ports[1].name: Required value',
     ],
     [
+      'a Service cluster IP that is no IP',
+      '/api/v1/namespaces/default/services',
+      { metadata: { name: 'bad-ip' }, spec: { clusterIP: '10.96.0.300', ports: [{ port: 80 }] } },
+      'Service "bad-ip" is invalid: spec.clusterIPs[0]: Invalid value: "10.96.0.300": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+    ],
+    [
+      'an Endpoints address that is no IP',
+      '/api/v1/namespaces/default/endpoints',
+      {
+        metadata: { name: 'bad-ep' },
+        subsets: [{ addresses: [{ ip: 'db.local' }], ports: [{ port: 5432 }] }],
+      },
+      'Endpoints "bad-ep" is invalid: subsets[0].addresses[0].ip: Invalid value: "db.local": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+    ],
+    [
       'a Job without an allowed restartPolicy',
       '/apis/batch/v1/namespaces/default/jobs',
       { metadata: { name: 'j' }, spec: { template: podTemplate() } },

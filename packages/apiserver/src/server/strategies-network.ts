@@ -4,6 +4,7 @@ import { cause } from './field-causes.ts';
 import { asObject, ensureObject, getPath, setDefault } from './json-util.ts';
 import {
   dnsLabel,
+  ipAddress,
   items,
   labelSelector,
   portName,
@@ -85,8 +86,10 @@ function prepareService(object: MutableObject, random: () => number, old?: KubeO
   } else {
     for (const field of ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy'])
       if (spec[field] === undefined && previous[field] !== undefined) spec[field] = previous[field];
+    if (spec.clusterIP === '') delete spec.clusterIP;
     setDefault(spec, 'clusterIP', clusterIp(random));
     setDefault(spec, 'clusterIPs', [spec.clusterIP]);
+    if (spec.clusterIP !== 'None') causes.push(...ipAddress('spec.clusterIPs[0]', spec.clusterIP));
     setDefault(spec, 'ipFamilies', ['IPv4']);
     setDefault(spec, 'ipFamilyPolicy', 'SingleStack');
     setDefault(spec, 'internalTrafficPolicy', 'Cluster');
@@ -133,8 +136,14 @@ function endpointsCauses(object: JsonObject): StatusCause[] {
   for (const [subset, i] of items(object.subsets)) {
     const at = `subsets[${i}]`;
     for (const kind of ['addresses', 'notReadyAddresses'])
-      for (const [address, j] of items(subset[kind]))
-        causes.push(...requiredString(`${at}.${kind}[${j}].ip`, address.ip));
+      for (const [address, j] of items(subset[kind])) {
+        const field = `${at}.${kind}[${j}].ip`;
+        causes.push(
+          ...(address.ip === undefined || address.ip === ''
+            ? requiredString(field, address.ip)
+            : ipAddress(field, address.ip)),
+        );
+      }
     for (const [port, j] of items(subset.ports)) {
       setDefault(port, 'protocol', 'TCP');
       if (port.name !== undefined && port.name !== '')

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { KubeObject, StatusCause } from '@converge/runtime';
 import type { JsonObject } from './api-resource.ts';
 import { cause } from './field-causes.ts';
@@ -166,4 +167,10 @@ export function selectorMatches(selector: JsonObject, labels: JsonObject): boole
     if (!ok) return false;
   }
   return true;
+}
+
+/** `IsValidIP` (`ValidateEndpointIP`, Service cluster IPs). */
+export function ipAddress(field: string, value: unknown): StatusCause[] {
+  if (typeof value === 'string' && isIP(value) !== 0) return [];
+  return [cause.invalid(field, value ?? '', 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)')];
 }
