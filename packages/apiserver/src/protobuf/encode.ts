@@ -1,6 +1,6 @@
 import { protoMessageOfKind } from '../builtin/index.ts';
 import { ProtobufUnsupportedKindError } from './errors.ts';
-import { encodeMessage, ProtoBuffer } from './message-encode.ts';
+import { encodeMessageView, ProtoBuffer } from './message-encode.ts';
 
 /** `k8s\0`, the prefix of every Kubernetes protobuf body. */
 const MAGIC = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
@@ -13,18 +13,21 @@ export function canEncodeProtobuf(apiVersion: string, kind: string): boolean {
   return protoMessageOfKind(apiVersion, kind) !== undefined;
 }
 
+/** `k8s\0` + runtime.Unknown { typeMeta = 1, raw = 2, contentEncoding = 3, contentType = 4 }, copying `raw` once. */
 function envelope(apiVersion: string, kind: string, raw: Uint8Array): Uint8Array {
+  const head = new ProtoBuffer();
   const typeMeta = new ProtoBuffer();
   typeMeta.string(1, apiVersion);
   typeMeta.string(2, kind);
-  const unknown = new ProtoBuffer();
-  unknown.bytes(1, typeMeta.view());
-  unknown.bytes(2, raw);
-  unknown.string(3, '');
-  unknown.string(4, '');
-  const out = new Uint8Array(MAGIC.length + unknown.length);
+  head.bytes(1, typeMeta.view());
+  head.tag(2, 2);
+  head.varint(raw.length);
+  const tail = Uint8Array.of(0x1a, 0x00, 0x22, 0x00); // contentEncoding = "", contentType = ""
+  const out = new Uint8Array(MAGIC.length + head.length + raw.length + tail.length);
   out.set(MAGIC);
-  out.set(unknown.view(), MAGIC.length);
+  out.set(head.view(), MAGIC.length);
+  out.set(raw, MAGIC.length + head.length);
+  out.set(tail, MAGIC.length + head.length + raw.length);
   return out;
 }
 
@@ -44,7 +47,7 @@ export function encodeProtobufObject(object: Readonly<Record<string, unknown>>):
   const kind = typeof object.kind === 'string' ? object.kind : '';
   const message = protoMessageOfKind(apiVersion, kind);
   if (message === undefined) throw new ProtobufUnsupportedKindError(apiVersion, kind, ['built-in kinds']);
-  return envelope(apiVersion, kind, encodeMessage(message, object));
+  return envelope(apiVersion, kind, encodeMessageView(message, object));
 }
 
 /**

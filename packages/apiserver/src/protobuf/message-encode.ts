@@ -73,14 +73,27 @@ export class ProtoBuffer {
   }
 
   string(field: number, text: string): void {
-    if (text.length < 128 && /^[\x20-\x7e]*$/.test(text)) {
+    // Short strings (at most 127 UTF-8 bytes) are encoded in place behind a one-byte length.
+    if (text.length <= 42) {
       this.tag(field, 2);
-      this.byte(text.length);
-      this.#reserve(text.length);
-      for (let i = 0; i < text.length; i++) this.#bytes[this.#length++] = text.charCodeAt(i);
+      this.#reserve(1 + text.length * 3);
+      const at = this.#length;
+      const { written } = encoder.encodeInto(text, this.#bytes.subarray(at + 1));
+      this.#bytes[at] = written;
+      this.#length = at + 1 + written;
       return;
     }
     this.bytes(field, encoder.encode(text));
+  }
+
+  /** Appends another buffer's bytes as a length-delimited field (a nested message). */
+  message(field: number, from: ProtoBuffer): void {
+    const length = from.#length;
+    this.tag(field, 2);
+    this.varint(length);
+    this.#reserve(length);
+    this.#bytes.set(from.#bytes.subarray(0, length), this.#length);
+    this.#length += length;
   }
 }
 
@@ -188,7 +201,7 @@ function value(out: ProtoBuffer, field: number, type: string, item: unknown, dep
   else if (typeof item === 'object' && !Array.isArray(item)) {
     encodeFields(sub, info as MessageInfo, item as Record<string, unknown>, depth + 1);
   } else return;
-  out.bytes(field, sub.view());
+  out.message(field, sub);
 }
 
 /** Rows by JSON name, for messages without embedded structs (most): encoding walks the object's keys. */
@@ -213,11 +226,12 @@ function field(out: ProtoBuffer, row: ProtoRow, item: unknown, depth: number): v
   } else if (label === 'map') {
     if (typeof item !== 'object' || Array.isArray(item)) return;
     const map = item as Record<string, unknown>;
-    for (const key of Object.keys(map).sort()) {
+    for (const key in map) {
+      if (!Object.hasOwn(map, key)) continue;
       const entry = child(depth + 1);
       entry.string(1, key);
       value(entry, 2, type, map[key], depth + 1);
-      out.bytes(number, entry.view());
+      out.message(number, entry);
     }
   } else value(out, number, type, item, depth);
 }
@@ -247,7 +261,7 @@ export function encodeFields(
       if (embedded === undefined) continue;
       const sub = child(depth + 1);
       encodeFields(sub, embedded, object, depth + 1);
-      out.bytes(row[1], sub.view());
+      out.message(row[1], sub);
       continue;
     }
     const item = Object.hasOwn(object, row[0]) ? object[row[0]] : undefined;
@@ -262,4 +276,13 @@ export function encodeMessage(message: string, object: Readonly<Record<string, u
   const out = new ProtoBuffer();
   encodeFields(out, info, object, 0);
   return out.view().slice();
+}
+
+/** Like {@link encodeMessage}, but returns a view of a fresh buffer (no final copy). */
+export function encodeMessageView(message: string, object: Readonly<Record<string, unknown>>): Uint8Array {
+  const info = messageInfo(message);
+  if (info === undefined) throw new Error(`no protobuf table for ${message}`);
+  const out = new ProtoBuffer();
+  encodeFields(out, info, object, 0);
+  return out.view();
 }
