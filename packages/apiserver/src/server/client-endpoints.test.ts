@@ -107,6 +107,20 @@ describe('access reviews', () => {
     });
   });
 
+  it('LocalSubjectAccessReview: the spec namespace must match the request’s (422 as upstream), then decides', async () => {
+    const url = '/apis/authorization.k8s.io/v1/namespaces/default/localsubjectaccessreviews';
+    const review = (namespace: string) => ({
+      spec: { user: 'jane', resourceAttributes: { namespace, verb: 'get', resource: 'pods' } },
+    });
+    const wrong = await server.request(url, { method: 'POST', body: review('other') });
+    expect([wrong.status, (wrong.json as { message: string }).message]).toEqual([
+      422,
+      'LocalSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes.namespace: Invalid value: "other": must match metadata.namespace',
+    ]);
+    const right = await server.request(url, { method: 'POST', body: review('default') });
+    expect([right.status, (right.json as { status: unknown }).status]).toEqual([201, { allowed: false }]);
+  });
+
   it('GET on a review kind is a 405; only create is served', async () => {
     expect((await server.request('/apis/authorization.k8s.io/v1/selfsubjectaccessreviews')).status).toBe(405);
   });

@@ -158,10 +158,13 @@ export async function handleReview(ctx: RequestContext): Promise<void> {
             reason: 'FieldValueInvalid',
             message: 'Invalid value: "": disallowed on this kind of request',
           });
-        else if (ns !== '' && ns !== ctx.target.namespace)
-          throw new BadRequestError(
-            `spec.resourceAttributes.namespace must match metadata.namespace: ${JSON.stringify(ns)}, ${JSON.stringify(ctx.target.namespace)}`,
-          );
+        // ValidateLocalSubjectAccessReview: the spec's namespace must equal metadata.namespace
+        else if (ns !== ctx.target.namespace)
+          causes.push({
+            field: 'spec.resourceAttributes.namespace',
+            reason: 'FieldValueInvalid',
+            message: `Invalid value: ${JSON.stringify(ns)}: must match metadata.namespace`,
+          });
       }
       if (causes.length > 0 || Array.isArray(attributes) || Array.isArray(subject))
         throw invalid(resource.kind, resource.group, causes);
