@@ -101,6 +101,14 @@ describe('real kubectl against every common group', () => {
       expect(out).toMatch(line);
   });
 
+  it('kubectl get cs shows the store as etcd-0, Healthy; componentstatuses are read-only', async () => {
+    expect(await ok(['get', 'cs'])).toMatch(/NAME\s+STATUS\s+MESSAGE\s+ERROR\netcd-0\s+Healthy\s+ok/);
+    const stderr = await fails(['create', '-f', '-'], {
+      input: 'apiVersion: v1\nkind: ComponentStatus\nmetadata: { name: mine }\n',
+    });
+    expect(stderr).toContain('MethodNotAllowed');
+  });
+
   it('kubectl get nodes answers (no nodes yet), then shows a registered node', async () => {
     expect((await kubectl(['get', 'nodes'])).stderr).toContain('No resources found');
     await ok(['apply', '-f', '-'], {

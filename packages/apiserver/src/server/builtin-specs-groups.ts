@@ -72,6 +72,18 @@ const FLOWCONTROL: Shape = { group: 'flowcontrol.apiserver.k8s.io', version: 'v1
  */
 export const GROUP_SPECS: readonly BuiltinSpec[] = [
   {
+    // read-only: the server writes them (cluster-defaults.ts)
+    ...CORE,
+    kind: 'ComponentStatus',
+    plural: 'componentstatuses',
+    namespaced: false,
+    shortNames: ['cs'],
+    generation: false,
+    strategy: NO_STRATEGY,
+    fields: 'conditions',
+    verbs: ['get', 'list'],
+  },
+  {
     ...CORE,
     kind: 'Node',
     plural: 'nodes',

@@ -30,6 +30,7 @@ import {
 } from './core.ts';
 import { coreEventPrinter, eventsEventPrinter } from './event.ts';
 import {
+  componentStatusPrinter,
   createdAtPrinter,
   csiDriverPrinter,
   csiNodePrinter,
@@ -75,6 +76,7 @@ const PRINTERS: ReadonlyMap<string, Printer> = new Map([
   ['admissionregistration.k8s.io/ValidatingAdmissionPolicy', validatingAdmissionPolicyPrinter],
   ['admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding', validatingAdmissionPolicyBindingPrinter],
   ['/Node', nodePrinter],
+  ['/ComponentStatus', componentStatusPrinter],
   ['/Endpoints', endpointsPrinter],
   ['/PersistentVolume', persistentVolumePrinter],
   ['/PersistentVolumeClaim', persistentVolumeClaimPrinter],

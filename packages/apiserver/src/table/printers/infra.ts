@@ -449,3 +449,18 @@ export const runtimeClassPrinter: Printer = {
   ],
   row: (o, nowMs) => ({ cells: [name(o), str(o.handler), age(o, nowMs)] }),
 };
+
+/** NAME STATUS MESSAGE ERROR (the Healthy condition). */
+export const componentStatusPrinter: Printer = {
+  columns: [
+    NAME_COLUMN,
+    column('Status', 'string', 'Status of the component conditions'),
+    column('Message', 'string', 'Message of the component conditions'),
+    column('Error', 'string', 'Error of the component conditions'),
+  ],
+  row: (o) => {
+    const healthy = objects(o.conditions).find((c) => c.type === 'Healthy');
+    const status = healthy === undefined ? 'Unknown' : healthy.status === 'True' ? 'Healthy' : 'Unhealthy';
+    return { cells: [name(o), status, str(healthy?.message), str(healthy?.error)] };
+  },
+};
