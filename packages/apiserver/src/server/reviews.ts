@@ -40,12 +40,7 @@ function wireUser(user: UserInfo): JsonObject {
 }
 
 /** Reads `spec.resourceAttributes` / `spec.nonResourceAttributes` (the SubjectAccessReviewSpec shape). */
-function accessAttributes(
-  read: BodyReader,
-  spec: JsonObject,
-  kind: string,
-  namespaceOverride?: string,
-): RequestAttributes | StatusCause[] {
+function accessAttributes(read: BodyReader, spec: JsonObject): RequestAttributes | StatusCause[] {
   const ra = read.object(spec, 'resourceAttributes', 'ResourceAttributes', 'spec.resourceAttributes');
   const nra = read.object(
     spec,
@@ -78,7 +73,6 @@ function accessAttributes(
     return { resourceRequest: false, verb: s('verb'), path: s('path') };
   }
   const s = (k: string): string => read.string(ra, k, 'ResourceAttributes', `spec.resourceAttributes.${k}`);
-  void kind;
   return {
     resourceRequest: true,
     verb: s('verb'),
@@ -86,7 +80,7 @@ function accessAttributes(
     version: s('version'),
     resource: s('resource'),
     subresource: s('subresource'),
-    namespace: namespaceOverride ?? s('namespace'),
+    namespace: s('namespace'),
     name: s('name'),
   };
 }
@@ -130,7 +124,7 @@ export async function handleReview(ctx: RequestContext): Promise<void> {
   };
   switch (resource.kind) {
     case 'SelfSubjectAccessReview': {
-      const attributes = accessAttributes(read, spec, resource.kind);
+      const attributes = accessAttributes(read, spec);
       if (Array.isArray(attributes)) throw invalid(resource.kind, resource.group, attributes);
       answer(accessStatus(user, attributes));
       return;
