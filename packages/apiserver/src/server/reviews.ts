@@ -132,12 +132,7 @@ export async function handleReview(ctx: RequestContext): Promise<void> {
     case 'SubjectAccessReview':
     case 'LocalSubjectAccessReview': {
       const local = resource.kind === 'LocalSubjectAccessReview';
-      const attributes = accessAttributes(
-        read,
-        spec,
-        resource.kind,
-        local ? ctx.target.namespace : undefined,
-      );
+      const attributes = accessAttributes(read, spec);
       const subject = specUser(read, spec);
       const causes = [
         ...(Array.isArray(subject) ? subject : []),
