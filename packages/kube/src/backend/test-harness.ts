@@ -100,7 +100,8 @@ async function until(what: string, attempt: () => Promise<boolean>, timeoutMs = 
 /** Starts an embedded API server over HTTPS and a KubeBackend loaded from its kubeconfig. */
 export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {}): Promise<EmbeddedCluster> {
   const store = new Store({ bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000 });
-  const server = createApiServer({ store });
+  // the tests count what they wrote: no kube-root-ca.crt, default ServiceAccount or kubernetes Service
+  const server = createApiServer({ store, clusterDefaults: false });
   await server.listen();
   const dir = mkdtempSync(join(tmpdir(), 'converge-kube-'));
   const kubeconfigPath = join(dir, 'kubeconfig');
