@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { BadRequestError } from '@converge/runtime';
+import { noteDuplicateFields } from './duplicate-fields.ts';
 import { entityTooLarge, unsupportedMediaType } from './errors.ts';
 import { checkJsonDepth, LIMITS } from './limits.ts';
 import { parseMediaType } from './media.ts';
@@ -65,7 +66,9 @@ export type ProtobufDecoder = (bytes: Uint8Array) => unknown;
 export function parseJson(text: string): unknown {
   checkJsonDepth(text);
   try {
-    return JSON.parse(text) as unknown;
+    const value = JSON.parse(text) as unknown;
+    noteDuplicateFields(text, value);
+    return value;
   } catch (error) {
     throw new BadRequestError(`couldn't get version/kind; json parse error: ${(error as Error).message}`);
   }

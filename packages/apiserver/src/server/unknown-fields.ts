@@ -1,6 +1,7 @@
 import { BadRequestError, type KubeObject } from '@converge/runtime';
 import { BuiltinDecodeError, builtinDefinitionName, checkBuiltinObject } from '../builtin/index.ts';
 import type { ApiResource, JsonObject } from './api-resource.ts';
+import { takeDuplicateFields } from './duplicate-fields.ts';
 import type { ApiServerExtensions } from './extensions.ts';
 import { asObject } from './json-util.ts';
 import type { FieldValidation } from './query.ts';
@@ -91,8 +92,12 @@ export function handleUnknownFields(
   if (crd !== undefined && extensions.pruneUnknownFields !== undefined) {
     unknown.push(...extensions.pruneUnknownFields(crd, resource.version, object));
   }
-  if (unknown.length === 0 || validation === 'Ignore') return;
-  const messages = unknown.map((path) => `unknown field ${JSON.stringify(path)}`);
+  const duplicates = takeDuplicateFields(object);
+  if ((unknown.length === 0 && duplicates.length === 0) || validation === 'Ignore') return;
+  const messages = [
+    ...unknown.map((path) => `unknown field ${JSON.stringify(path)}`),
+    ...duplicates.map((path) => `duplicate field ${JSON.stringify(path)}`),
+  ];
   if (validation === 'Strict') {
     const cause = `strict decoding error: ${messages.join(', ')}`;
     throw builtin === undefined ? new BadRequestError(cause) : cannotBeHandled(resource, cause);
