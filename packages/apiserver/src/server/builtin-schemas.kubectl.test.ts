@@ -88,6 +88,37 @@ describe('real kubectl against built-in kinds from the 1.32 definitions', () => 
     ).toBe('busybox');
   });
 
+  it.each([
+    [['cronjob', 'cj', '--image=busybox', '--schedule=*/1 * * * *'], 'cronjob.batch/cj created'],
+    [['ingress', 'ing', '--rule=foo.com/bar=svc:80'], 'ingress.networking.k8s.io/ing created'],
+    [
+      ['poddisruptionbudget', 'pdb', '--selector=app=x', '--min-available=1'],
+      'poddisruptionbudget.policy/pdb created',
+    ],
+    [['priorityclass', 'pc', '--value=1000'], 'priorityclass.scheduling.k8s.io/pc created'],
+    [['quota', 'q', '--hard=cpu=1,pods=2'], 'resourcequota/q created'],
+    [['role', 'r', '--verb=get', '--resource=pods'], 'role.rbac.authorization.k8s.io/r created'],
+    [
+      ['clusterrole', 'cr', '--verb=get', '--resource=pods'],
+      'clusterrole.rbac.authorization.k8s.io/cr created',
+    ],
+    [['rolebinding', 'rb', '--role=r', '--user=u'], 'rolebinding.rbac.authorization.k8s.io/rb created'],
+    [['serviceaccount', 'sa'], 'serviceaccount/sa created'],
+    [['secret', 'generic', 's', '--from-literal=a=b'], 'secret/s created'],
+    [['service', 'nodeport', 'np', '--tcp=80:8080'], 'service/np created'],
+  ])('kubectl create %j (a protobuf body) is created', async (args, out) => {
+    expect((await ok('create', ...args)).stdout).toBe(`${out}\n`);
+  });
+
+  it('the protobuf-created objects read back as kube-apiserver stores them', async () => {
+    expect((await getJson('poddisruptionbudget', 'pdb')).spec).toEqual({
+      minAvailable: 1,
+      selector: { matchLabels: { app: 'x' } },
+    });
+    expect((await getJson('resourcequota', 'q')).spec).toEqual({ hard: { cpu: '1', pods: '2' } });
+    expect((await getJson('cronjob', 'cj')).spec).toMatchObject({ schedule: '*/1 * * * *', suspend: false });
+  });
+
   it('kubectl explain shows the fields of built-in kinds (descriptions empty)', async () => {
     const template = (await ok('explain', 'deployment.spec.template')).stdout;
     expect(template).toContain('FIELD: template <PodTemplateSpec>');
