@@ -230,6 +230,20 @@ describe('validation with kube-apiserver’s field errors', () => {
   });
 });
 
+describe('discovery', () => {
+  it('lists the CSR approval subresource and the HPA in both autoscaling versions, v2 preferred', async () => {
+    const certs = (await t.request('/apis/certificates.k8s.io/v1')).json as { resources: Json[] };
+    expect(certs.resources.map((r) => r.name)).toEqual([
+      'certificatesigningrequests',
+      'certificatesigningrequests/approval',
+      'certificatesigningrequests/status',
+    ]);
+    const group = (await t.request('/apis/autoscaling')).json as Json;
+    expect(group.preferredVersion).toEqual({ groupVersion: 'autoscaling/v2', version: 'v2' });
+    expect((group.versions as Json[]).map((v) => v.version)).toEqual(['v2', 'v1']);
+  });
+});
+
 describe('RBAC names', () => {
   it('are path segments: colons allowed, % and / refused with upstream’s message', async () => {
     const path = '/apis/rbac.authorization.k8s.io/v1/clusterroles';

@@ -46,8 +46,16 @@ function resourceOf(spec: BuiltinSpec, storage: ResourceType): ApiResource {
   };
 }
 
-/** Pods and ServiceAccounts list the subresources pod-subresources.ts and token-request.ts serve. */
+/**
+ * Pods and ServiceAccounts list the subresources pod-subresources.ts and token-request.ts serve;
+ * CertificateSigningRequests their `approval` (dispatch.ts writes it as status).
+ */
 function withSubresources(resource: ApiResource): ApiResource {
+  if (resource.group === 'certificates.k8s.io' && resource.plural === 'certificatesigningrequests')
+    return {
+      ...resource,
+      subresources: [{ name: 'approval', kind: resource.kind, verbs: ['get', 'patch', 'update'] }],
+    };
   if (resource.group !== '') return resource;
   if (resource.plural === 'pods') return { ...resource, subresources: POD_SUBRESOURCES_DISCOVERY };
   if (resource.plural === 'serviceaccounts')
