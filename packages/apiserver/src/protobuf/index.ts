@@ -32,4 +32,5 @@ export {
   ProtobufErrorCodes,
   ProtobufUnsupportedKindError,
 } from './errors.ts';
+export { ProtoBuffer } from './message-encode.ts';
 export { ProtoReader, type Tag, WireType } from './wire.ts';

@@ -163,6 +163,37 @@ describe('real kubectl against built-in kinds from the 1.32 definitions', () => 
     expect(((await getJson('deployment', 'applied')).spec as { replicas: number }).replicas).toBe(4);
   });
 
+  it('kubectl apply of a kind: List validates against /openapi/v2 in protobuf, as with kube-apiserver', async () => {
+    const file = join(dir, 'list.yaml');
+    const list = (field: string): string => `apiVersion: v1
+kind: List
+items:
+  - apiVersion: v1
+    kind: ConfigMap
+    metadata: { name: listed }
+    data: { x: "1" }
+  - apiVersion: apps/v1
+    kind: Deployment
+    metadata: { name: listed }
+    spec:
+      ${field}: 2
+      selector: { matchLabels: { a: b } }
+      template:
+        metadata: { labels: { a: b } }
+        spec: { containers: [{ name: c, image: nginx }] }
+`;
+    writeFileSync(file, list('replicass'));
+    const typo = await kubectl('apply', '-f', file);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain(
+      'ValidationError(Deployment.spec): unknown field "replicass" in io.k8s.api.apps.v1.DeploymentSpec',
+    );
+    writeFileSync(file, list('replicas'));
+    expect((await ok('apply', '-f', file)).stdout).toBe(
+      'configmap/listed created\ndeployment.apps/listed created\n',
+    );
+  });
+
   it('a nested type error is a 400 naming the Go field', async () => {
     const file = join(dir, 'bad.yaml');
     writeFileSync(file, manifest('  replicas: "two"').replaceAll('typo', 'bad'));

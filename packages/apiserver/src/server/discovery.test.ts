@@ -209,7 +209,7 @@ describe('OpenAPI v3', () => {
     ]);
   });
 
-  it('answers /openapi/v2 with the built-in definitions in JSON, 406 for protobuf only', async () => {
+  it('answers /openapi/v2 with the built-in definitions in JSON, and in gnostic protobuf for kubectl', async () => {
     const v2 = await t.request('/openapi/v2');
     expect(v2.status).toBe(200);
     const doc = v2.json as { swagger: string; definitions: Record<string, unknown> };
@@ -220,6 +220,9 @@ describe('OpenAPI v3', () => {
     const proto = await t.request('/openapi/v2', {
       headers: { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' },
     });
-    expect(proto.status).toBe(406);
+    expect(proto.status).toBe(200);
+    expect(proto.headers['content-type']).toBe('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+    const yaml = await t.request('/openapi/v2', { headers: { accept: 'application/yaml' } });
+    expect(yaml.status).toBe(406);
   });
 });
