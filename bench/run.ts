@@ -195,12 +195,9 @@ async function main(): Promise<void> {
   };
   await Promise.all(Array.from({ length: Math.min(options.parallel, selected.length) }, worker));
 
-  const reportPath =
-    options.small || options.only !== undefined
-      ? join(options.out, 'BENCHMARKS.md')
-      : join(ROOT, 'BENCHMARKS.md');
-  const chartsDir =
-    options.small || options.only !== undefined ? join(options.out, 'charts') : join(ROOT, 'bench', 'charts');
+  const intoRepo = !options.small && (options.only === undefined || options.writeReport);
+  const reportPath = intoRepo ? join(ROOT, 'BENCHMARKS.md') : join(options.out, 'BENCHMARKS.md');
+  const chartsDir = intoRepo ? join(ROOT, 'bench', 'charts') : join(options.out, 'charts');
   mkdirSync(chartsDir, { recursive: true });
   const charts: { id: string; title: string; path: string }[] = [];
   for (const run of runs) {
