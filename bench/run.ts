@@ -9,6 +9,8 @@
  *   report and charts go to `--out` (default: a new temporary directory), BENCHMARKS.md is not
  *   touched. It checks that every part runs and that every correctness check holds; it never
  *   fails on a missed goal (test/bench/bench-small.test.ts runs it in CI).
+ * - Logs and per-part results go to `--out DIR` (full run default: node_modules/.cache/converge-bench,
+ *   out of git's way).
  * - `--only a,b` runs those parts (names in bench/parts.ts); `--out DIR` puts logs, results, the
  *   report and the charts there; `--write-report` writes BENCHMARKS.md and bench/charts even with
  *   `--only` (the report lists the parts that ran).
@@ -72,7 +74,11 @@ function parseArgs(argv: readonly string[]): Options {
   return {
     small,
     only,
-    out: out ?? (small ? mkdtempSync(join(os.tmpdir(), 'converge-bench-')) : join(ROOT, 'bench', 'out')),
+    out:
+      out ??
+      (small
+        ? mkdtempSync(join(os.tmpdir(), 'converge-bench-'))
+        : join(ROOT, 'node_modules', '.cache', 'converge-bench')),
     parallel: parallel ?? (small ? 3 : 1),
     writeReport: writeReport && !small,
   };
