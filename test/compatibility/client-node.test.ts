@@ -105,11 +105,11 @@ describe('@kubernetes/client-node', () => {
         },
       },
     });
-    expect([created.spec?.replicas, created.spec?.strategy?.type, created.spec?.progressDeadlineSeconds]).toEqual([
-      1,
-      'RollingUpdate',
-      600,
-    ]);
+    expect([
+      created.spec?.replicas,
+      created.spec?.strategy?.type,
+      created.spec?.progressDeadlineSeconds,
+    ]).toEqual([1, 'RollingUpdate', 600]);
     expect(created.spec?.template.spec?.containers[0]?.imagePullPolicy).toBe('IfNotPresent');
     const patched = await apps.patchNamespacedDeployment(
       { namespace, name: 'web', body: { spec: { replicas: 4 } } },
@@ -129,9 +129,9 @@ describe('@kubernetes/client-node', () => {
       reason: 'NotFound',
     });
     await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'twice' } } });
-    expect(await apiError(core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'twice' } } }))).toEqual(
-      { code: 409, reason: 'AlreadyExists' },
-    );
+    expect(
+      await apiError(core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'twice' } } })),
+    ).toEqual({ code: 409, reason: 'AlreadyExists' });
     expect(
       await apiError(core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'Bad_Name' } } })),
     ).toEqual({ code: 422, reason: 'Invalid' });
@@ -181,7 +181,10 @@ describe('@kubernetes/client-node', () => {
       await eventually(() => events.length === 1);
       await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'second', labels } } });
       await eventually(() => events.length === 2);
-      await core.patchNamespacedConfigMap({ namespace, name: 'second', body: { data: { v: '1' } } }, mergePatch);
+      await core.patchNamespacedConfigMap(
+        { namespace, name: 'second', body: { data: { v: '1' } } },
+        mergePatch,
+      );
       await eventually(() => events.length === 3);
       await core.deleteNamespacedConfigMap({ namespace, name: 'first' });
       await eventually(() => events.length === 4);
@@ -225,7 +228,9 @@ describe('@kubernetes/client-node', () => {
     const deadline = Date.now() + 5_000;
     while (!established && Date.now() < deadline) {
       const crd = await ext.readCustomResourceDefinition({ name: 'gadgets.example.com' });
-      established = (crd.status?.conditions ?? []).some((c) => c.type === 'Established' && c.status === 'True');
+      established = (crd.status?.conditions ?? []).some(
+        (c) => c.type === 'Established' && c.status === 'True',
+      );
     }
     expect(established).toBe(true);
     const custom = kc.makeApiClient(CustomObjectsApi);
@@ -250,7 +255,12 @@ describe('@kubernetes/client-node', () => {
     expect([list.kind, list.items.map((o) => o.metadata?.name)]).toEqual(['GadgetList', ['g']]);
     const invalid = custom.createNamespacedCustomObject({
       ...at,
-      body: { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'bad' }, spec: { size: 'big' } },
+      body: {
+        apiVersion: 'example.com/v1',
+        kind: 'Gadget',
+        metadata: { name: 'bad' },
+        spec: { size: 'big' },
+      },
     });
     expect(await apiError(invalid)).toEqual({ code: 422, reason: 'Invalid' });
   });
@@ -268,6 +278,8 @@ describe('@kubernetes/client-node', () => {
     await apply('1');
     const updated = (await apply('2')) as V1ConfigMap;
     expect(updated.data).toEqual({ replicas: '2' });
-    expect(updated.metadata?.managedFields?.map((f) => [f.manager, f.operation])).toEqual([['compat', 'Apply']]);
+    expect(updated.metadata?.managedFields?.map((f) => [f.manager, f.operation])).toEqual([
+      ['compat', 'Apply'],
+    ]);
   });
 });

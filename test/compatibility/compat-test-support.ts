@@ -48,7 +48,11 @@ export function run(
       { encoding: 'utf8', timeout: options.timeoutMs ?? 30_000, env: options.env ?? process.env },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
-        resolve({ code, stdout, stderr: error !== null && code === -1 ? `${stderr}${error.message}` : stderr });
+        resolve({
+          code,
+          stdout,
+          stderr: error !== null && code === -1 ? `${stderr}${error.message}` : stderr,
+        });
       },
     );
   });

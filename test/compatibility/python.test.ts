@@ -89,7 +89,13 @@ describe.skipIf(python === undefined)('the official Python client (python3-kuber
       statusKeptSpec: 2,
       listKind: 'WidgetList',
       listed: ['w'],
-      invalid: { status: 422, reason: 'Unprocessable Entity', kind: 'Status', bodyReason: 'Invalid', code: 422 },
+      invalid: {
+        status: 422,
+        reason: 'Unprocessable Entity',
+        kind: 'Status',
+        bodyReason: 'Invalid',
+        code: 422,
+      },
     });
   });
 
@@ -97,7 +103,13 @@ describe.skipIf(python === undefined)('the official Python client (python3-kuber
     expect(results.errors).toEqual({
       notFound: { status: 404, reason: 'Not Found', kind: 'Status', bodyReason: 'NotFound', code: 404 },
       conflict: { status: 409, reason: 'Conflict', kind: 'Status', bodyReason: 'AlreadyExists', code: 409 },
-      invalid: { status: 422, reason: 'Unprocessable Entity', kind: 'Status', bodyReason: 'Invalid', code: 422 },
+      invalid: {
+        status: 422,
+        reason: 'Unprocessable Entity',
+        kind: 'Status',
+        bodyReason: 'Invalid',
+        code: 422,
+      },
     });
   });
 });
