@@ -141,7 +141,7 @@ def crd_custom_objects(core, apps, custom, ext):
         if any(c.type == "Established" and c.status == "True" for c in conditions):
             established = True
             break
-        time.sleep(0.05)
+        time.sleep(0.02)
     args = ("example.com", "v1", NS, "widgets")
     obj = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"size": 1}}
     custom.create_namespaced_custom_object(*args, obj)
