@@ -250,6 +250,50 @@ source:
     expect([edit.code, edit.stdout, edit.stderr]).toEqual([0, '', 'Edit cancelled, no changes made.\n']);
   });
 
+  it('kubectl: expose, scale, autoscale, set image — the objects kubectl derives from a Deployment', async () => {
+    await ok(['create', 'deployment', 'derived', '--image=nginx:1.27', '--port=80']);
+    expect(await ok(['expose', 'deployment', 'derived', '--port=80'])).toBe('service/derived exposed\n');
+    expect(await ok(['scale', 'deployment', 'derived', '--replicas=3'])).toBe(
+      'deployment.apps/derived scaled\n',
+    );
+    expect(await ok(['autoscale', 'deployment', 'derived', '--max=5', '--cpu-percent=80'])).toBe(
+      'horizontalpodautoscaler.autoscaling/derived autoscaled\n',
+    );
+    expect(await ok(['set', 'image', 'deployment/derived', 'nginx=nginx:1.28'])).toBe(
+      'deployment.apps/derived image updated\n',
+    );
+    const service = await json<{
+      spec: { selector: Record<string, string>; ports: { port: number; targetPort: number }[] };
+    }>(['get', 'service', 'derived']);
+    expect([service.spec.selector, service.spec.ports[0]?.port, service.spec.ports[0]?.targetPort]).toEqual([
+      { app: 'derived' },
+      80,
+      80,
+    ]);
+    // kubectl autoscale writes autoscaling/v2; kube-apiserver stores the v1 CPU target as a Resource metric
+    const hpa = await json<{ spec: Record<string, unknown> }>(['get', 'hpa', 'derived']);
+    expect(hpa.spec).toEqual({
+      maxReplicas: 5,
+      minReplicas: 1,
+      metrics: [
+        {
+          type: 'Resource',
+          resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } },
+        },
+      ],
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'derived' },
+    });
+    const deployment = await json<{
+      spec: { replicas: number; template: { spec: { containers: { image: string }[] } } };
+      metadata: { generation: number };
+    }>(['get', 'deployment', 'derived']);
+    expect([
+      deployment.spec.replicas,
+      deployment.spec.template.spec.containers[0]?.image,
+      deployment.metadata.generation,
+    ]).toEqual([3, 'nginx:1.28', 3]);
+  });
+
   it('kubectl: explain — a core kind lists its fields from /openapi/v3', async () => {
     const out = await ok(['explain', 'configmap']);
     expect(out).toMatch(/^KIND:\s+ConfigMap$/m);
