@@ -82,7 +82,7 @@ describe('docs/compatibility.md', () => {
         checked++;
       }
     }
-    expect(checked).toBe(27);
+    expect(checked).toBe(28);
   });
 
   it('the parser rejects a row with a wrong cell count and a malformed reference', () => {

@@ -112,4 +112,19 @@ describe.skipIf(python === undefined)('the official Python client (python3-kuber
       },
     });
   });
+
+  it('python: list options — limit and continue, label and field selectors, dry run, a stale replace (409), delete_collection', () => {
+    expect(results['list-options']).toEqual({
+      firstPage: ['page-0', 'page-1'],
+      // kube-apiserver counts the remaining items only for a list without selectors
+      remaining: null,
+      secondPage: ['page-2'],
+      secondContinue: null,
+      byField: ['page-1'],
+      dryRunName: 'dry',
+      dryRunStored: false,
+      staleReplace: { status: 409, reason: 'Conflict', kind: 'Status', bodyReason: 'Conflict', code: 409 },
+      afterDeleteCollection: 0,
+    });
+  });
 });

@@ -187,6 +187,44 @@ def errors(core, apps, custom, ext):
     return out
 
 
+def list_options(core, apps, custom, ext):
+    for i in range(3):
+        core.create_namespaced_config_map(
+            NS, client.V1ConfigMap(metadata=client.V1ObjectMeta(name=f"page-{i}", labels={"paged": "yes"}))
+        )
+    first = core.list_namespaced_config_map(NS, label_selector="paged=yes", limit=2)
+    rest = core.list_namespaced_config_map(NS, label_selector="paged=yes", limit=2, _continue=first.metadata._continue)
+    by_field = core.list_namespaced_config_map(NS, field_selector="metadata.name=page-1")
+    dry = core.create_namespaced_config_map(
+        NS, client.V1ConfigMap(metadata=client.V1ObjectMeta(name="dry")), dry_run="All"
+    )
+    try:
+        core.read_namespaced_config_map("dry", NS)
+        dry_stored = True
+    except ApiException:
+        dry_stored = False
+    stale = core.read_namespaced_config_map("page-0", NS)
+    core.patch_namespaced_config_map("page-0", NS, {"data": {"v": "1"}})
+    try:
+        core.replace_namespaced_config_map("page-0", NS, stale)
+        conflict = None
+    except ApiException as exc:
+        conflict = status_of(exc)
+    core.delete_collection_namespaced_config_map(NS, label_selector="paged=yes")
+    left = core.list_namespaced_config_map(NS, label_selector="paged=yes").items
+    return {
+        "firstPage": [c.metadata.name for c in first.items],
+        "remaining": first.metadata.remaining_item_count,
+        "secondPage": [c.metadata.name for c in rest.items],
+        "secondContinue": rest.metadata._continue,
+        "byField": [c.metadata.name for c in by_field.items],
+        "dryRunName": dry.metadata.name,
+        "dryRunStored": dry_stored,
+        "staleReplace": conflict,
+        "afterDeleteCollection": len(left),
+    }
+
+
 FLOWS = [
     ("list-namespaces", list_namespaces),
     ("configmap", configmap),
@@ -194,6 +232,7 @@ FLOWS = [
     ("watch", watch_configmaps),
     ("crd-custom-objects", crd_custom_objects),
     ("errors", errors),
+    ("list-options", list_options),
 ]
 
 
