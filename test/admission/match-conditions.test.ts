@@ -278,4 +278,25 @@ describe('matchConditionsHold', () => {
       ),
     );
   });
+  it('request.requestKind is the version the client used when matchPolicy Equivalent converted the object', () => {
+    const converted: AdmissionAttributes = {
+      ...attributes,
+      kind: { group: 'example.com', version: 'v1', kind: 'Widget' },
+      resource: { group: 'example.com', version: 'v1', resource: 'widgets' },
+      requestKind: { group: 'example.com', version: 'v2', kind: 'Widget' },
+      requestResource: { group: 'example.com', version: 'v2', resource: 'widgets' },
+    };
+    const condition = (expression: string) => ({
+      name: 'w',
+      clientConfig: {},
+      matchConditions: [{ name: 'c', expression }],
+    });
+    const v2 = "request.requestKind.version == 'v2' && request.requestResource.version == 'v2'";
+    expect(matchConditionsHold(condition(v2), converted, null)).toBe(true);
+    expect(matchConditionsHold(condition("request.kind.version == 'v1'"), converted, null)).toBe(true);
+    // without a conversion, the request kind is the kind
+    expect(matchConditionsHold(condition("request.requestKind.version == 'v1'"), attributes, null)).toBe(
+      true,
+    );
+  });
 });

@@ -20,6 +20,7 @@ import {
   RUNTIME_COST_BUDGET,
 } from '../cel/index.ts';
 import { AdmissionMatchConditionError } from './errors.ts';
+import { requestOf } from './request-object.ts';
 import type { AdmissionAttributes, JsonObject, Webhook } from './types.ts';
 
 /** One entry of a webhook's `matchConditions`. */
@@ -133,30 +134,6 @@ function celValue(value: unknown): unknown {
     return out;
   }
   return value;
-}
-
-/** The `request` variable: the AdmissionRequest the webhook would receive (without its uid). */
-function requestOf(attributes: AdmissionAttributes): JsonObject {
-  const { userInfo } = attributes;
-  return {
-    kind: attributes.kind,
-    resource: attributes.resource,
-    subResource: attributes.subResource,
-    requestKind: attributes.kind,
-    requestResource: attributes.resource,
-    requestSubResource: attributes.subResource,
-    name: attributes.name,
-    namespace: attributes.namespace,
-    operation: attributes.operation,
-    userInfo: {
-      username: userInfo.username,
-      uid: userInfo.uid ?? '',
-      groups: userInfo.groups ?? [],
-      extra: userInfo.extra ?? {},
-    },
-    dryRun: attributes.dryRun,
-    options: attributes.options,
-  };
 }
 
 const compiledConditions = new WeakMap<Webhook, readonly (MatchCondition & Compiled)[]>();

@@ -12,6 +12,7 @@ import {
   PER_CALL_LIMIT,
   RUNTIME_COST_BUDGET,
 } from '../../cel/index.ts';
+import { requestOf } from '../request-object.ts';
 import type { AdmissionAttributes, JsonObject } from '../types.ts';
 import { type CompiledExpression, type CompiledPolicy, PolicyVariables } from './compile.ts';
 
@@ -54,30 +55,6 @@ export function celValue(value: unknown): unknown {
     return out;
   }
   return value;
-}
-
-/** The `request` variable: the AdmissionRequest without uid, object and oldObject. */
-export function requestOf(attributes: AdmissionAttributes): JsonObject {
-  const { userInfo } = attributes;
-  return {
-    kind: attributes.kind,
-    resource: attributes.resource,
-    subResource: attributes.subResource,
-    requestKind: attributes.requestKind ?? attributes.kind,
-    requestResource: attributes.requestResource ?? attributes.resource,
-    requestSubResource: attributes.subResource,
-    name: attributes.name,
-    namespace: attributes.namespace,
-    operation: attributes.operation,
-    userInfo: {
-      username: userInfo.username,
-      uid: userInfo.uid ?? '',
-      groups: userInfo.groups ?? [],
-      extra: userInfo.extra ?? {},
-    },
-    dryRun: attributes.dryRun,
-    options: attributes.options,
-  };
 }
 
 const NAMESPACE_METADATA = [

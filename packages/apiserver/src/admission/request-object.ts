@@ -1,0 +1,29 @@
+import type { AdmissionAttributes, JsonObject } from './types.ts';
+
+/**
+ * The `request` variable of CEL expressions (webhook matchConditions and policies): the
+ * AdmissionRequest without uid, object and oldObject; `requestKind`/`requestResource` are what the
+ * client used when `matchPolicy: Equivalent` converted the object.
+ */
+export function requestOf(attributes: AdmissionAttributes): JsonObject {
+  const { userInfo } = attributes;
+  return {
+    kind: attributes.kind,
+    resource: attributes.resource,
+    subResource: attributes.subResource,
+    requestKind: attributes.requestKind ?? attributes.kind,
+    requestResource: attributes.requestResource ?? attributes.resource,
+    requestSubResource: attributes.subResource,
+    name: attributes.name,
+    namespace: attributes.namespace,
+    operation: attributes.operation,
+    userInfo: {
+      username: userInfo.username,
+      uid: userInfo.uid ?? '',
+      groups: userInfo.groups ?? [],
+      extra: userInfo.extra ?? {},
+    },
+    dryRun: attributes.dryRun,
+    options: attributes.options,
+  };
+}
