@@ -19,8 +19,8 @@ import {
   PER_CALL_LIMIT,
   RUNTIME_COST_BUDGET,
 } from '../cel/index.ts';
+import { celValue, requestOf } from './cel-inputs.ts';
 import { AdmissionMatchConditionError } from './errors.ts';
-import { requestOf } from './request-object.ts';
 import type { AdmissionAttributes, JsonObject, Webhook } from './types.ts';
 
 /** One entry of a webhook's `matchConditions`. */
@@ -122,18 +122,6 @@ export function matchConditionCauses(webhook: unknown, at: string): StatusCause[
       causes.push(fieldError.invalid(`${here}.expression`, expression, compiled.problem));
   });
   return causes;
-}
-
-/** JSON as CEL sees unstructured objects: integral numbers are `int`. */
-function celValue(value: unknown): unknown {
-  if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : value;
-  if (Array.isArray(value)) return value.map(celValue);
-  if (typeof value === 'object' && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = celValue(v);
-    return out;
-  }
-  return value;
 }
 
 const compiledConditions = new WeakMap<Webhook, readonly (MatchCondition & Compiled)[]>();

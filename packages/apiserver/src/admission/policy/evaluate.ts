@@ -12,7 +12,8 @@ import {
   PER_CALL_LIMIT,
   RUNTIME_COST_BUDGET,
 } from '../../cel/index.ts';
-import { requestOf } from '../request-object.ts';
+import { celValue, requestOf } from '../cel-inputs.ts';
+
 import type { AdmissionAttributes, JsonObject } from '../types.ts';
 import { type CompiledExpression, type CompiledPolicy, PolicyVariables } from './compile.ts';
 
@@ -44,18 +45,6 @@ const OUT_OF_BUDGET =
   'validation failed due to running out of cost budget, no further validation rules will be run';
 
 class OutOfBudget extends Error {}
-
-/** JSON as CEL sees unstructured objects: integral numbers are `int`. */
-export function celValue(value: unknown): unknown {
-  if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : value;
-  if (Array.isArray(value)) return value.map(celValue);
-  if (typeof value === 'object' && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = celValue(v);
-    return out;
-  }
-  return value;
-}
 
 const NAMESPACE_METADATA = [
   'name',

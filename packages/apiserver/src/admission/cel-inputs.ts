@@ -1,4 +1,17 @@
+// What the CEL expressions of admission (webhook matchConditions, policies) are given.
 import type { AdmissionAttributes, JsonObject } from './types.ts';
+
+/** JSON as CEL sees unstructured objects: integral numbers are `int`. */
+export function celValue(value: unknown): unknown {
+  if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : value;
+  if (Array.isArray(value)) return value.map(celValue);
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = celValue(v);
+    return out;
+  }
+  return value;
+}
 
 /**
  * The `request` variable of CEL expressions (webhook matchConditions and policies): the
