@@ -102,7 +102,10 @@ export interface CustomResourceDefinitionVersion {
   readonly selectableFields?: readonly { readonly jsonPath: string }[];
 }
 
-/** `spec.conversion`; only `None` is served (webhook conversion is not implemented). */
+/**
+ * `spec.conversion`: `None` rewrites only apiVersion; `Webhook` converts through the CRD's conversion
+ * webhook (see server/conversion-webhook.ts and docs/guide/conversion.md).
+ */
 export interface CustomResourceConversion {
   readonly strategy: 'None' | 'Webhook';
   readonly webhook?: {
