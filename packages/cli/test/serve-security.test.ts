@@ -218,9 +218,10 @@ describe('converge serve/dev command line: tokens, fault admin, binding', () => 
     expect(mode(join(dir, 'kube'))).toBe('700');
     const adminToken = readFileSync(tokenFile, 'utf8').trim();
     expect(adminToken).not.toBe(k.token);
-    expect(p.stdout()).toContain(
-      `fault injection at ${k.server}/converge/faults (its own token: ${tokenFile})`,
-    );
+    // the line after the serving line: the pipe may hand it over in a later chunk
+    const line = `fault injection at ${k.server}/converge/faults (its own token: ${tokenFile})`;
+    await waitFor('the fault injection line', () => (p.stdout().includes(line) ? true : undefined), p.output);
+    expect(p.stdout()).toContain(line);
     const rule = { type: 'failRatio', pathPattern: '/version', ratio: 1, status: 503 };
     expect(await call(k, 'POST', '/converge/faults', k.token, rule)).toBe(403);
     expect(await call(k, 'GET', '/version', k.token)).toBe(200);
