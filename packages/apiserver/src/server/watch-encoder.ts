@@ -18,13 +18,6 @@ export class WatchEncoder {
     return { hits: this.#hits, misses: this.#misses };
   }
 
-  /** The JSON of `object` as `resource` serves it, for synchronous converters (else throws). */
-  json(resource: ApiResource, object: KubeObject): string {
-    const text = this.encode(resource, object);
-    if (typeof text !== 'string') throw new TypeError('the converter is asynchronous: use encode()');
-    return text;
-  }
-
   /**
    * The JSON of `object` as `resource` serves it; a promise when a conversion webhook converts it
    * (one call per change and version, shared by the watchers; a failed conversion is not kept).
