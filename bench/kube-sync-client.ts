@@ -314,7 +314,9 @@ async function main(): Promise<void> {
     if (peer === 'limit') synced = await limitStream(ready);
     else if (peer === 'limit-pages') synced = await limitPages(ready);
     else if (peer === 'converge') synced = await converge(ready, 'watch-list');
-    else if (peer === 'converge-pages') synced = await converge(ready, 'paginated');
+    else if (peer === 'converge-pages' || peer === 'converge-pages-young')
+      synced = await converge(ready, 'paginated');
+    else if (peer === 'converge-young') synced = await converge(ready, 'watch-list');
     else if (peer === 'client-node') synced = await clientNode(ready, expected);
     else synced = await fluent(ready, expected);
   } catch (error) {
