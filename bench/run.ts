@@ -18,7 +18,7 @@
  * Exit status 1 when a part exits non-zero (a correctness check failed), times out or cannot run.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -119,13 +119,17 @@ async function runPart(part: PartSpec, options: Options): Promise<PartRun> {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
+  // The log is written as the part runs (`tail -f` it to follow a long part), and kept whole here
+  // for the report.
+  writeFileSync(logFile, '');
   let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
+  const collect = (chunk: Buffer): void => {
+    const text = chunk.toString('utf8');
+    output += text;
+    appendFileSync(logFile, text);
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -150,13 +154,13 @@ async function runPart(part: PartSpec, options: Options): Promise<PartRun> {
     }
   }
   const ms = performance.now() - started;
-  writeFileSync(logFile, output);
   let result: PartRun['result'];
   if (part.structured && existsSync(resultFile)) {
     try {
       result = JSON.parse(readFileSync(resultFile, 'utf8')) as PartRun['result'];
     } catch (error) {
       output += `\nunreadable result file: ${String(error)}`;
+      appendFileSync(logFile, `\nunreadable result file: ${String(error)}`);
     }
   }
   const status = timedOut
