@@ -138,7 +138,7 @@ async function runPart(part: PartSpec, options: Options): Promise<PartRun> {
   const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
     (resolve) => {
       child.once('error', (error) => {
-        output += `\n${String(error)}`;
+        collect(Buffer.from(`\n${String(error)}`));
         resolve({ code: null, signal: null });
       });
       child.once('close', (exitCode, exitSignal) => resolve({ code: exitCode, signal: exitSignal }));
