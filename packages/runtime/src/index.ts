@@ -48,6 +48,7 @@ export * from './manager/index.ts';
 export * from './object/index.ts';
 export * from './ownership/index.ts';
 export * from './patch/index.ts';
+export * from './permissions/index.ts';
 export * from './predicate/index.ts';
 export * from './reconcile/index.ts';
 export * from './runnable/index.ts';

@@ -7,6 +7,7 @@ import type { Informer, InformerRegistry } from '../informer/index.ts';
 import { type Logger, noopLogger } from '../log/index.ts';
 import type { KubeObject, ObjectKey } from '../object/index.ts';
 import { enqueueForLabelOwner, type OwnerLabelScheme, ownedByKindSelector } from '../ownership/index.ts';
+import { derivedRules, type PermissionRule } from '../permissions/index.ts';
 import type { Predicate } from '../predicate/index.ts';
 import type { ReconcileFunction, Reconciler } from '../reconcile/index.ts';
 import { type Runnable, whenAborted } from '../runnable/index.ts';
@@ -30,6 +31,16 @@ export interface BuilderHost {
   readonly logger?: Logger;
   /** Adds the controller (wrapped when it has stop hooks) to run with the host. */
   add(runnable: Runnable, options?: { name?: string }): void;
+  /**
+   * Where `complete()` records the RBAC rules the wiring needs on the host's backend (see
+   * {@link derivedRules}) and the types it touches (a Manager passes `manager.permissions`).
+   * Kinds in another backend (`backend` option) need nothing from the API server and are not
+   * recorded. Default: none.
+   */
+  readonly permissions?: {
+    require(rule: PermissionRule): void;
+    recordType(type: ResourceType): void;
+  };
 }
 
 export interface BuilderWatchOptions {
@@ -244,8 +255,35 @@ export class ControllerBuilder {
         ...(clock === undefined ? {} : { clock }),
       });
     }
+    this.#recordPermissions(primary);
     this.#host.add(runnable, { name: `controller:${name}` });
     return controller;
+  }
+
+  /** Registers the derived RBAC rules of every kind wired on the host's backend. */
+  #recordPermissions(primary: Watch): void {
+    const permissions = this.#host.permissions;
+    if (permissions === undefined) return;
+    const wired: [ResourceType, 'for' | 'owns' | 'watches' | 'reads', ReadsOptions][] = [
+      [primary.type, 'for', primary.options],
+      ...this.#watches.map(
+        (w) =>
+          [w.type, w.label.startsWith('owns:') ? 'owns' : 'watches', w.options] as [
+            ResourceType,
+            'owns' | 'watches',
+            ReadsOptions,
+          ],
+      ),
+      ...this.#reads.map((r) => [r.type, 'reads', r.options] as [ResourceType, 'reads', ReadsOptions]),
+    ];
+    for (const [type, role, options] of wired) {
+      if (options.backend !== undefined && options.backend !== this.#host.backend) continue;
+      const namespace =
+        options.namespace === undefined || options.namespace === '' ? undefined : options.namespace;
+      permissions.recordType(type);
+      for (const rule of derivedRules(type, role, type.namespaced ? namespace : undefined))
+        permissions.require(rule);
+    }
   }
 
   /** An `owns` watch with its handler (and, for label ownership, its label selector). */

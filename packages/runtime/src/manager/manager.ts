@@ -8,6 +8,7 @@ import { InformerRegistry } from '../informer/index.ts';
 import { type Logger, noopLogger } from '../log/index.ts';
 import type { KubeObject } from '../object/index.ts';
 import { durationMs } from '../options.ts';
+import { Permissions } from '../permissions/index.ts';
 import { type LeaderElection, type Runnable, whenAborted } from '../runnable/index.ts';
 import {
   WebhookBuilder,
@@ -112,6 +113,7 @@ export class Manager implements Runnable {
   readonly #client: Client | undefined;
   readonly #readers = new Map<string, ReturnType<InformerRegistry['acquire']>>();
   readonly #webhooks = new WebhookRegistry();
+  readonly #permissions = new Permissions();
 
   constructor(options: ManagerOptions = {}) {
     this.#clock = options.clock ?? realClock;
@@ -179,6 +181,18 @@ export class Manager implements Runnable {
     return new WebhookBuilder<T>(type as ResourceType, this.#webhooks);
   }
 
+  /**
+   * The RBAC rules the operator needs: derived from each controller's wiring when its builder
+   * completes, plus those declared with `manager.permissions.require(...)` for what reconcilers do
+   * with the client beyond that. Read by `converge manifests`; recording contacts nothing.
+   *
+   * @example
+   * manager.permissions.require(secretType, ['get'], { namespace: 'web' });
+   */
+  get permissions(): Permissions {
+    return this.#permissions;
+  }
+
   /** Every webhook registration, in the order completed. */
   get webhooks(): readonly WebhookRegistration[] {
     return this.#webhooks.registrations;
@@ -220,6 +234,7 @@ export class Manager implements Runnable {
       backend: this.backend,
       clock: this.#clock,
       logger: this.#baseLogger,
+      permissions: this.#permissions,
       add: (runnable: Runnable, addOptions?: { name?: string }) => this.add(runnable, addOptions ?? {}),
     }).for(type, options);
   }
