@@ -35,6 +35,7 @@ const SECTION_OF_AREA: Readonly<Record<string, string>> = {
   LEADER: 'Leader election',
   EVENTS: 'Events',
   KUBE: 'Kubernetes backend',
+  KIND: 'Kinds',
   NATS: 'NATS backend',
   METRICS: 'Metrics and probes',
   CLI: 'Command line',

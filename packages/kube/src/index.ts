@@ -69,6 +69,27 @@ export {
 } from './errors.ts';
 export { errorFromStatus, type Status } from './http/index.ts';
 export {
+  CrdImportError,
+  crdsOf,
+  defineKind,
+  IntOrString,
+  type Kind,
+  KindConflictError,
+  KindErrorCodes,
+  type KindObject,
+  type KindOptions,
+  KindOptionsError,
+  KindSchemaError,
+  type KindValidation,
+  kindOf,
+  type ObjectOfKind,
+  type PrinterColumn,
+  type ScaleOptions,
+  type Static,
+  type TSchema,
+  Type,
+} from './kind/index.ts';
+export {
   type AdmissionOperation,
   type AdmissionRequest,
   type AdmissionResult,
