@@ -23,6 +23,7 @@ import {
   resolveApiServerOptions,
 } from './options.ts';
 import { policyAdmission } from './policy-admission.ts';
+import { RbacAuthorizer } from './rbac-authorizer.ts';
 import { ResourceRegistry } from './resource-registry.ts';
 import { loadOrCreateTls, type TlsMaterial } from './tls.ts';
 import { WatchEncoder } from './watch-encoder.ts';
@@ -250,6 +251,15 @@ class EmbeddedApiServer implements ApiServer {
       const dir = this.#options.dataDir === undefined ? undefined : join(this.#options.dataDir, 'pki');
       this.#tls = await loadOrCreateTls(dir, [host], clock.now(), logger);
     }
+    // RBAC is always on: the index of roles and bindings is filled before the first request is served
+    const rbac = new RbacAuthorizer();
+    await rbac.start({
+      store: this.store,
+      registry: this.#registry,
+      clock,
+      logger,
+      signal: this.#admissionWatches.signal,
+    });
     const handler = createRequestHandler({
       store: this.store,
       registry: this.#registry,
@@ -262,6 +272,7 @@ class EmbeddedApiServer implements ApiServer {
       namespaceType: types.namespace,
       admission: this.#webhookAdmission(types.namespace),
       policies: this.#policyAdmission(types.namespace),
+      rbac,
       openapi: new OpenApiV3(this.#registry, this.#options.extensions),
       token: this.#options.token,
       faults: this.faults,

@@ -11,6 +11,7 @@ import {
 import type { ServerContext } from './context.ts';
 import { unauthorized } from './errors.ts';
 import { faultAdminForbidden } from './fault-errors.ts';
+import type { RbacAuthorizer } from './rbac-authorizer.ts';
 import type { RequestTarget } from './request-info.ts';
 import {
   type ServiceAccountClaims,
@@ -110,7 +111,8 @@ export function requestAttributes(req: IncomingMessage, target: RequestTarget): 
 /**
  * Authentication, then authorization. A request carries `Authorization: Bearer <token>`: the
  * server's token is the admin (`system:masters`); a ServiceAccount token this server issued
- * (TokenRequest) is that ServiceAccount, allowed what {@link authorize} grants it (403 otherwise).
+ * (TokenRequest) is that ServiceAccount, allowed what {@link authorize} grants it over `rbac` (the
+ * stored Roles and bindings; 403 otherwise).
  * A wrong token is a 401 everywhere, a missing one everywhere but `/version` and the health checks
  * (which the kubectl dispatcher and probes read anonymously). Without a configured token
  * (insecure mode) every request is `system:unsecured` (allowed everything) unless it presents a
@@ -121,6 +123,7 @@ export function authenticate(
   target: RequestTarget,
   token: string | undefined,
   nowMs: number = Date.now(),
+  rbac?: RbacAuthorizer,
 ): UserInfo {
   const header = req.headers.authorization;
   const presented = bearerToken(header);
@@ -139,7 +142,7 @@ export function authenticate(
     else if ((header === undefined || header.trim() === '') && isPublic(target)) user = ANONYMOUS_USER;
     else throw unauthorized();
   }
-  const acting = impersonate(req, user);
+  const acting = impersonate(req, user, rbac);
   if (acting !== undefined) {
     user = acting;
     serviceAccount = undefined;
@@ -150,7 +153,7 @@ export function authenticate(
   // system:masters may do everything: no attributes to compute on the hot path
   if (user.groups.includes(MASTERS_GROUP)) return user;
   const attributes = requestAttributes(req, target);
-  const decision = authorize(user, attributes);
+  const decision = authorize(user, attributes, rbac);
   if (!decision.allowed) throw forbidden(user, attributes, decision.reason);
   return user;
 }
@@ -233,7 +236,11 @@ function headerValues(req: IncomingMessage, name: string): string[] {
  * new user gets `system:authenticated` (a ServiceAccount without requested groups: its groups).
  * Undefined when the request impersonates nobody.
  */
-function impersonate(req: IncomingMessage, requestor: UserInfo): UserInfo | undefined {
+function impersonate(
+  req: IncomingMessage,
+  requestor: UserInfo,
+  rbac: RbacAuthorizer | undefined,
+): UserInfo | undefined {
   const users = headerValues(req, 'impersonate-user');
   const groups = req.headersDistinct['impersonate-group'] ?? [];
   const uid = req.headersDistinct['impersonate-uid']?.[0] ?? '';
@@ -247,7 +254,8 @@ function impersonate(req: IncomingMessage, requestor: UserInfo): UserInfo | unde
   }
   const username = users[0] as string;
   const check = (attributes: RequestAttributes): void => {
-    if (!authorize(requestor, attributes).allowed) throw forbidden(requestor, attributes, '');
+    const decision = authorize(requestor, attributes, rbac);
+    if (!decision.allowed) throw forbidden(requestor, attributes, decision.reason);
   };
   const base = {
     resourceRequest: true as const,

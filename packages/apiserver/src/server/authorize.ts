@@ -1,11 +1,21 @@
 /**
- * Authorization: one decision, {@link authorize}, for every request and every access review. The
- * embedded server knows two kinds of users — `system:masters` (the admin token, insecure mode) may
- * do everything; anyone else gets what kube-apiserver's bootstrap RBAC policy grants every
- * authenticated user (`system:discovery`, `system:public-info-viewer`, `system:basic-user`): read
- * discovery, OpenAPI, `/version` and the health checks, and create the self reviews. An RBAC
- * authorizer replaces {@link authorize} later without changing its callers.
+ * Authorization: one decision, {@link authorize}, for every request and every access review, as
+ * kube-apiserver's authorizer chain with `--authorization-mode=RBAC`: `system:masters` may do
+ * everything (the privileged-group authorizer, decided before anything is computed); everyone
+ * else gets what the bootstrap policy gives every client (`system:discovery`,
+ * `system:basic-user`, `system:public-info-viewer` — held even where the bootstrap objects are
+ * absent) plus what the stored Roles and ClusterRoles bound to the user, its groups or its
+ * ServiceAccount grant ({@link RbacAuthorizer}, rbac-authorizer.ts).
  */
+import type { RbacAuthorizer } from './rbac-authorizer.ts';
+import { BASIC_USER_RULES, DISCOVERY_RULES, PUBLIC_INFO_RULES } from './rbac-bootstrap.ts';
+import {
+  type CompiledRule,
+  compileRule,
+  type PolicyRule,
+  type RuleRequest,
+  ruleAllows,
+} from './rbac-rules.ts';
 
 /** Who makes a request, as `user.Info`. */
 export interface UserInfo {
@@ -41,6 +51,7 @@ export interface ResourceRule {
   readonly verbs: readonly string[];
   readonly apiGroups: readonly string[];
   readonly resources: readonly string[];
+  readonly resourceNames?: readonly string[];
 }
 
 export interface NonResourceRule {
@@ -48,91 +59,102 @@ export interface NonResourceRule {
   readonly nonResourceURLs: readonly string[];
 }
 
+/** What a user may do in a namespace, as a SelfSubjectRulesReview answers. */
+export interface UserRules {
+  readonly resourceRules: readonly ResourceRule[];
+  readonly nonResourceRules: readonly NonResourceRule[];
+  readonly incomplete: boolean;
+  /** The errors met (bindings of missing roles), '' when none. */
+  readonly evaluationError: string;
+}
+
 export const MASTERS_GROUP = 'system:masters';
+const AUTHENTICATED_GROUP = 'system:authenticated';
+const UNAUTHENTICATED_GROUP = 'system:unauthenticated';
 
-/** The rules bootstrap RBAC gives `system:authenticated` (system:basic-user, system:discovery, system:public-info-viewer). */
-const AUTHENTICATED_RESOURCE_RULES: readonly ResourceRule[] = [
-  {
-    verbs: ['create'],
-    apiGroups: ['authorization.k8s.io'],
-    resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'],
-  },
-  { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'] },
+const AUTHENTICATED_RULES: readonly PolicyRule[] = [
+  ...DISCOVERY_RULES,
+  ...BASIC_USER_RULES,
+  ...PUBLIC_INFO_RULES,
 ];
-const AUTHENTICATED_NON_RESOURCE_RULES: readonly NonResourceRule[] = [
-  {
-    verbs: ['get'],
-    nonResourceURLs: [
-      '/api',
-      '/api/*',
-      '/apis',
-      '/apis/*',
-      '/healthz',
-      '/livez',
-      '/openapi',
-      '/openapi/*',
-      '/readyz',
-      '/version',
-      '/version/',
-    ],
-  },
-  { verbs: ['get'], nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version', '/version/'] },
+const COMPILED_AUTHENTICATED: readonly CompiledRule[] = AUTHENTICATED_RULES.map(compileRule);
+const COMPILED_PUBLIC: readonly CompiledRule[] = PUBLIC_INFO_RULES.map(compileRule);
+const ALL_RULES: readonly PolicyRule[] = [
+  { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+  { verbs: ['*'], nonResourceURLs: ['*'] },
 ];
-const ALL_RESOURCES: readonly ResourceRule[] = [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }];
-const ALL_NON_RESOURCES: readonly NonResourceRule[] = [{ verbs: ['*'], nonResourceURLs: ['*'] }];
 
-/** The rules a user holds in a namespace (the same in every namespace here). */
-export function rulesFor(user: UserInfo): {
-  resourceRules: readonly ResourceRule[];
-  nonResourceRules: readonly NonResourceRule[];
-} {
-  if (user.groups.includes(MASTERS_GROUP))
-    return { resourceRules: ALL_RESOURCES, nonResourceRules: ALL_NON_RESOURCES };
-  if (user.groups.includes('system:authenticated'))
-    return {
-      resourceRules: AUTHENTICATED_RESOURCE_RULES,
-      nonResourceRules: AUTHENTICATED_NON_RESOURCE_RULES,
-    };
-  // system:unauthenticated keeps only system:public-info-viewer
-  return { resourceRules: [], nonResourceRules: [AUTHENTICATED_NON_RESOURCE_RULES[1] as NonResourceRule] };
+/** The bootstrap rules a user holds through its groups. */
+function bootstrapRules(user: UserInfo): readonly PolicyRule[] {
+  if (user.groups.includes(AUTHENTICATED_GROUP)) return AUTHENTICATED_RULES;
+  if (user.groups.includes(UNAUTHENTICATED_GROUP)) return PUBLIC_INFO_RULES;
+  return [];
 }
 
-function matches(values: readonly string[], value: string): boolean {
-  return values.includes('*') || values.includes(value);
-}
-
-/** RBAC's non-resource URL match: exact, `*`, or a prefix ending in `*`. */
-function urlMatches(patterns: readonly string[], path: string): boolean {
-  return patterns.some(
-    (p) => p === '*' || p === path || (p.endsWith('*') && path.startsWith(p.slice(0, -1))),
-  );
+function compiledBootstrap(user: UserInfo): readonly CompiledRule[] {
+  if (user.groups.includes(AUTHENTICATED_GROUP)) return COMPILED_AUTHENTICATED;
+  if (user.groups.includes(UNAUTHENTICATED_GROUP)) return COMPILED_PUBLIC;
+  return [];
 }
 
 /**
- * Decides whether `user` may do what `attributes` describe. `system:masters` is allowed
- * everything (as kube-apiserver's privileged-group authorizer); other users get the rules of
- * {@link rulesFor}. Nothing else is ever allowed: the answer is `denied: false` with no reason
- * (RBAC's "no opinion"), which the request path turns into a 403.
+ * The rules a user holds in `namespace` (`RulesFor`): everything for `system:masters`; else the
+ * bootstrap rules of its groups and the rules of every binding that names it (ClusterRoleBindings,
+ * and the namespace's RoleBindings), each distinct rule once, in the order found.
  */
-export function authorize(user: UserInfo, attributes: RequestAttributes): Decision {
-  if (user.groups.includes(MASTERS_GROUP)) return { allowed: true, denied: false, reason: '' };
-  const { resourceRules, nonResourceRules } = rulesFor(user);
-  const allowed = attributes.resourceRequest
-    ? resourceRules.some((rule) => {
-        const resource =
-          attributes.subresource === ''
-            ? attributes.resource
-            : `${attributes.resource}/${attributes.subresource}`;
-        return (
-          matches(rule.verbs, attributes.verb) &&
-          matches(rule.apiGroups, attributes.group) &&
-          matches(rule.resources, resource)
-        );
-      })
-    : nonResourceRules.some(
-        (rule) => matches(rule.verbs, attributes.verb) && urlMatches(rule.nonResourceURLs, attributes.path),
-      );
-  return { allowed, denied: false, reason: '' };
+export function rulesFor(user: UserInfo, namespace: string, rbac?: RbacAuthorizer): UserRules {
+  const stored = rbac?.rulesFor(user, namespace) ?? { rules: [], errors: [] };
+  // as kube-apiserver's privileged-group rule resolver, ahead of RBAC's
+  const found = user.groups.includes(MASTERS_GROUP)
+    ? { rules: [...ALL_RULES, ...stored.rules], errors: stored.errors }
+    : stored;
+  const seen = new Set<string>();
+  const resourceRules: ResourceRule[] = [];
+  const nonResourceRules: NonResourceRule[] = [];
+  for (const rule of [...found.rules, ...bootstrapRules(user)]) {
+    const key = JSON.stringify([
+      rule.verbs,
+      rule.apiGroups,
+      rule.resources,
+      rule.resourceNames,
+      rule.nonResourceURLs,
+    ]);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    // as the RBAC authorizer's RulesFor: a rule with resources is a resource rule, one with URLs a non-resource rule
+    if ((rule.resources ?? []).length > 0)
+      resourceRules.push({
+        verbs: rule.verbs,
+        apiGroups: rule.apiGroups ?? [],
+        resources: rule.resources ?? [],
+        ...((rule.resourceNames ?? []).length === 0 ? {} : { resourceNames: rule.resourceNames }),
+      });
+    if ((rule.nonResourceURLs ?? []).length > 0)
+      nonResourceRules.push({ verbs: rule.verbs, nonResourceURLs: rule.nonResourceURLs ?? [] });
+  }
+  const unique = [...new Set(found.errors)];
+  const evaluationError =
+    unique.length === 0 ? '' : unique.length === 1 ? (unique[0] as string) : `[${unique.join(', ')}]`;
+  return { resourceRules, nonResourceRules, incomplete: false, evaluationError };
+}
+
+const ALLOW: Decision = { allowed: true, denied: false, reason: '' };
+
+/**
+ * Decides whether `user` may do what `attributes` describe. `system:masters` is allowed
+ * everything before any other work; then the bootstrap rules of the user's groups; then the RBAC
+ * authorizer over the stored roles and bindings. Nothing else is ever allowed: the answer is
+ * `denied: false` (RBAC's "no opinion") with the authorizer's reason (`RBAC: …` naming missing
+ * roles, or ''), which the request path turns into a 403.
+ */
+export function authorize(user: UserInfo, attributes: RequestAttributes, rbac?: RbacAuthorizer): Decision {
+  if (user.groups.includes(MASTERS_GROUP)) return ALLOW;
+  const request: RuleRequest = attributes;
+  for (const rule of compiledBootstrap(user)) if (ruleAllows(rule, request)) return ALLOW;
+  if (rbac === undefined) return { allowed: false, denied: false, reason: '' };
+  const namespace = attributes.resourceRequest ? attributes.namespace : '';
+  const decision = rbac.authorize(user, namespace, request);
+  return { allowed: decision.allowed, denied: false, reason: decision.reason };
 }
 
 /** kube-apiserver's message for a denied request (`responsewriters.forbiddenMessage`). */

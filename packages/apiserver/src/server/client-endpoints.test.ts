@@ -100,10 +100,15 @@ describe('access reviews', () => {
     ]);
     const res = await server.request(url, { method: 'POST', body: { spec: { namespace: 'default' } } });
     expect(res.status).toBe(201);
-    expect((res.json as { status: unknown }).status).toEqual({
-      resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
-      nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
-      incomplete: false,
+    // everything first (system:masters), then what bootstrap policy gives every authenticated user
+    const status = (res.json as { status: { resourceRules: unknown[]; nonResourceRules: unknown[] } }).status;
+    expect(status).toMatchObject({ incomplete: false });
+    expect(status.resourceRules[0]).toEqual({ verbs: ['*'], apiGroups: ['*'], resources: ['*'] });
+    expect(status.nonResourceRules[0]).toEqual({ verbs: ['*'], nonResourceURLs: ['*'] });
+    expect(status.resourceRules).toContainEqual({
+      verbs: ['create'],
+      apiGroups: ['authorization.k8s.io'],
+      resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'],
     });
   });
 

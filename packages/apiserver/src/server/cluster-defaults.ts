@@ -9,6 +9,7 @@ import {
 import type { Store } from '@converge/store';
 import type { MutableObject, Strategy } from './api-resource.ts';
 import { aggregateClusterRoles } from './clusterrole-aggregation.ts';
+import { BOOTSTRAP_BINDINGS, BOOTSTRAP_ROLES } from './rbac-bootstrap.ts';
 import type { ResourceRegistry } from './resource-registry.ts';
 
 /**
@@ -16,8 +17,8 @@ import type { ResourceRegistry } from './resource-registry.ts';
  * controllers: the `kubernetes` Service in `default` with its Endpoints and EndpointSlice (the
  * apiserver's endpoint reconciler), and in every active namespace the `default` ServiceAccount (the
  * serviceaccounts controller) and the `kube-root-ca.crt` ConfigMap (the root-ca-cert-publisher),
- * recreated when deleted; the bootstrap `cluster-admin` ClusterRole and binding, and ClusterRole
- * aggregation (clusterrole-aggregation.ts).
+ * recreated when deleted; the bootstrap RBAC policy (`cluster-admin`, `admin`/`edit`/`view` and
+ * what every client may do; rbac-bootstrap.ts), and ClusterRole aggregation (clusterrole-aggregation.ts).
  */
 
 /** The ConfigMap every namespace holds with the cluster's CA bundle. */
@@ -191,26 +192,39 @@ async function kubernetesService(options: ClusterDefaultsOptions, types: Types):
 const BOOTSTRAP_LABELS = { 'kubernetes.io/bootstrapping': 'rbac-defaults' };
 const AUTOUPDATE = { 'rbac.authorization.kubernetes.io/autoupdate': 'true' };
 
-/** kube-apiserver's bootstrap `cluster-admin` ClusterRole and its binding to `system:masters`. */
-async function clusterAdmin(options: ClusterDefaultsOptions, types: Types): Promise<void> {
+/**
+ * kube-apiserver's bootstrap ClusterRoles and ClusterRoleBindings (rbac-bootstrap.ts): created when
+ * absent, left alone when present (an administrator's edits stay, as with `autoupdate: false`).
+ */
+async function bootstrapPolicy(options: ClusterDefaultsOptions, types: Types): Promise<void> {
   if (types.clusterRole === undefined || types.clusterRoleBinding === undefined) return;
-  const metadata = { name: 'cluster-admin', labels: BOOTSTRAP_LABELS, annotations: AUTOUPDATE };
-  await ensure(options.store, types.clusterRole, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRole',
-    metadata,
-    rules: [
-      { apiGroups: ['*'], resources: ['*'], verbs: ['*'] },
-      { nonResourceURLs: ['*'], verbs: ['*'] },
-    ],
-  });
-  await ensure(options.store, types.clusterRoleBinding, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRoleBinding',
-    metadata: { ...metadata },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
-    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:masters' }],
-  });
+  for (const role of BOOTSTRAP_ROLES) {
+    const object: MutableObject = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: {
+        name: role.name,
+        labels: { ...BOOTSTRAP_LABELS, ...role.labels },
+        annotations: AUTOUPDATE,
+      },
+      rules: role.rules.map((rule) => ({ ...rule })),
+    };
+    if (role.aggregateFrom !== undefined)
+      object.aggregationRule = { clusterRoleSelectors: [{ matchLabels: { ...role.aggregateFrom } }] };
+    await ensure(options.store, types.clusterRole, object);
+  }
+  for (const binding of BOOTSTRAP_BINDINGS)
+    await ensure(options.store, types.clusterRoleBinding, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: binding.name, labels: BOOTSTRAP_LABELS, annotations: AUTOUPDATE },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: binding.name },
+      subjects: binding.groups.map((name) => ({
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: 'Group',
+        name,
+      })),
+    });
 }
 
 /**
@@ -302,7 +316,7 @@ export async function startClusterDefaults(options: ClusterDefaultsOptions): Pro
   const types = typesOf(options.registry);
   if (types === undefined) return;
   await kubernetesService(options, types);
-  await clusterAdmin(options, types);
+  await bootstrapPolicy(options, types);
   await componentStatuses(options, types);
   const clusterRole = types.clusterRole;
   if (clusterRole !== undefined)

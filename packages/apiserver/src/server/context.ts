@@ -5,6 +5,7 @@ import type { PolicyAdmission, WebhookAdmission } from '../admission/index.ts';
 import type { ApiResource, StrategyContext } from './api-resource.ts';
 import type { ApiServerExtensions } from './extensions.ts';
 import type { FieldValidation } from './query.ts';
+import type { RbacAuthorizer } from './rbac-authorizer.ts';
 import type { ResourceTarget } from './request-info.ts';
 import type { ResourceRegistry } from './resource-registry.ts';
 import type { WatchEncoder } from './watch-encoder.ts';
@@ -32,6 +33,8 @@ export interface ServerContext {
   readonly admission?: WebhookAdmission;
   /** ValidatingAdmissionPolicies evaluated on writes (after schema validation, before validating webhooks). */
   readonly policies?: PolicyAdmission;
+  /** The RBAC authorizer over the stored roles and bindings; absent: only bootstrap rules and system:masters. */
+  readonly rbac?: RbacAuthorizer;
 }
 
 /** One request to a REST resource. */

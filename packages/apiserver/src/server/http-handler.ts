@@ -151,7 +151,7 @@ export function createRequestHandler(
       await serveFaultAdmin({ faults: ctx.faults, logger: ctx.logger, openWatches }, req, res, url);
       return;
     }
-    authenticate(req, target, ctx.token, ctx.clock.now());
+    authenticate(req, target, ctx.token, ctx.clock.now(), ctx.rbac);
     await ctx.faults.around(req, res, url, target, async (out) => {
       if (target.kind === 'resource') {
         await dispatchResource(ctx, req, out, target, url.searchParams);

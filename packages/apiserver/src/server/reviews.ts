@@ -1,7 +1,8 @@
 /**
  * The review kinds: nothing is stored, the answer is the request with `status` filled (201).
  * `authorization.k8s.io/v1` SelfSubjectAccessReview, SubjectAccessReview, LocalSubjectAccessReview
- * (decided by {@link authorize}) and SelfSubjectRulesReview ({@link rulesFor});
+ * (decided by {@link authorize} over the server's RBAC authorizer) and SelfSubjectRulesReview
+ * ({@link rulesFor}: the caller's rules in the namespace);
  * `authentication.k8s.io/v1` SelfSubjectReview (the caller) and TokenReview (the server's token and
  * the ServiceAccount tokens it issued), as `pkg/registry/authorization/*` and
  * `pkg/registry/authentication/*` answer them.
@@ -85,8 +86,8 @@ function accessAttributes(read: BodyReader, spec: JsonObject): RequestAttributes
   };
 }
 
-function accessStatus(user: UserInfo, attributes: RequestAttributes): JsonObject {
-  const decision = authorize(user, attributes);
+function accessStatus(ctx: RequestContext, user: UserInfo, attributes: RequestAttributes): JsonObject {
+  const decision = authorize(user, attributes, ctx.server.rbac);
   const status: JsonObject = { allowed: decision.allowed };
   if (decision.denied) status.denied = true;
   if (decision.reason !== '') status.reason = decision.reason;
@@ -126,7 +127,7 @@ export async function handleReview(ctx: RequestContext): Promise<void> {
     case 'SelfSubjectAccessReview': {
       const attributes = accessAttributes(read, spec);
       if (Array.isArray(attributes)) throw invalid(resource.kind, resource.group, attributes);
-      answer(accessStatus(user, attributes));
+      answer(accessStatus(ctx, user, attributes));
       return;
     }
     case 'SubjectAccessReview':
@@ -157,18 +158,19 @@ export async function handleReview(ctx: RequestContext): Promise<void> {
       }
       if (causes.length > 0 || Array.isArray(attributes) || Array.isArray(subject))
         throw invalid(resource.kind, resource.group, causes);
-      answer(accessStatus(subject, attributes));
+      answer(accessStatus(ctx, subject, attributes));
       return;
     }
     case 'SelfSubjectRulesReview': {
       const namespace = read.string(spec, 'namespace', 'SelfSubjectRulesReviewSpec', 'spec.namespace');
       if (namespace === '') throw new BadRequestError('no namespace on request');
-      const rules = rulesFor(user);
+      const rules = rulesFor(user, namespace, ctx.server.rbac);
       answer(
         {
           resourceRules: rules.resourceRules.map((r) => ({ ...r })),
           nonResourceRules: rules.nonResourceRules.map((r) => ({ ...r })),
-          incomplete: false,
+          incomplete: rules.incomplete,
+          ...(rules.evaluationError === '' ? {} : { evaluationError: rules.evaluationError }),
         },
         {},
       );
