@@ -15,6 +15,14 @@ import {
 } from './operations-args.ts';
 import { type OptionSpecs, parseOptions, shownFlag } from './options.ts';
 import { webhookArgsOf } from './run-webhooks.ts';
+import {
+  CREATE_HELP,
+  type CreateApiArgs,
+  INIT_HELP,
+  type InitArgs,
+  parseCreate,
+  parseInit,
+} from './scaffold/index.ts';
 import { parseStore, STORE_HELP, type StoreArgs } from './store-args.ts';
 
 export interface ServeArgs extends LogArgs {
@@ -83,7 +91,9 @@ export type Command =
   | ({ readonly command: 'serve' } & ServeArgs)
   | ({ readonly command: 'dev'; readonly modules: readonly string[] } & ServeArgs & OperationsArgs)
   | ({ readonly command: 'kv' } & KvArgs)
-  | ({ readonly command: 'store' } & StoreArgs);
+  | ({ readonly command: 'store' } & StoreArgs)
+  | ({ readonly command: 'init' } & InitArgs)
+  | ({ readonly command: 'create' } & CreateApiArgs);
 
 export const USAGE = `Usage: converge <command> [options]
 
@@ -93,6 +103,8 @@ Commands:
   run module…      Run operator modules against any cluster (a kubeconfig or in-cluster config)
   kv <verb> …      Apply, get or delete objects in NATS JetStream KV (primaries of NATS-backed operators)
   store <verb> …   Check or repair the embedded server's data directory (check, repair)
+  init [dir]       Make a new operator project (a kind, its controller and test, deploy files)
+  create api …     Add a kind with its controller and test to a project
   help [command]   Show help
 
 Run 'converge <command> --help' for a command's options.`;
@@ -127,6 +139,8 @@ const HELP_LINE = '  -h, --help               Show this help';
 export const HELP: Record<string, string> = {
   kv: KV_HELP,
   store: STORE_HELP,
+  init: INIT_HELP,
+  create: CREATE_HELP,
   run: `Usage: converge run module… [options]
 
 Runs operator modules against a Kubernetes API (a real cluster or converge serve) until SIGINT or
@@ -186,7 +200,7 @@ ${HELP_LINE}`,
 };
 
 /** The subcommands, for `converge help <command>`. */
-const COMMANDS = ['serve', 'dev', 'run', 'kv', 'store', 'help', 'version'] as const;
+const COMMANDS = ['serve', 'dev', 'run', 'kv', 'store', 'init', 'create', 'help', 'version'] as const;
 
 /** The usage text for a usage error of `command` (undefined: the global usage). */
 export function usageOf(command: string | undefined): string {
@@ -270,6 +284,14 @@ export function parseCommand(
     case 'store': {
       const store = parseStore(rest);
       return 'help' in store ? { command: 'help', topic: 'store' } : { command: 'store', ...store };
+    }
+    case 'init': {
+      const init = parseInit(rest);
+      return 'help' in init ? { command: 'help', topic: 'init' } : { command: 'init', ...init };
+    }
+    case 'create': {
+      const create = parseCreate(rest);
+      return 'help' in create ? { command: 'help', topic: 'create' } : { command: 'create', ...create };
     }
     case 'serve':
     case 'dev':

@@ -17,3 +17,14 @@ export {
 export type { KvArgs, KvOutput, KvVerb } from './kv-args.ts';
 export { guessKind, guessPlural, typeFromArgument } from './kv-types.ts';
 export { EXAMPLES_DIR, main, type OperatorModule, type RunIo } from './main.ts';
+export {
+  type CreateApiArgs,
+  type CreateApiResult,
+  createApi,
+  type InitArgs,
+  type InitResult,
+  initProject,
+  ScaffoldError,
+  type ScaffoldErrorCode,
+  ScaffoldErrorCodes,
+} from './scaffold/index.ts';

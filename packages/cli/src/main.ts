@@ -7,6 +7,7 @@ import { describeError as describe, OperatorModuleError, UsageError } from './er
 import { runKv } from './kv.ts';
 import { processIo, type RunIo } from './process-io.ts';
 import { runOperators } from './run.ts';
+import { runCreateApi, runInit } from './scaffold/index.ts';
 import { serve } from './serve.ts';
 import { runStore } from './store-cmd.ts';
 
@@ -65,6 +66,10 @@ async function command(argv: readonly string[], io: RunIo): Promise<number> {
         return await runKv(parsed, io);
       case 'store':
         return runStore(parsed, io);
+      case 'init':
+        return runInit(parsed, io);
+      case 'create':
+        return runCreateApi(parsed, io);
     }
   } catch (error) {
     io.err(`converge: ${describe(error)}`);
