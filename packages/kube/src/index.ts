@@ -90,6 +90,27 @@ export {
   Type,
 } from './kind/index.ts';
 export {
+  configFiles,
+  DEFAULT_RESOURCES,
+  dockerfileOf,
+  dockerignoreOf,
+  GENERATED_HEADER,
+  generateManifests,
+  helmChart,
+  type Manifest,
+  type ManifestOptions,
+  type ManifestResources,
+  type ManifestSet,
+  manifestLabels,
+  type PermissionSource,
+  type PolicyRule,
+  policyRules,
+  type ResolvedManifestOptions,
+  resolveManifestOptions,
+  runArgs,
+  toYaml,
+} from './manifests/index.ts';
+export {
   type AdmissionOperation,
   type AdmissionRequest,
   type AdmissionResult,

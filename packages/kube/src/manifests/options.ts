@@ -1,0 +1,160 @@
+import { OptionsError } from '@converge/runtime';
+
+/** Container resource requests and limits (`cpu: '100m'`, `memory: '128Mi'`). */
+export interface ManifestResources {
+  readonly requests?: Readonly<Record<string, string>>;
+  readonly limits?: Readonly<Record<string, string>>;
+}
+
+/** Options of {@link generateManifests}; only `name` is required. */
+export interface ManifestOptions {
+  /** The operator's name: the ServiceAccount, Deployment, roles and labels use it. A DNS label. */
+  readonly name: string;
+  /** Where the operator runs. Default `<name>-system`. */
+  readonly namespace?: string;
+  /** The container image. Default `<name>:latest`. */
+  readonly image?: string;
+  /**
+   * The operator modules as paths inside the image, relative to its working directory `/app`
+   * (`converge run` loads them). Default `['src/operator.ts']` (Node 24 strips the types).
+   */
+  readonly modules?: readonly string[];
+  /** Run with `--leader-elect` (a Lease in the operator's namespace, and a Role for it). Default true. */
+  readonly leaderElection?: boolean;
+  /** The Lease's name. Default `<name>-leader`. */
+  readonly leaseName?: string;
+  /** The metrics port (`/metrics`, named `metrics`). Default 8080. */
+  readonly metricsPort?: number;
+  /** The probes' port (`/healthz`, `/readyz`). Default 8081. */
+  readonly probePort?: number;
+  /** Replicas of the Deployment. Default 1 (more are standbys with leader election). */
+  readonly replicas?: number;
+  /** Grant creating Events in every namespace (the event recorder's). Default true. */
+  readonly events?: boolean;
+  /** A Service for the metrics port. Default true. */
+  readonly metricsService?: boolean;
+  /** Default: requests 10m CPU and 64Mi, limits 500m CPU and 512Mi. */
+  readonly resources?: ManifestResources;
+  /** The Helm chart's version. Default `0.1.0`. */
+  readonly chartVersion?: string;
+}
+
+/** {@link ManifestOptions} with every default filled in. */
+export interface ResolvedManifestOptions {
+  readonly name: string;
+  readonly namespace: string;
+  readonly image: string;
+  readonly modules: readonly string[];
+  readonly leaderElection: boolean;
+  readonly leaseName: string;
+  readonly metricsPort: number;
+  readonly probePort: number;
+  readonly replicas: number;
+  readonly events: boolean;
+  readonly metricsService: boolean;
+  readonly resources: ManifestResources;
+  readonly chartVersion: string;
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** An image reference: registry/path:tag or @digest, without spaces or quotes. */
+const IMAGE = /^[a-z0-9][a-z0-9._\-/:@]*$/i;
+/** A path inside the image: relative, no `..`, no spaces or characters a shell or YAML would mangle. */
+const MODULE = /^(?!\/)(?!.*(^|\/)\.\.(\/|$))[\w.\-/@]+\.(ts|mts|js|mjs)$/;
+const QUANTITY = /^[0-9]+(\.[0-9]+)?(m|k|Ki|Mi|Gi|Ti|M|G|T)?$/;
+const SEMVER = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
+
+export const DEFAULT_RESOURCES: ManifestResources = {
+  requests: { cpu: '10m', memory: '64Mi' },
+  limits: { cpu: '500m', memory: '512Mi' },
+};
+
+function label(field: string, value: unknown, max = 63): string {
+  if (typeof value !== 'string' || value.length > max || !DNS_LABEL.test(value))
+    throw new OptionsError(field, value, `a DNS label (lower-case letters, digits and -, at most ${max})`);
+  return value;
+}
+
+function port(field: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 65_535)
+    throw new OptionsError(field, value, 'a port number (1-65535)');
+  return value;
+}
+
+function bool(field: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw new OptionsError(field, value, 'true or false');
+  return value;
+}
+
+function resources(value: unknown): ManifestResources {
+  if (value === undefined) return DEFAULT_RESOURCES;
+  if (typeof value !== 'object' || value === null)
+    throw new OptionsError('resources', value, 'an object with requests and limits');
+  const out: Record<string, Record<string, string>> = {};
+  for (const [key, map] of Object.entries(value)) {
+    if (key !== 'requests' && key !== 'limits')
+      throw new OptionsError(`resources.${key}`, map, 'only requests and limits');
+    if (typeof map !== 'object' || map === null)
+      throw new OptionsError(`resources.${key}`, map, 'an object of quantities');
+    const checked: Record<string, string> = {};
+    for (const name of Object.keys(map).sort()) {
+      const quantity = (map as Record<string, unknown>)[name];
+      if (!/^[a-z][-a-z0-9./]*$/.test(name) || typeof quantity !== 'string' || !QUANTITY.test(quantity))
+        throw new OptionsError(`resources.${key}.${name}`, quantity, 'a quantity such as 100m or 128Mi');
+      checked[name] = quantity;
+    }
+    out[key] = checked;
+  }
+  return out;
+}
+
+/** Checks `options` and fills in the defaults; throws an OptionsError naming the first bad field. */
+export function resolveManifestOptions(options: ManifestOptions): ResolvedManifestOptions {
+  if (typeof options !== 'object' || options === null)
+    throw new OptionsError('options', options, 'an object with at least a name');
+  // Names of objects get suffixes (-metrics): keep room for them; a Service name starts with a letter.
+  const name = label('name', options.name, 40);
+  if (!/^[a-z]/.test(name)) throw new OptionsError('name', name, 'a DNS label starting with a letter');
+  const namespace = label('namespace', options.namespace ?? `${name}-system`);
+  const image = options.image ?? `${name}:latest`;
+  if (typeof image !== 'string' || image.length > 255 || !IMAGE.test(image))
+    throw new OptionsError('image', image, 'an image reference such as registry.example.com/op:v1');
+  const modules = options.modules ?? ['src/operator.ts'];
+  if (!Array.isArray(modules) || modules.length === 0)
+    throw new OptionsError('modules', modules, 'a non-empty array of module paths');
+  for (const module of modules) {
+    if (typeof module !== 'string' || module.length > 255 || !MODULE.test(module))
+      throw new OptionsError(
+        'modules',
+        module,
+        'a relative path inside the image ending in .ts or .js, without .. or spaces',
+      );
+  }
+  const replicas = options.replicas ?? 1;
+  if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0 || replicas > 1000)
+    throw new OptionsError('replicas', replicas, 'a whole number from 0 to 1000');
+  const metricsPort = port('metricsPort', options.metricsPort, 8080);
+  const probePort = port('probePort', options.probePort, 8081);
+  if (metricsPort === probePort)
+    throw new OptionsError('probePort', probePort, 'a port other than metricsPort');
+  const chartVersion = options.chartVersion ?? '0.1.0';
+  if (typeof chartVersion !== 'string' || !SEMVER.test(chartVersion))
+    throw new OptionsError('chartVersion', chartVersion, 'a semantic version such as 0.1.0');
+  return {
+    name,
+    namespace,
+    image,
+    modules: [...modules],
+    leaderElection: bool('leaderElection', options.leaderElection, true),
+    leaseName: label('leaseName', options.leaseName ?? `${name}-leader`),
+    metricsPort,
+    probePort,
+    replicas,
+    events: bool('events', options.events, true),
+    metricsService: bool('metricsService', options.metricsService, true),
+    resources: resources(options.resources),
+    chartVersion,
+  };
+}
