@@ -137,6 +137,9 @@ export function ${k.camel}Controller(manager: Manager): void {
  */
 export function testModule(k: KindNames): string {
   const namespace = k.clusterScoped ? '' : `namespace: 'default', `;
+  const key = k.clusterScoped
+    ? `{ namespace: '', name: 'hello' }`
+    : `{ namespace: 'default', name: 'hello' }`;
   const cmNamespace = k.clusterScoped ? `process.env.POD_NAMESPACE ?? 'default'` : `'default'`;
   return `/**
  * The ${k.kind} controller against an embedded Kubernetes API server in this process, reached
@@ -154,6 +157,7 @@ import { crdsOf, KubeBackend, loadKubeconfig } from '@converge/kube';
 import {
   type ConfigMap,
   configMapType,
+  type CustomResourceDefinition,
   customResourceDefinitionType,
   ignoreNotFound,
   Manager,
@@ -190,7 +194,10 @@ before(async () => {
   for (const crd of crdsOf([${k.camel}Kind])) {
     await backend.create(customResourceDefinitionType, crd);
     await eventually(\`CRD \${crd.metadata.name} established\`, async () => {
-      const served = await backend.get(customResourceDefinitionType, { name: crd.metadata.name ?? '' });
+      const served = await backend.get<CustomResourceDefinition>(customResourceDefinitionType, {
+        namespace: '',
+        name: crd.metadata.name ?? '',
+      });
       const established = served.status?.conditions?.find((c) => c.type === 'Established');
       return established?.status === 'True' ? served : undefined;
     });
@@ -216,7 +223,7 @@ test('a ${k.kind} gets a ConfigMap holding its message and a Ready condition', a
     spec: { message: 'Hello, world' },
   } satisfies ${k.kind});
   const ready = await eventually('Ready', async () => {
-    const current = await manager.client.get(${k.camel}Kind.type, { ${namespace}name: 'hello' });
+    const current = await manager.client.get(${k.camel}Kind.type, ${key});
     const condition = current.status?.conditions?.find((c) => c.type === 'Ready');
     return condition?.status === 'True' && current.status?.observedGeneration === created.metadata.generation
       ? current
@@ -231,7 +238,7 @@ test('a ${k.kind} gets a ConfigMap holding its message and a Ready condition', a
 });
 
 test('a changed message reaches the ConfigMap, and the new generation is observed', async () => {
-  const current = await manager.client.get(${k.camel}Kind.type, { ${namespace}name: 'hello' });
+  const current = await manager.client.get(${k.camel}Kind.type, ${key});
   const updated = await manager.client.update(${k.camel}Kind.type, { ...current, spec: { message: 'Hello again' } });
   await eventually('the new message', async () => {
     const configMap = await manager.client
@@ -240,7 +247,7 @@ test('a changed message reaches the ConfigMap, and the new generation is observe
     return configMap?.data?.message === 'Hello again' ? configMap : undefined;
   });
   await eventually('observedGeneration', async () => {
-    const seen = await manager.client.get(${k.camel}Kind.type, { ${namespace}name: 'hello' });
+    const seen = await manager.client.get(${k.camel}Kind.type, ${key});
     return seen.status?.observedGeneration === updated.metadata.generation ? seen : undefined;
   });
 });
