@@ -4,6 +4,7 @@ import type { JsonObject, MutableObject } from './api-resource.ts';
 import type { RequestContext } from './context.ts';
 import { equivalentsOf } from './conversion-admission.ts';
 import { toResponse } from './object-io.ts';
+import { confirmNoEscalation } from './rbac-escalation.ts';
 import { warningHeaders } from './respond.ts';
 
 /** The one user of the embedded server (its bearer token), as webhooks see it. */
@@ -121,6 +122,8 @@ export async function admitValidating(
   write: { readonly dryRun: boolean; readonly fieldManager?: string },
 ): Promise<void> {
   if (isScale(ctx)) return;
+  // RBAC's escalation check runs where kube-apiserver's policy-based RBAC storage does: before validation admission
+  if (object !== null && operation !== 'DELETE') confirmNoEscalation(ctx, object as JsonObject);
   await validating(ctx, await attributesOf(ctx, operation, object, old, write.dryRun, write.fieldManager));
 }
 

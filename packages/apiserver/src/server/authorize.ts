@@ -98,20 +98,25 @@ function compiledBootstrap(user: UserInfo): readonly CompiledRule[] {
 }
 
 /**
- * The rules a user holds in `namespace` (`RulesFor`): everything for `system:masters`; else the
- * bootstrap rules of its groups and the rules of every binding that names it (ClusterRoleBindings,
- * and the namespace's RoleBindings), each distinct rule once, in the order found.
+ * The policy rules a user holds in `namespace`: everything for `system:masters` (the
+ * privileged-group resolver, ahead of RBAC's), the rules of every binding that names it
+ * (ClusterRoleBindings, and the namespace's RoleBindings) and the bootstrap rules of its groups,
+ * each distinct rule once in the order found; with the errors met (bindings of missing roles).
  */
-export function rulesFor(user: UserInfo, namespace: string, rbac?: RbacAuthorizer): UserRules {
+export function heldRules(
+  user: UserInfo,
+  namespace: string,
+  rbac?: RbacAuthorizer,
+): { readonly rules: readonly PolicyRule[]; readonly errors: readonly string[] } {
   const stored = rbac?.rulesFor(user, namespace) ?? { rules: [], errors: [] };
-  // as kube-apiserver's privileged-group rule resolver, ahead of RBAC's
-  const found = user.groups.includes(MASTERS_GROUP)
-    ? { rules: [...ALL_RULES, ...stored.rules], errors: stored.errors }
-    : stored;
+  const all = [
+    ...(user.groups.includes(MASTERS_GROUP) ? ALL_RULES : []),
+    ...stored.rules,
+    ...bootstrapRules(user),
+  ];
   const seen = new Set<string>();
-  const resourceRules: ResourceRule[] = [];
-  const nonResourceRules: NonResourceRule[] = [];
-  for (const rule of [...found.rules, ...bootstrapRules(user)]) {
+  const rules: PolicyRule[] = [];
+  for (const rule of all) {
     const key = JSON.stringify([
       rule.verbs,
       rule.apiGroups,
@@ -121,6 +126,21 @@ export function rulesFor(user: UserInfo, namespace: string, rbac?: RbacAuthorize
     ]);
     if (seen.has(key)) continue;
     seen.add(key);
+    rules.push(rule);
+  }
+  return { rules, errors: stored.errors };
+}
+
+/**
+ * The rules a user holds in `namespace` (`RulesFor`): everything for `system:masters`; else the
+ * bootstrap rules of its groups and the rules of every binding that names it (ClusterRoleBindings,
+ * and the namespace's RoleBindings), each distinct rule once, in the order found.
+ */
+export function rulesFor(user: UserInfo, namespace: string, rbac?: RbacAuthorizer): UserRules {
+  const found = heldRules(user, namespace, rbac);
+  const resourceRules: ResourceRule[] = [];
+  const nonResourceRules: NonResourceRule[] = [];
+  for (const rule of found.rules) {
     // as the RBAC authorizer's RulesFor: a rule with resources is a resource rule, one with URLs a non-resource rule
     if ((rule.resources ?? []).length > 0)
       resourceRules.push({

@@ -257,6 +257,19 @@ export class RbacAuthorizer {
     }
   }
 
+  /** The rules of the role a binding in `namespace` refers to, or the lister's error (`… not found`). */
+  roleRefRules(kind: string, name: string, namespace: string): readonly PolicyRule[] | string {
+    const rules = this.#roleRules({
+      name: '',
+      namespace,
+      roleKind: kind,
+      roleName: name,
+      subjects: [],
+      keys: [],
+    });
+    return typeof rules === 'string' ? rules : rules.map((r) => r.rule);
+  }
+
   /** `VisitRulesFor`: ClusterRoleBindings, then the namespace's RoleBindings, that apply to `user`. */
   #visit(user: RbacUser, namespace: string, visitor: Visitor, errors: string[]): void {
     const keys = userKeys(user);
