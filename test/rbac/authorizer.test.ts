@@ -327,14 +327,15 @@ describe('a ServiceAccount token under RBAC', () => {
     ).toBe(403);
     // edit (and admin, into which edit aggregates) may write Deployments
     const edit = await eventually('edit and admin aggregated', async () => {
-      const [e, a] = await Promise.all(
+      const roles = await Promise.all(
         ['edit', 'admin'].map((n) => admin(server, `${RBAC}/clusterroles/${n}`)),
       );
-      const has = (r: typeof e) =>
-        ((r?.json as { rules?: { resources?: string[]; verbs: string[] }[] }).rules ?? []).some(
+      const ok = roles.every((r) =>
+        ((r.json as { rules?: { resources?: string[]; verbs: string[] }[] }).rules ?? []).some(
           (rule) => rule.resources?.includes('deployments') === true && rule.verbs.includes('update'),
-        );
-      return has(e) && has(a) ? true : undefined;
+        ),
+      );
+      return ok ? true : undefined;
     });
     expect(edit).toBe(true);
   });
