@@ -4,6 +4,7 @@ import { isValidLeaseKey } from '@converge/nats';
 import { quote, UsageError } from './errors.ts';
 import { KV_HELP, type KvArgs, parseKv } from './kv-args.ts';
 import { LOG_HELP, LOG_SPECS, type LogArgs, logArgsOf } from './log-args.ts';
+import { MANIFESTS_HELP, type ManifestsArgs, parseManifests } from './manifests-args.ts';
 import {
   checkApiServerPort,
   DEV_OPERATIONS_DEFAULTS,
@@ -93,7 +94,8 @@ export type Command =
   | ({ readonly command: 'kv' } & KvArgs)
   | ({ readonly command: 'store' } & StoreArgs)
   | ({ readonly command: 'init' } & InitArgs)
-  | ({ readonly command: 'create' } & CreateApiArgs);
+  | ({ readonly command: 'create' } & CreateApiArgs)
+  | ({ readonly command: 'manifests' } & ManifestsArgs);
 
 export const USAGE = `Usage: converge <command> [options]
 
@@ -105,6 +107,7 @@ Commands:
   store <verb> …   Check or repair the embedded server's data directory (check, repair)
   init [dir]       Make a new operator project (a kind, its controller and test, deploy files)
   create api …     Add a kind with its controller and test to a project
+  manifests        Write deploy artefacts: CRDs, RBAC derived from the wiring, Deployment, kustomize
   help [command]   Show help
 
 Run 'converge <command> --help' for a command's options.`;
@@ -140,6 +143,7 @@ export const HELP: Record<string, string> = {
   kv: KV_HELP,
   store: STORE_HELP,
   init: INIT_HELP,
+  manifests: MANIFESTS_HELP,
   create: CREATE_HELP,
   run: `Usage: converge run module… [options]
 
@@ -200,7 +204,18 @@ ${HELP_LINE}`,
 };
 
 /** The subcommands, for `converge help <command>`. */
-const COMMANDS = ['serve', 'dev', 'run', 'kv', 'store', 'init', 'create', 'help', 'version'] as const;
+const COMMANDS = [
+  'serve',
+  'dev',
+  'run',
+  'kv',
+  'store',
+  'init',
+  'create',
+  'manifests',
+  'help',
+  'version',
+] as const;
 
 /** The usage text for a usage error of `command` (undefined: the global usage). */
 export function usageOf(command: string | undefined): string {
@@ -288,6 +303,12 @@ export function parseCommand(
     case 'init': {
       const init = parseInit(rest);
       return 'help' in init ? { command: 'help', topic: 'init' } : { command: 'init', ...init };
+    }
+    case 'manifests': {
+      const manifests = parseManifests(rest);
+      return 'help' in manifests
+        ? { command: 'help', topic: 'manifests' }
+        : { command: 'manifests', ...manifests };
     }
     case 'create': {
       const create = parseCreate(rest);

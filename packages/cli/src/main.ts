@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { type Command, parseCommand, usageOf } from './args.ts';
 import { describeError as describe, OperatorModuleError, UsageError } from './errors.ts';
 import { runKv } from './kv.ts';
+import { runManifests } from './manifests-cmd.ts';
 import { processIo, type RunIo } from './process-io.ts';
 import { runOperators } from './run.ts';
 import { runCreateApi, runInit } from './scaffold/index.ts';
@@ -70,6 +71,8 @@ async function command(argv: readonly string[], io: RunIo): Promise<number> {
         return runInit(parsed, io);
       case 'create':
         return runCreateApi(parsed, io);
+      case 'manifests':
+        return await runManifests(parsed, io);
     }
   } catch (error) {
     io.err(`converge: ${describe(error)}`);

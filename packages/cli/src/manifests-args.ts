@@ -1,0 +1,109 @@
+/**
+ * The command line of `converge manifests [MODULE…]`: flags checked here (names as the API server
+ * checks them) so a usage error comes before any module is imported or file touched.
+ */
+import { quote, UsageError } from './errors.ts';
+import { type OptionSpecs, parseOptions } from './options.ts';
+
+/** `converge manifests …`, parsed. Undefined fields take their defaults from package.json. */
+export interface ManifestsArgs {
+  /** Operator modules (default: package.json `converge.module`, else src/operator.ts). */
+  readonly modules: readonly string[];
+  /** Where the YAML goes (default config). */
+  readonly out: string;
+  readonly name: string | undefined;
+  readonly namespace: string | undefined;
+  readonly image: string | undefined;
+  /** Write nothing; exit 1 listing the files that differ. */
+  readonly check: boolean;
+  /** Also a Helm chart in chart/. */
+  readonly helm: boolean;
+  /** Rewrite the Dockerfile and .dockerignore even if they exist. */
+  readonly force: boolean;
+  /** Run without --leader-elect (one replica, no Lease, no leader-election Role). */
+  readonly leaderElection: boolean;
+}
+
+export const MANIFESTS_HELP = `Usage: converge manifests [MODULE…] [options]
+
+Generates the deploy artefacts of an operator from its wiring: the modules are imported and wired
+into a manager that never starts (nothing is contacted), and what they watch, own, read and declare
+with manager.permissions.require(...) becomes its RBAC; their defineKind kinds become CRDs.
+
+Writes, under --out: namespace.yaml, crd/<plural>.<group>.yaml, rbac/ (ServiceAccount, ClusterRole
+and Roles with their bindings, leader election Role), manager/ (Deployment running converge run
+with --leader-elect, probes on :8081, metrics on :8080, and a metrics Service), and
+kustomization.yaml (kubectl apply -k DIR). In the working directory: a Dockerfile and
+.dockerignore when there are none. Every YAML file says it is generated; edit the module instead.
+
+Options:
+  --out DIR                Where the YAML goes (default config)
+  --name NAME              The operator's name: ServiceAccount, Deployment, roles (default: the
+                           package.json name without its scope)
+  --namespace NS           Where the operator runs (default NAME-system)
+  --image IMAGE            The Deployment's image (default NAME:latest)
+  --check                  Write nothing; exit 1 listing each file that differs from what the
+                           modules generate (CRDs that drifted from their TypeScript kinds, RBAC
+                           that no longer matches the wiring). For CI.
+  --helm                   Also write a Helm chart to chart/ (CRDs in chart/crds/)
+  --no-leader-elect        Run one replica without leader election (no Lease, no Role for it)
+  --force                  Rewrite the Dockerfile and .dockerignore even if they exist
+  -h, --help               Show this help
+
+Defaults for MODULE, NAME: package.json's "converge": { "module": "src/operator.ts" } and "name".`;
+
+const SPECS = {
+  out: { type: 'string', value: 'DIR' },
+  name: { type: 'string', value: 'NAME, a DNS label' },
+  namespace: { type: 'string', value: 'NS, a DNS label' },
+  image: { type: 'string', value: 'IMAGE' },
+  check: { type: 'boolean' },
+  helm: { type: 'boolean' },
+  force: { type: 'boolean' },
+  'no-leader-elect': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies OptionSpecs;
+
+const DNS_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const IMAGE = /^[a-z0-9][a-z0-9._\-/:@]*$/i;
+
+function usage(problem: string): UsageError {
+  return new UsageError('manifests', problem);
+}
+
+/** Parses `converge manifests …` (argv after `manifests`); throws a UsageError naming what is wrong. */
+export function parseManifests(args: readonly string[]): ManifestsArgs | { readonly help: true } {
+  const { values, positionals, help } = parseOptions('manifests', args, SPECS);
+  if (help) return { help: true };
+  const { name, namespace, image } = values;
+  if (name !== undefined && (name.length > 40 || !DNS_LABEL.test(name)))
+    throw usage(
+      `--name must be a DNS label starting with a letter (lower-case letters, digits and -, at most 40), got ${quote(name)}`,
+    );
+  if (
+    namespace !== undefined &&
+    (namespace.length > 63 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace))
+  )
+    throw usage(
+      `--namespace must be a DNS label (lower-case letters, digits and -, at most 63), got ${quote(namespace)}`,
+    );
+  if (image !== undefined && (image.length > 255 || !IMAGE.test(image)))
+    throw usage(`--image must be an image reference such as registry.example.com/op:v1, got ${quote(image)}`);
+  for (const module of positionals) {
+    if (!/\.(ts|mts|js|mjs)$/.test(module))
+      throw usage(`a module is a .ts or .js file, got ${quote(module)}`);
+  }
+  if (values.check === true && values.force === true)
+    throw usage('--check writes nothing; --force has nothing to rewrite');
+  return {
+    modules: positionals,
+    out: values.out ?? 'config',
+    name,
+    namespace,
+    image,
+    check: values.check ?? false,
+    helm: values.helm ?? false,
+    force: values.force ?? false,
+    leaderElection: values['no-leader-elect'] !== true,
+  };
+}
