@@ -43,8 +43,8 @@ export const INIT_HELP = `Usage: converge init [DIR] [options]
 Makes a new operator project in DIR (default: the working directory), which must be empty: a
 package.json depending on the Converge packages, src/operator.ts wiring one controller, the kind
 (src/kinds/, a defineKind schema the CRD is generated from), its reconciler (src/controllers/), a
-node:test test against the embedded API server (test/), a README, a Dockerfile and the deploy
-manifests (config/). Then: cd DIR && npm install && npm test && npm run dev.
+node:test test against the embedded API server (test/) and a README. Then: cd DIR && npm install
+&& npm test && npm run dev; npm run manifests writes the Dockerfile and deploy manifests (config/).
 Also: npm create converge@latest [DIR] -- [options].
 
 Options:

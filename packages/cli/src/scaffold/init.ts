@@ -1,6 +1,7 @@
 /**
  * `converge init`: a new operator project in an empty folder — package.json, tsconfig, the
- * operator module, one kind with its controller and test, README, ignore files.
+ * operator module, one kind with its controller and test, README, .gitignore. The Dockerfile and
+ * config/ come from `npm run manifests` (it imports the module, so after `npm install`).
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
@@ -11,7 +12,6 @@ import { controllerModule, kindModule, testModule } from './kind-templates.ts';
 import { checkName, type KindNames, kindNames, nameFromFolder } from './names.ts';
 import {
   DIRECT_PACKAGES,
-  dockerignore,
   gitignore,
   operatorModule,
   packageJson,
@@ -129,7 +129,6 @@ export function initProject(args: InitArgs): InitResult {
     'tsconfig.json': tsconfigJson(),
     'README.md': readme(name, kind),
     '.gitignore': gitignore(),
-    '.dockerignore': dockerignore(),
     'src/operator.ts': operatorModule(kind),
     ...kindFiles(kind),
   };

@@ -1,6 +1,8 @@
 /**
  * The project-wide files `converge init` writes: package.json, tsconfig.json, the operator
- * module with its scaffold markers, README, .gitignore and .dockerignore.
+ * module with its scaffold markers, README and .gitignore. The Dockerfile, .dockerignore and
+ * config/ come from `converge manifests` (`npm run manifests`), which imports the operator module
+ * and so needs the dependencies installed first.
  */
 import type { KindNames } from './names.ts';
 
@@ -151,6 +153,8 @@ declare. Commit \`config/\` and run the check in CI.
 
 ## Deploy
 
+\`npm run manifests\` also writes a Dockerfile (and .dockerignore) when there is none:
+
 \`\`\`sh
 docker build -t ${name}:dev .
 kind load docker-image ${name}:dev            # or push it to your registry
@@ -166,9 +170,4 @@ kubectl -n ${name}-system rollout status deployment/${name}
 /** .gitignore: dependencies and the local state of `converge dev`. */
 export function gitignore(): string {
   return 'node_modules/\n.converge/\n*.tgz\n';
-}
-
-/** .dockerignore: what the image build needs not see. */
-export function dockerignore(): string {
-  return 'node_modules/\n.converge/\n.git/\ntest/\n*.tgz\n';
 }
