@@ -90,7 +90,13 @@ export type Command =
   | ({ readonly command: 'run' } & RunArgs)
   | { readonly command: 'version' }
   | ({ readonly command: 'serve' } & ServeArgs)
-  | ({ readonly command: 'dev'; readonly modules: readonly string[] } & ServeArgs & OperationsArgs)
+  | ({
+      readonly command: 'dev';
+      readonly modules: readonly string[];
+      /** `--as-service-account`: the operators run as their generated ServiceAccount (see dev-service-account.ts). */
+      readonly asServiceAccount: boolean;
+    } & ServeArgs &
+      OperationsArgs)
   | ({ readonly command: 'kv' } & KvArgs)
   | ({ readonly command: 'store' } & StoreArgs)
   | ({ readonly command: 'init' } & InitArgs)
@@ -200,6 +206,10 @@ other examples run.
 
 ${SERVE_OPTIONS}
 ${operationsHelp(DEV_OPERATIONS_DEFAULTS)}
+  --as-service-account     Run the operators as the ServiceAccount converge manifests generates
+                           for them (its Namespace, CRDs and RBAC applied first; modules default
+                           to package.json's converge.module, else src/operator.ts): a missing
+                           permission fails with the API server's 403, as in a cluster
 ${HELP_LINE}`,
 };
 
@@ -238,7 +248,11 @@ const SERVE_SPECS = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionSpecs;
 
-const DEV_SPECS = { ...SERVE_SPECS, ...OPERATIONS_SPECS } as const satisfies OptionSpecs;
+const DEV_SPECS = {
+  ...SERVE_SPECS,
+  ...OPERATIONS_SPECS,
+  'as-service-account': { type: 'boolean' },
+} as const satisfies OptionSpecs;
 
 const RUN_SPECS = {
   kubeconfig: { type: 'string', value: 'PATH' },
@@ -351,6 +365,11 @@ function parseServe(
         `--${flag} is only used by converge dev and converge run (serve runs no operators)`,
       );
   }
+  if (command === 'serve' && values['as-service-account'] !== undefined)
+    throw new UsageError(
+      command,
+      '--as-service-account is only used by converge dev (serve runs no operators)',
+    );
   const host = values.host ?? '127.0.0.1';
   const insecure = values.insecure ?? false;
   const insecureBindNonLoopback = values['insecure-bind-non-loopback'] ?? false;
@@ -406,7 +425,10 @@ function parseServe(
   }
   const operations = operationsArgsOf(command, values, env, DEV_OPERATIONS_DEFAULTS);
   checkApiServerPort(command, operations, common.port);
-  return { command: 'dev', modules: positionals, ...common, ...operations };
+  const asServiceAccount = values['as-service-account'] ?? false;
+  if (asServiceAccount && insecure)
+    throw new UsageError(command, '--as-service-account needs tokens checked; drop --insecure');
+  return { command: 'dev', modules: positionals, asServiceAccount, ...common, ...operations };
 }
 
 /** The API token: `--token`, else `--token-file`, else `$CONVERGE_TOKEN`, else none (generated). */

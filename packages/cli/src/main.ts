@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { type Command, parseCommand, usageOf } from './args.ts';
 import { describeError as describe, OperatorModuleError, UsageError } from './errors.ts';
 import { runKv } from './kv.ts';
-import { runManifests } from './manifests-cmd.ts';
+import { operatorModules, runManifests } from './manifests-cmd.ts';
 import { processIo, type RunIo } from './process-io.ts';
 import { runOperators } from './run.ts';
 import { runCreateApi, runInit } from './scaffold/index.ts';
@@ -58,6 +58,8 @@ async function command(argv: readonly string[], io: RunIo): Promise<number> {
       case 'serve':
         return await serve(parsed, io, []);
       case 'dev':
+        if (parsed.asServiceAccount)
+          return await serve(parsed, io, await operatorModules(parsed.modules), { asServiceAccount: true });
         return parsed.modules.length > 0
           ? await serve(parsed, io, parsed.modules)
           : await serve(parsed, io, await bundledExamples(), { bundled: true });

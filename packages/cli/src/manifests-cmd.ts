@@ -74,21 +74,29 @@ async function readPackageJson(dir: string): Promise<PackageJson> {
   }
 }
 
+/**
+ * The operator modules: those given, else package.json's `converge.module` (a path or a list),
+ * else `src/operator.ts`.
+ */
+export async function operatorModules(
+  given: readonly string[],
+  cwd: string = process.cwd(),
+): Promise<readonly string[]> {
+  if (given.length > 0) return given;
+  const configured = (await readPackageJson(cwd)).converge?.module;
+  if (typeof configured === 'string') return [configured];
+  if (Array.isArray(configured) && configured.length > 0 && configured.every((m) => typeof m === 'string'))
+    return configured as string[];
+  return ['src/operator.ts'];
+}
+
 /** What the project's modules and options generate, by path relative to `cwd`. */
 export async function generatedFiles(
   args: ManifestsArgs,
   cwd: string,
 ): Promise<{ files: Map<string, string>; set: ManifestSet; modules: readonly string[] }> {
   const pkg = await readPackageJson(cwd);
-  const configured = pkg.converge?.module;
-  const modules =
-    args.modules.length > 0
-      ? args.modules
-      : typeof configured === 'string'
-        ? [configured]
-        : Array.isArray(configured) && configured.every((m) => typeof m === 'string')
-          ? (configured as string[])
-          : ['src/operator.ts'];
+  const modules = await operatorModules(args.modules, cwd);
   const inImage = modules.map((module) => {
     const path = relative(cwd, resolve(cwd, module));
     if (path.startsWith('..') || isAbsolute(path))

@@ -10,6 +10,7 @@ import { isAlreadyExists, type Manager, ownedByKindSelector, type ResourceType }
 import { parseAllDocuments } from 'yaml';
 import { FAULT_ADMIN_TOKEN_ENV, type ServeArgs, TOKEN_ENV } from './args.ts';
 import { commandLogger } from './cli-logger.ts';
+import { type ServiceAccountBackend, serviceAccountBackend } from './dev-service-account.ts';
 import { DevWebhooks, removeStaleDevWebhooks } from './dev-webhooks.ts';
 import { describeError as describe, describeWithCauses, OperatorModuleError } from './errors.ts';
 import { operatedManager, operationsLine } from './operations.ts';
@@ -40,7 +41,7 @@ export async function serve(
   args: ServeArgs & Partial<OperationsArgs>,
   io: RunIo,
   modules: readonly string[],
-  options: { bundled?: boolean } = {},
+  options: { bundled?: boolean; asServiceAccount?: boolean } = {},
 ): Promise<number> {
   const stopped = io.stopped.then(() => STOPPED);
   const logger = commandLogger(args, io);
@@ -78,6 +79,7 @@ export async function serve(
   let manager: Promise<void> | undefined;
   let failed = false;
   let webhooks: DevWebhooks | undefined;
+  let serviceAccount: ServiceAccountBackend | undefined;
   try {
     io.out(`converge: serving Kubernetes API at ${url} (kubeconfig: ${kubeconfig})`);
     if (args.faultAdmin)
@@ -96,8 +98,11 @@ export async function serve(
         registrations: () => m.webhooks,
       });
       webhooks = devWebhooks;
+      // --as-service-account: the operators talk HTTP to the server with their ServiceAccount's token.
+      if (options.asServiceAccount === true)
+        serviceAccount = await serviceAccountBackend(server, kubeconfig, modules, logger, io);
       const { manager: m, server: operations } = operatedManager(
-        { backend: server.store, logger, webhookServer: devWebhooks.host },
+        { backend: serviceAccount?.backend ?? server.store, logger, webhookServer: devWebhooks.host },
         {
           metricsBindAddress: args.metricsBindAddress ?? '0',
           healthProbeBindAddress: args.healthProbeBindAddress ?? '0',
@@ -129,6 +134,7 @@ export async function serve(
     // Also when a module failed: nothing may keep the process alive after the command returns.
     stop.abort();
     await manager;
+    await serviceAccount?.backend.close();
     await server.close();
   }
   io.out('converge: stopped');
