@@ -26,4 +26,5 @@ export {
   KindOptionsError,
   KindSchemaError,
 } from './errors.ts';
+export { type ImportCrdOptions, importCrd } from './import-crd.ts';
 export { IntOrString } from './int-or-string.ts';

@@ -68,8 +68,43 @@ const HANDLED = new Set([
   'exclusiveMinimum',
   'uniqueItems',
   'x-kubernetes-int-or-string',
+  'allOf',
+  'oneOf',
+  'not',
   ...KEPT,
 ]);
+
+/** Keywords a logical junctor (`allOf`, `anyOf`, `oneOf`, `not`) may hold in a structural schema. */
+const JUNCTOR_KEYS = new Set([
+  'format',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'multipleOf',
+  'enum',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'items',
+  'properties',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+]);
+
+/**
+ * kube-openapi's enum check never matches null, so a nullable enum refuses null although TypeBox
+ * accepts it: the TypeScript type and the server would disagree.
+ */
+const NULLABLE_ENUM =
+  "a nullable enum is not supported: Kubernetes' enum check never matches null, so null would be refused (use Type.Optional(...) instead of a union with Type.Null())";
 
 const SCALARS = new Set(['string', 'number', 'integer', 'boolean']);
 
@@ -119,18 +154,68 @@ class Converter {
         this.fail(path, `${key} is not supported: references and recursive types cannot be structural`);
       if (key === 'prefixItems' || key === 'additionalItems')
         this.fail(path, 'tuples are not supported: Kubernetes lists have one item schema (use Type.Array)');
-      if (key === 'allOf' || key === 'oneOf' || key === 'not')
-        this.fail(
-          path,
-          `${key} is not supported (intersections and negations are not structural; declare one Type.Object)`,
-        );
       this.fail(path, `the keyword ${key} has no Kubernetes equivalent`);
     }
     const out: Mutable = {};
     for (const key of KEPT) if (schema[key] !== undefined) (out as Json)[key] = structuredClone(schema[key]);
     this.#bounds(schema, out, path);
-    if (schema['x-kubernetes-int-or-string'] === true) return this.#intOrString(schema, out, path);
-    if (schema.anyOf !== undefined) return this.#union(schema, out, path);
+    let result: Mutable;
+    if (schema['x-kubernetes-int-or-string'] === true) result = this.#intOrString(schema, out, path);
+    else if (schema.anyOf !== undefined && schema.type === undefined) result = this.#union(schema, out, path);
+    else result = this.#typed(schema, out, path);
+    return this.#junctors(schema, result, path);
+  }
+
+  /**
+   * `allOf`, `oneOf`, `not` (and `anyOf` next to a `type`) that only restrict what the schema
+   * declares outside them (value validations, as `oneOf: [{ required: [a] }, { required: [b] }]`)
+   * are kept; junctors holding types, defaults or descriptions are not structural.
+   */
+  #junctors(schema: Json, out: Mutable, path: string): Mutable {
+    const keys = ['allOf', 'oneOf', 'not'];
+    if (schema.type !== undefined && schema['x-kubernetes-int-or-string'] !== true) keys.push('anyOf');
+    for (const key of keys) {
+      const value = schema[key];
+      if (value === undefined) continue;
+      if (key === 'not' ? !isJson(value) : !Array.isArray(value) || value.length === 0)
+        this.fail(path, `${key} must be ${key === 'not' ? 'a schema' : 'a non-empty list of schemas'}`);
+      const members: unknown[] = key === 'not' ? [value] : (value as unknown[]);
+      for (const member of members) this.#valueValidation(member, out, path);
+      (out as Json)[key] = structuredClone(value);
+    }
+    return out;
+  }
+
+  /** Checks that a junctor member only restricts fields `outside` declares. */
+  #valueValidation(member: unknown, outside: JSONSchemaProps | undefined, path: string): void {
+    if (!isJson(member)) this.fail(path, 'a member of allOf/anyOf/oneOf/not must be a schema');
+    for (const [key, value] of Object.entries(member)) {
+      if (!JUNCTOR_KEYS.has(key))
+        this.fail(
+          path,
+          `${key} inside allOf/anyOf/oneOf/not is not structural (they may only add value validations such as required; intersections and unions of objects are not supported: declare one Type.Object)`,
+        );
+      if (key === 'properties') {
+        if (!isJson(value)) this.fail(path, 'properties must be an object');
+        for (const [name, inner] of Object.entries(value)) {
+          const declared = outside?.properties?.[name];
+          if (declared === undefined)
+            this.fail(join(path, name), 'allOf/anyOf/oneOf/not names a property the schema does not declare');
+          this.#valueValidation(inner, declared, join(path, name));
+        }
+      } else if (key === 'items') {
+        const items = outside?.items;
+        if (items === undefined || Array.isArray(items))
+          this.fail(`${path}[*]`, 'allOf/anyOf/oneOf/not restricts items the schema does not declare');
+        this.#valueValidation(value, items as JSONSchemaProps, `${path}[*]`);
+      } else if (key === 'allOf' || key === 'anyOf' || key === 'oneOf') {
+        if (!Array.isArray(value)) this.fail(path, `${key} must be a list of schemas`);
+        for (const inner of value) this.#valueValidation(inner, outside, path);
+      } else if (key === 'not') this.#valueValidation(value, outside, path);
+    }
+  }
+
+  #typed(schema: Json, out: Mutable, path: string): Mutable {
     const type = this.#type(schema, out, path);
     if (type === undefined) {
       if (schema.enum !== undefined || schema.const !== undefined) this.#enum(schema, out, path);
@@ -204,10 +289,12 @@ class Converter {
     if (nonNull.length === 0) this.fail(path, 'a union of only null is not supported');
     if (nonNull.length === 1) {
       const inner = this.convert(nonNull[0], path);
+      if (out.nullable === true && inner.enum !== undefined) this.fail(path, NULLABLE_ENUM);
       const merged: Mutable = { ...inner, ...out };
       return merged;
     }
     const literals = nonNull.map((m) => (isJson(m) ? literalValues(m) : undefined));
+    if (out.nullable === true && literals.every((l) => l !== undefined)) this.fail(path, NULLABLE_ENUM);
     if (literals.every((l) => l !== undefined)) {
       const values = literals.flat();
       const types = new Set(values.map(typeOfValue));
@@ -237,7 +324,7 @@ class Converter {
     const values = schema.enum !== undefined ? schema.enum : [schema.const];
     if (!Array.isArray(values) || values.length === 0) this.fail(path, 'enum must be a non-empty list');
     const nonNull = values.filter((v) => v !== null);
-    if (nonNull.length !== values.length) out.nullable = true;
+    if (nonNull.length !== values.length && schema.nullable !== true) this.fail(path, NULLABLE_ENUM);
     const types = new Set(nonNull.map(typeOfValue));
     if (types.has('integer') && types.has('number')) types.delete('integer');
     const [type] = types;
@@ -246,7 +333,7 @@ class Converter {
     if (out.type === undefined) out.type = type;
     else if (out.type !== type && !(out.type === 'number' && type === 'integer'))
       this.fail(path, `enum values of type ${type} on a schema of type ${out.type}`);
-    out.enum = structuredClone(nonNull);
+    out.enum = structuredClone(values);
   }
 
   #object(schema: Json, out: Mutable, path: string): void {
@@ -267,7 +354,7 @@ class Converter {
       for (const [name, value] of Object.entries(properties)) {
         converted[name] = this.convert(value, join(path, name));
       }
-      out.properties = converted;
+      if (Object.keys(converted).length > 0) out.properties = converted;
     }
     const required = schema.required;
     if (required !== undefined) {
