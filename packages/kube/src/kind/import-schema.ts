@@ -83,7 +83,7 @@ export class SchemaWriter {
       const { nullable: _, ...inner } = schema;
       // A nullable enum stays raw JSON: kube's enum check never matches null, TypeBox's would.
       if (Array.isArray(schema.enum))
-        return `Type.Unsafe<${tsUnion(schema.enum)}>(${literal(schema, indent)})`;
+        return `Type.Unsafe<${tsUnion(schema.enum)}>(${literal(ordered(schema), indent)})`;
       return `Type.Union([${this.write(inner, field, indent)}, Type.Null()])`;
     }
     if (schema['x-kubernetes-int-or-string'] === true) {
