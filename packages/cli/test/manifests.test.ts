@@ -1,0 +1,517 @@
+/**
+ * `converge manifests`: the RBAC derived from a fixture operator's wiring and declarations (exact
+ * rules), every generated object accepted by the embedded API server under the real kubectl's
+ * strict server-side validation, the kustomize base applied with `kubectl apply -k`, the Helm
+ * templates rendered and applied, `--check` failing on drift (an edited file, a changed kind) and
+ * passing when nothing changed, and the command line's malformed input.
+ */
+import { execFile } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { type ApiServer, createApiServer } from '@converge/apiserver';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments, stringify } from 'yaml';
+import { parseCommand, UsageError } from '../src/index.ts';
+import { runManifests } from '../src/manifests-cmd.ts';
+import type { RunIo } from '../src/process-io.ts';
+import { spawnConverge, within } from './processes.ts';
+
+const exec = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const FIXTURE = fileURLToPath(new URL('./fixtures/manifests-operator/', import.meta.url));
+/**
+ * Projects are copied below the repository (in its ignored `.converge/`): their modules import
+ * `@converge/*`, which resolve from the repository's node_modules.
+ */
+const PROJECTS = join(ROOT, '.converge', 'test-projects');
+
+let servers: { server: ApiServer; kubeconfig: string }[] = [];
+const dirs: string[] = [];
+
+function project(): string {
+  mkdirSync(PROJECTS, { recursive: true });
+  const dir = mkdtempSync(join(PROJECTS, 'manifests-'));
+  dirs.push(dir);
+  cpSync(FIXTURE, dir, { recursive: true });
+  return dir;
+}
+
+async function apiServer(): Promise<{ server: ApiServer; kubeconfig: string }> {
+  const dir = mkdtempSync(join(PROJECTS, 'server-'));
+  dirs.push(dir);
+  const kubeconfig = join(dir, 'kubeconfig');
+  const server = createApiServer({ kubeconfigPath: kubeconfig });
+  await server.listen();
+  const started = { server, kubeconfig };
+  servers.push(started);
+  return started;
+}
+
+async function kubectl(
+  kubeconfig: string,
+  args: readonly string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(
+      'kubectl',
+      ['--kubeconfig', kubeconfig, '--request-timeout=20s', ...args],
+      {
+        timeout: 60_000,
+      },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+function io(): RunIo & { lines: string[]; errors: string[] } {
+  const lines: string[] = [];
+  const errors: string[] = [];
+  return {
+    lines,
+    errors,
+    out: (line) => lines.push(line),
+    err: (line) => errors.push(line),
+    stopped: new Promise(() => {}),
+  };
+}
+
+function args(...argv: string[]) {
+  const parsed = parseCommand(['manifests', ...argv]);
+  if (parsed.command !== 'manifests') throw new Error(`not manifests: ${parsed.command}`);
+  return parsed;
+}
+
+function docs(path: string): Record<string, unknown>[] {
+  return parseAllDocuments(readFileSync(path, 'utf8')).map((d) => d.toJS() as Record<string, unknown>);
+}
+
+beforeAll(() => mkdirSync(PROJECTS, { recursive: true }));
+
+afterAll(async () => {
+  for (const { server } of servers) await server.close();
+  servers = [];
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('converge manifests', () => {
+  let dir: string;
+  let out: ReturnType<typeof io>;
+
+  beforeAll(async () => {
+    dir = project();
+    out = io();
+    expect(await runManifests(args('--helm'), out, dir)).toBe(0);
+  });
+
+  it('derives the RBAC from the wiring and adds the declared rules, exactly', () => {
+    const [clusterRole, ...rest] = docs(join(dir, 'config/rbac/role.yaml'));
+    expect(rest).toEqual([]);
+    expect(clusterRole).toMatchObject({
+      kind: 'ClusterRole',
+      metadata: { name: 'website-operator-manager-role' },
+    });
+    expect(clusterRole?.rules).toEqual([
+      { apiGroups: [''], resources: ['configmaps', 'secrets'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+      { apiGroups: [''], resources: ['services'], verbs: ['create', 'delete', 'get'] },
+      {
+        apiGroups: ['apps'],
+        resources: ['deployments'],
+        verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+      },
+      { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
+      {
+        apiGroups: ['example.converge.dev'],
+        resources: ['websites'],
+        verbs: ['get', 'list', 'patch', 'update', 'watch'],
+      },
+      { apiGroups: ['example.converge.dev'], resources: ['websites/finalizers'], verbs: ['update'] },
+      {
+        apiGroups: ['example.converge.dev'],
+        resources: ['websites/status'],
+        verbs: ['get', 'patch', 'update'],
+      },
+    ]);
+    const [electionRole] = docs(join(dir, 'config/rbac/leader_election_role.yaml'));
+    expect(electionRole).toMatchObject({
+      kind: 'Role',
+      metadata: { namespace: 'website-operator-system' },
+      rules: [
+        { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+        {
+          apiGroups: ['coordination.k8s.io'],
+          resources: ['leases'],
+          verbs: ['create', 'get', 'list', 'patch', 'update', 'watch'],
+        },
+        { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
+      ],
+    });
+  });
+
+  it('writes a hardened Deployment running converge run with leader election, probes and metrics', () => {
+    const [deployment] = docs(join(dir, 'config/manager/manager.yaml'));
+    const pod = (deployment as { spec: { template: { spec: Record<string, unknown> } } }).spec.template.spec;
+    const [container] = pod.containers as Record<string, unknown>[];
+    expect(pod.serviceAccountName).toBe('website-operator');
+    expect(pod.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(container?.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
+    expect(container?.args).toEqual([
+      'run',
+      'src/operator.ts',
+      '--leader-elect',
+      '--lease-name',
+      'website-operator-leader',
+      '--lease-namespace',
+      '$(POD_NAMESPACE)',
+      '--metrics-bind-address',
+      ':8080',
+      '--health-probe-bind-address',
+      ':8081',
+    ]);
+    // The arguments are ones converge run accepts.
+    const run = parseCommand(
+      ((container?.args ?? []) as string[]).map((a) => a.replace('$(POD_NAMESPACE)', 'ns')),
+    );
+    expect(run).toMatchObject({ command: 'run', leaderElect: true, leaseNamespace: 'ns' });
+    expect(container?.ports).toContainEqual({ name: 'metrics', containerPort: 8080, protocol: 'TCP' });
+    expect(container?.livenessProbe).toMatchObject({ httpGet: { path: '/healthz', port: 'probes' } });
+    expect(container?.readinessProbe).toMatchObject({ httpGet: { path: '/readyz', port: 'probes' } });
+    expect(container?.env).toContainEqual({
+      name: 'POD_NAMESPACE',
+      valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } },
+    });
+    const dockerfile = readFileSync(join(dir, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toMatch(/^FROM node:24-slim AS build$/m);
+    expect(dockerfile).toMatch(/^RUN npm ci --omit=dev$/m);
+    expect(dockerfile).toMatch(/^USER node$/m);
+    expect(dockerfile).toMatch(/^ENV NODE_OPTIONS=--max-semi-space-size=8$/m);
+    expect(dockerfile).toMatch(/^ENTRYPOINT \["node", "node_modules\/@converge\/cli\/bin\/converge.js"\]$/m);
+    // The entrypoint names the package's real bin.
+    const cli = JSON.parse(readFileSync(join(ROOT, 'packages/cli/package.json'), 'utf8')) as {
+      bin: { converge: string };
+    };
+    expect(`node_modules/@converge/cli/${cli.bin.converge.replace(/^\.\//, '')}`).toBe(
+      'node_modules/@converge/cli/bin/converge.js',
+    );
+  });
+
+  it('every generated object is accepted by kubectl apply --server-side --validate=strict', async () => {
+    const { kubeconfig } = await apiServer();
+    const order = docs(join(dir, 'config/kustomization.yaml'))[0]?.resources as string[];
+    expect(order.length).toBeGreaterThan(8);
+    for (const file of order) {
+      const result = await kubectl(kubeconfig, [
+        'apply',
+        '--server-side',
+        '--validate=strict',
+        '-f',
+        join(dir, 'config', file),
+      ]);
+      expect(result, file).toMatchObject({ code: 0, stderr: '' });
+      expect(result.stdout).toMatch(/serverside-applied/);
+    }
+    const crd = await kubectl(kubeconfig, [
+      'wait',
+      '--for=condition=established',
+      'crd/websites.example.converge.dev',
+    ]);
+    expect(crd.code).toBe(0);
+    const site = await kubectl(kubeconfig, ['get', 'websites', '-A', '-o', 'name']);
+    expect(site).toMatchObject({ code: 0, stderr: expect.stringMatching(/^(No resources found)?/) });
+  });
+
+  it('the kustomize base is accepted by kubectl apply -k, in the operator namespace', async () => {
+    const { kubeconfig } = await apiServer();
+    const kustomization = docs(join(dir, 'config/kustomization.yaml'))[0];
+    expect(kustomization?.namespace).toBe('website-operator-system');
+    const result = await kubectl(kubeconfig, [
+      'apply',
+      '--server-side',
+      '--validate=strict',
+      '-k',
+      join(dir, 'config'),
+    ]);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toContain('deployment.apps/website-operator serverside-applied');
+    const sa = await kubectl(kubeconfig, [
+      'get',
+      'serviceaccount',
+      'website-operator',
+      '-n',
+      'website-operator-system',
+      '-o',
+      'name',
+    ]);
+    expect(sa.stdout.trim()).toBe('serviceaccount/website-operator');
+  });
+
+  it('the Helm templates, rendered with their values, are accepted too', async () => {
+    const { kubeconfig } = await apiServer();
+    const values = docs(join(dir, 'chart/values.yaml'))[0] as {
+      image: { repository: string; tag: string; pullPolicy: string };
+      replicaCount: number;
+      resources: object;
+    };
+    expect(values.image).toEqual({
+      repository: 'website-operator',
+      tag: 'latest',
+      pullPolicy: 'IfNotPresent',
+    });
+    const render = (text: string): string =>
+      text
+        .replaceAll('{{ .Release.Namespace }}', 'operators')
+        .replaceAll('{{ .Values.image.repository }}', values.image.repository)
+        .replaceAll('{{ .Values.image.tag }}', values.image.tag)
+        .replaceAll('{{ .Values.image.pullPolicy }}', values.image.pullPolicy)
+        .replaceAll('{{ .Values.replicaCount }}', String(values.replicaCount))
+        .replace(
+          /\n\{\{- toYaml \.Values\.resources \| nindent (\d+) \}\}/g,
+          (_, n: string) =>
+            `\n${stringify(values.resources)
+              .trimEnd()
+              .replace(/^/gm, ' '.repeat(Number(n)))}`,
+        );
+    expect(await kubectl(kubeconfig, ['create', 'namespace', 'operators'])).toMatchObject({ code: 0 });
+    const crd = await kubectl(kubeconfig, [
+      'apply',
+      '--server-side',
+      '--validate=strict',
+      '-f',
+      join(dir, 'chart/crds'),
+    ]);
+    expect(crd).toMatchObject({ code: 0, stderr: '' });
+    for (const file of [
+      'service_account',
+      'role',
+      'role_binding',
+      'leader_election',
+      'deployment',
+      'metrics_service',
+    ]) {
+      const text = readFileSync(join(dir, `chart/templates/${file}.yaml`), 'utf8');
+      // Everything but the ClusterRole is in (or, bindings, points to) the release's namespace.
+      if (file !== 'role') expect(text).toContain('{{ .Release.Namespace }}');
+      const rendered = join(dir, `rendered-${file}.yaml`);
+      writeFileSync(rendered, render(text));
+      expect(readFileSync(rendered, 'utf8')).not.toContain('{{');
+      const result = await kubectl(kubeconfig, [
+        'apply',
+        '--server-side',
+        '--validate=strict',
+        '-f',
+        rendered,
+      ]);
+      expect(result, file).toMatchObject({ code: 0, stderr: '' });
+    }
+    const image = await kubectl(kubeconfig, [
+      'get',
+      'deployment',
+      'website-operator',
+      '-n',
+      'operators',
+      '-o',
+      'jsonpath={.spec.template.spec.containers[0].image}',
+    ]);
+    expect(image.stdout).toBe('website-operator:latest');
+  });
+
+  it('is deterministic: a second run changes nothing and keeps the Dockerfile unless --force', async () => {
+    writeFileSync(join(dir, 'Dockerfile'), 'FROM scratch\n');
+    const again = io();
+    expect(await runManifests(args('--helm'), again, dir)).toBe(0);
+    expect(again.lines.filter((l) => l.includes('wrote'))).toEqual([]);
+    expect(again.lines.at(-1)).toContain('(0 changed)');
+    expect(readFileSync(join(dir, 'Dockerfile'), 'utf8')).toBe('FROM scratch\n');
+    const forced = io();
+    expect(await runManifests(args('--helm', '--force'), forced, dir)).toBe(0);
+    expect(forced.lines).toContain('converge manifests: wrote Dockerfile');
+    expect(readFileSync(join(dir, 'Dockerfile'), 'utf8')).toMatch(/^FROM node:24-slim$/m);
+  });
+
+  it('--check passes unchanged, and fails listing an edited file and a stale one', async () => {
+    const clean = io();
+    expect(await runManifests(args('--check', '--helm'), clean, dir)).toBe(0);
+    expect(clean.errors).toEqual([]);
+    const role = join(dir, 'config/rbac/role.yaml');
+    const original = readFileSync(role, 'utf8');
+    writeFileSync(role, original.replace('- watch', '- watch\n      - delete'));
+    const stale = join(dir, 'config/crd/gone.example.com.yaml');
+    writeFileSync(stale, readFileSync(join(dir, 'config/namespace.yaml'), 'utf8'));
+    const drift = io();
+    expect(await runManifests(args('--check', '--helm'), drift, dir)).toBe(1);
+    expect(drift.errors).toEqual([
+      'converge manifests: out of date: config/rbac/role.yaml',
+      'converge manifests: no longer generated: config/crd/gone.example.com.yaml',
+      expect.stringMatching(
+        /^converge manifests: 2 files differ from what src\/operator\.ts generates; run converge manifests/,
+      ),
+    ]);
+    // --check wrote nothing.
+    expect(readFileSync(role, 'utf8')).not.toBe(original);
+    expect(existsSync(stale)).toBe(true);
+    const fixed = io();
+    expect(await runManifests(args('--helm'), fixed, dir)).toBe(0);
+    expect(fixed.lines).toContain('converge manifests: wrote config/rbac/role.yaml');
+    expect(fixed.lines).toContain(
+      'converge manifests: removed config/crd/gone.example.com.yaml (no longer generated)',
+    );
+    expect(readFileSync(role, 'utf8')).toBe(original);
+  });
+
+  it('--check (a real process) fails when a TypeScript kind changed and its CRD was not regenerated', async () => {
+    const changed = project();
+    expect(await runManifests(args(), io(), changed)).toBe(0);
+    const kinds = join(changed, 'src/kinds.ts');
+    writeFileSync(
+      kinds,
+      readFileSync(kinds, 'utf8').replace(
+        'domain: Type.String({ minLength: 1 })',
+        'domain: Type.String({ minLength: 3 })',
+      ),
+    );
+    const check = spawnConverge(changed, ['manifests', '--check']);
+    const exit = await within('converge manifests --check', check.exited, check.output);
+    expect(exit.code).toBe(1);
+    expect(check.stderr()).toContain(
+      'converge manifests: out of date: config/crd/websites.example.converge.dev.yaml',
+    );
+    expect(check.stderr()).not.toContain('config/rbac');
+    const write = spawnConverge(changed, ['manifests']);
+    expect((await within('converge manifests', write.exited, write.output)).code).toBe(0);
+    expect(readFileSync(join(changed, 'config/crd/websites.example.converge.dev.yaml'), 'utf8')).toContain(
+      'minLength: 3',
+    );
+    const again = spawnConverge(changed, ['manifests', '--check']);
+    expect((await within('converge manifests --check', again.exited, again.output)).code).toBe(0);
+    expect(again.stdout()).toMatch(/files up to date/);
+  });
+
+  it('a namespaced declaration becomes a Role and RoleBinding in that namespace, and kustomize keeps it there', async () => {
+    const both = project();
+    const run = io();
+    expect(
+      await runManifests(
+        args('src/operator.ts', 'src/namespaced.ts', '--name', 'web', '--namespace', 'web-ops'),
+        run,
+        both,
+      ),
+    ).toBe(0);
+    const roles = docs(join(both, 'config/rbac/role.yaml'));
+    expect(roles.map((r) => [r.kind, (r.metadata as { namespace?: string }).namespace])).toEqual([
+      ['ClusterRole', undefined],
+      ['Role', 'default'],
+    ]);
+    expect(roles[1]?.rules).toEqual([
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'update'] },
+    ]);
+    const bindings = docs(join(both, 'config/rbac/role_binding.yaml'));
+    expect(bindings[1]).toMatchObject({
+      kind: 'RoleBinding',
+      metadata: { name: 'web-manager-rolebinding', namespace: 'default' },
+      subjects: [{ kind: 'ServiceAccount', name: 'web', namespace: 'web-ops' }],
+    });
+    expect(docs(join(both, 'config/kustomization.yaml'))[0]?.namespace).toBeUndefined();
+    const { kubeconfig } = await apiServer();
+    const applied = await kubectl(kubeconfig, [
+      'apply',
+      '--server-side',
+      '--validate=strict',
+      '-k',
+      join(both, 'config'),
+    ]);
+    expect(applied).toMatchObject({ code: 0, stderr: '' });
+    const role = await kubectl(kubeconfig, [
+      'get',
+      'role',
+      'web-manager-role',
+      '-n',
+      'default',
+      '-o',
+      'name',
+    ]);
+    expect(role.stdout.trim()).toBe('role.rbac.authorization.k8s.io/web-manager-role');
+  });
+
+  it('a module outside the project, or a module that is missing, is an error before anything is written', async () => {
+    const empty = project();
+    await expect(runManifests(args('../elsewhere.ts'), io(), empty)).rejects.toThrow(/lies outside/);
+    await expect(runManifests(args('src/missing.ts'), io(), empty)).rejects.toThrow(/does not exist/);
+    expect(existsSync(join(empty, 'config'))).toBe(false);
+  });
+});
+
+describe('converge manifests command line', () => {
+  it('rejects bad flags with a usage error naming them, and a real process exits 2', async () => {
+    for (const [argv, message] of [
+      [['--name', 'Bad_Name'], /--name must be a DNS label/],
+      [['--namespace', '-x'], /--namespace needs a value/],
+      [['--image', 'a b'], /--image must be an image reference/],
+      [['--check', '--force'], /--check writes nothing/],
+      [['operator.py'], /a module is a \.ts or \.js file/],
+      [['--bogus'], /unknown option --bogus/],
+      [['--helm=yes'], /--helm takes no value/],
+    ] as const) {
+      expect(() => parseCommand(['manifests', ...argv])).toThrow(message);
+    }
+    const child = spawnConverge(ROOT, ['manifests', '--name', 'NOPE']);
+    const exit = await within('converge manifests --name NOPE', child.exited, child.output);
+    expect(exit.code).toBe(2);
+    expect(child.stderr()).toContain('converge manifests: --name must be a DNS label');
+    expect(child.stderr()).toContain('Usage: converge manifests');
+  });
+
+  it('any argument list parses or fails with a UsageError, never anything else', () => {
+    const token = fc.oneof(
+      fc.constantFrom(
+        '--out',
+        '--name',
+        '--namespace',
+        '--image',
+        '--check',
+        '--helm',
+        '--force',
+        '--no-leader-elect',
+        '-h',
+        '--',
+        '-',
+      ),
+      fc.string({ maxLength: 12 }),
+      fc.stringMatching(/^--[a-z-]{1,12}(=[^\s]{0,6})?$/),
+    );
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 8 }), (argv) => {
+        try {
+          const parsed = parseCommand(['manifests', ...argv]);
+          expect(['manifests', 'help']).toContain(parsed.command);
+        } catch (error) {
+          expect(error).toBeInstanceOf(UsageError);
+          expect((error as UsageError).message).toMatch(/^converge manifests: /);
+          expect((error as UsageError).message).not.toContain('\n');
+        }
+      }),
+    );
+  });
+
+  it('dev --as-service-account is a dev flag only, and needs tokens', () => {
+    expect(parseCommand(['dev', '--as-service-account'])).toMatchObject({
+      command: 'dev',
+      asServiceAccount: true,
+    });
+    expect(parseCommand(['dev'])).toMatchObject({ command: 'dev', asServiceAccount: false });
+    expect(() => parseCommand(['serve', '--as-service-account'])).toThrow(/only used by converge dev/);
+    expect(() => parseCommand(['dev', '--as-service-account', '--insecure'])).toThrow(/needs tokens checked/);
+  });
+});
