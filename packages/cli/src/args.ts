@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isLoopbackHost } from '@converge/apiserver';
 import { isValidLeaseKey } from '@converge/nats';
 import { quote, UsageError } from './errors.ts';
+import { IMPORT_HELP, type ImportArgs, parseImport } from './import-cmd.ts';
 import { KV_HELP, type KvArgs, parseKv } from './kv-args.ts';
 import { LOG_HELP, LOG_SPECS, type LogArgs, logArgsOf } from './log-args.ts';
 import { MANIFESTS_HELP, type ManifestsArgs, parseManifests } from './manifests-args.ts';
@@ -98,6 +99,7 @@ export type Command =
     } & ServeArgs &
       OperationsArgs)
   | ({ readonly command: 'kv' } & KvArgs)
+  | ({ readonly command: 'import' } & ImportArgs)
   | ({ readonly command: 'store' } & StoreArgs)
   | ({ readonly command: 'init' } & InitArgs)
   | ({ readonly command: 'create' } & CreateApiArgs)
@@ -110,6 +112,7 @@ Commands:
   dev [module…]    Run the API server and operator modules in one process (default: the bundled examples)
   run module…      Run operator modules against any cluster (a kubeconfig or in-cluster config)
   kv <verb> …      Apply, get or delete objects in NATS JetStream KV (primaries of NATS-backed operators)
+  import FILE…     Write defineKind modules (TypeScript types) from CRD YAML files you do not own
   store <verb> …   Check or repair the embedded server's data directory (check, repair)
   init [dir]       Make a new operator project (a kind, its controller and test, deploy files)
   create api …     Add a kind with its controller and test to a project
@@ -147,6 +150,7 @@ const HELP_LINE = '  -h, --help               Show this help';
 
 export const HELP: Record<string, string> = {
   kv: KV_HELP,
+  import: IMPORT_HELP,
   store: STORE_HELP,
   init: INIT_HELP,
   manifests: MANIFESTS_HELP,
@@ -219,6 +223,7 @@ const COMMANDS = [
   'dev',
   'run',
   'kv',
+  'import',
   'store',
   'init',
   'create',
@@ -309,6 +314,10 @@ export function parseCommand(
     case 'kv': {
       const kv = parseKv(rest);
       return 'help' in kv ? { command: 'help', topic: 'kv' } : { command: 'kv', ...kv };
+    }
+    case 'import': {
+      const imported = parseImport(rest);
+      return 'help' in imported ? { command: 'help', topic: 'import' } : { command: 'import', ...imported };
     }
     case 'store': {
       const store = parseStore(rest);

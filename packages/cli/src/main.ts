@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Command, parseCommand, usageOf } from './args.ts';
 import { describeError as describe, OperatorModuleError, UsageError } from './errors.ts';
+import { runImport } from './import-cmd.ts';
 import { runKv } from './kv.ts';
 import { operatorModules, runManifests } from './manifests-cmd.ts';
 import { processIo, type RunIo } from './process-io.ts';
@@ -67,6 +68,8 @@ async function command(argv: readonly string[], io: RunIo): Promise<number> {
         return await runOperators(parsed, io);
       case 'kv':
         return await runKv(parsed, io);
+      case 'import':
+        return runImport(parsed, io);
       case 'store':
         return runStore(parsed, io);
       case 'init':

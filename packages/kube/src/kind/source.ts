@@ -3,8 +3,9 @@
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const WIDTH = 100;
 
-/** A string as a single-quoted TypeScript literal. */
+/** A string as a TypeScript literal: single-quoted, double-quoted when that saves escapes. */
 export function quote(text: string): string {
+  if (text.includes("'") && !text.includes('"')) return JSON.stringify(text);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it escapes.
   const escaped = text.replace(/[\\'\n\r\t\u2028\u2029\0-\x1f\x7f]/g, (c) => {
     switch (c) {
