@@ -10,6 +10,7 @@ import { isAlreadyExists, type Manager, ownedByKindSelector, type ResourceType }
 import { parseAllDocuments } from 'yaml';
 import { FAULT_ADMIN_TOKEN_ENV, type ServeArgs, TOKEN_ENV } from './args.ts';
 import { commandLogger } from './cli-logger.ts';
+import { applyKindCrds } from './dev-kinds.ts';
 import { type ServiceAccountBackend, serviceAccountBackend } from './dev-service-account.ts';
 import { DevWebhooks, removeStaleDevWebhooks } from './dev-webhooks.ts';
 import { describeError as describe, describeWithCauses, OperatorModuleError } from './errors.ts';
@@ -167,6 +168,16 @@ async function wireAll(
         });
       }
       await wireModule(file, manager);
+      // The CRDs of the defineKind kinds it wired (a project converge init made has no YAML).
+      await applyKindCrds(server, manager).catch((error: unknown) => {
+        throw new OperatorModuleError(
+          file,
+          `the CRDs of its kinds could not be applied: ${describe(error)}`,
+          {
+            cause: error,
+          },
+        );
+      });
     } catch (error) {
       if (!options.bundled) throw error;
       const cause = error instanceof OperatorModuleError && error.cause !== undefined ? error.cause : error;

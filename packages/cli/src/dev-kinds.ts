@@ -1,0 +1,47 @@
+/**
+ * `converge dev`: the CRDs of the `defineKind` kinds an operator module wired are created (or
+ * brought up to date, when the data dir holds an older version) in the embedded API server before
+ * the operators start — so a project `converge init` made runs at once, with no YAML to apply.
+ */
+import type { ApiServer } from '@converge/apiserver';
+import { crdsOf, type Kind, kindOf } from '@converge/kube';
+import {
+  type CustomResourceDefinition,
+  customResourceDefinitionType,
+  isAlreadyExists,
+  type Manager,
+} from '@converge/runtime';
+
+/** How long a created CRD may take to be served (the server's CRD controller registers it). */
+const SERVED_WITHIN_MS = 10_000;
+
+/** Creates or updates the CRDs of the kinds `manager`'s wiring touched; resolves once they are served. */
+export async function applyKindCrds(server: ApiServer, manager: Manager): Promise<readonly string[]> {
+  const kinds = manager.permissions
+    .types()
+    .map((type) => kindOf(type))
+    .filter((kind): kind is Kind => kind !== undefined);
+  if (kinds.length === 0) return [];
+  const crds = crdsOf(kinds);
+  for (const crd of crds) {
+    try {
+      await server.store.create(customResourceDefinitionType, crd);
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+      const key = { namespace: '', name: crd.metadata.name ?? '' };
+      const stored = await server.store.get<CustomResourceDefinition>(customResourceDefinitionType, key);
+      if (JSON.stringify(stored.spec) !== JSON.stringify(crd.spec))
+        await server.store.update(customResourceDefinitionType, { ...stored, spec: crd.spec });
+    }
+  }
+  const deadline = Date.now() + SERVED_WITHIN_MS;
+  for (const crd of crds) {
+    const { group, names } = crd.spec;
+    while (!server.store.types().some((t) => t.group === group && t.plural === names.plural)) {
+      if (Date.now() > deadline)
+        throw new Error(`the CRD ${crd.metadata.name} was not served within ${SERVED_WITHIN_MS} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+  return crds.map((crd) => crd.metadata.name ?? '');
+}
