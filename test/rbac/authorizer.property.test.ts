@@ -154,40 +154,48 @@ const subject: fc.Arbitrary<Subject> = fc.oneof(
   ),
 );
 
-const object: fc.Arbitrary<Obj> = fc.oneof(
-  fc.record({
-    kind: fc.constant<RbacKind>('ClusterRole'),
-    namespace: fc.constant(''),
-    name: fc.constantFrom(...ROLE_NAMES),
-    rules,
-  }),
-  fc.record({
-    kind: fc.constant<RbacKind>('Role'),
-    namespace: fc.constantFrom(...NAMESPACES),
-    name: fc.constantFrom(...ROLE_NAMES),
-    rules,
-  }),
-  fc.record({
-    kind: fc.constant<RbacKind>('ClusterRoleBinding'),
-    namespace: fc.constant(''),
-    name: fc.constantFrom(...BINDING_NAMES),
-    roleRef: fc.record({
-      kind: fc.constantFrom('ClusterRole', 'Role'),
-      name: fc.constantFrom(...ROLE_NAMES),
+/** RBAC objects over a vocabulary of namespaces and names (small: objects are often rewritten). */
+function objects(
+  namespaces: readonly string[],
+  roleNames: readonly string[],
+  bindingNames: readonly string[],
+): fc.Arbitrary<Obj> {
+  return fc.oneof(
+    fc.record({
+      kind: fc.constant<RbacKind>('ClusterRole'),
+      namespace: fc.constant(''),
+      name: fc.constantFrom(...roleNames),
+      rules,
     }),
-    subjects: fc.array(subject, { maxLength: 3 }),
-  }),
-  fc.record({
-    kind: fc.constant<RbacKind>('RoleBinding'),
-    namespace: fc.constantFrom(...NAMESPACES),
-    name: fc.constantFrom(...BINDING_NAMES),
-    roleRef: fc.record({
-      kind: fc.constantFrom('ClusterRole', 'Role'),
-      name: fc.constantFrom(...ROLE_NAMES),
+    fc.record({
+      kind: fc.constant<RbacKind>('Role'),
+      namespace: fc.constantFrom(...namespaces),
+      name: fc.constantFrom(...roleNames),
+      rules,
     }),
-    subjects: fc.array(subject, { maxLength: 3 }),
-  }),
-);
+    fc.record({
+      kind: fc.constant<RbacKind>('ClusterRoleBinding'),
+      namespace: fc.constant(''),
+      name: fc.constantFrom(...bindingNames),
+      roleRef: fc.record({
+        kind: fc.constantFrom('ClusterRole', 'Role'),
+        name: fc.constantFrom(...roleNames),
+      }),
+      subjects: fc.array(subject, { maxLength: 3 }),
+    }),
+    fc.record({
+      kind: fc.constant<RbacKind>('RoleBinding'),
+      namespace: fc.constantFrom(...namespaces),
+      name: fc.constantFrom(...bindingNames),
+      roleRef: fc.record({
+        kind: fc.constantFrom('ClusterRole', 'Role'),
+        name: fc.constantFrom(...roleNames),
+      }),
+      subjects: fc.array(subject, { maxLength: 3 }),
+    }),
+  );
+}
+const object = objects(NAMESPACES, ROLE_NAMES, BINDING_NAMES);
 
 /** A store event: the object written, or deleted. */
 const event = fc.record({ object, deleted: fc.boolean() });
@@ -297,6 +305,124 @@ describe('RBAC authorizer against a reference model', () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it('writes applied at once by the server are not undone by a lagging watch (resourceVersion guard)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            object: objects(['n1'], ['r1'], ['b1']),
+            deleted: fc.boolean(),
+            sync: fc.boolean(),
+            lag: fc.nat(3),
+          }),
+          {
+            maxLength: 25,
+          },
+        ),
+        user,
+        fc.array(request, { minLength: 1, maxLength: 5 }),
+        (steps, u, requests) => {
+          const index = new RbacAuthorizer();
+          // the store's event log: each write gets the next resourceVersion
+          const log: { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: Obj; stored: KubeObject }[] = [];
+          const live = new Set<string>();
+          // what the index must hold: per object, the newest write it was given (by either path)
+          const newest = new Map<string, { rv: number; object: Obj | undefined }>();
+          const see = (o: Obj, rv: number, deleted: boolean) => {
+            const key = `${o.kind}/${o.namespace}/${o.name}`;
+            if ((newest.get(key)?.rv ?? 0) < rv) newest.set(key, { rv, object: deleted ? undefined : o });
+          };
+          let delivered = 0;
+          const deliver = (upTo: number) => {
+            for (; delivered < upTo; delivered++) {
+              const e = log[delivered] as (typeof log)[number];
+              index.apply(e.object.kind, e.type, e.stored);
+              see(e.object, delivered + 1, e.type === 'DELETED');
+            }
+          };
+          // every user of the vocabulary with every group: sees every binding and every rule it grants
+          const check = () => {
+            const state = [...newest.values()].flatMap((v) => (v.object === undefined ? [] : [v.object]));
+            for (const username of USERNAMES)
+              for (const ns of ['', ...NAMESPACES]) {
+                const everyone = { username, groups: USER_GROUPS };
+                expect(canonical(index.rulesFor(everyone, ns).rules)).toEqual(
+                  canonical(refRules(state, everyone, ns)),
+                );
+              }
+            for (const r of requests) {
+              const namespace = r.resourceRequest ? r.namespace : '';
+              const expected = refRules(state, u, namespace).some((rule) => refRuleAllows(rule, r));
+              expect(index.authorize(u, namespace, r).allowed, JSON.stringify({ r, u })).toBe(expected);
+            }
+          };
+          for (const { object: o, deleted, sync, lag } of steps) {
+            const key = `${o.kind}/${o.namespace}/${o.name}`;
+            if (deleted && !live.has(key)) continue;
+            const k = toKube(o);
+            const rv = log.length + 1;
+            const stored = { ...k, metadata: { ...k.metadata, resourceVersion: String(rv) } } as KubeObject;
+            log.push({ type: deleted ? 'DELETED' : live.has(key) ? 'MODIFIED' : 'ADDED', object: o, stored });
+            if (deleted) live.delete(key);
+            else live.add(key);
+            // the server applies its own create/update at once; the watch trails by `lag` events
+            if (sync && !deleted) {
+              index.written('rbac.authorization.k8s.io', o.kind, stored);
+              see(o, rv, false);
+            }
+            deliver(Math.max(delivered, log.length - lag));
+            check();
+          }
+          deliver(log.length);
+          check();
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('a stale watch event does not revert a newer write applied by the server', () => {
+    const index = new RbacAuthorizer();
+    const clusterRole = (verbs: string[]) =>
+      toKube({
+        kind: 'ClusterRole',
+        namespace: '',
+        name: 'r1',
+        rules: [{ verbs, apiGroups: [''], resources: ['pods'] }],
+      });
+    const at = (object: KubeObject, rv: string) =>
+      ({ ...object, metadata: { ...object.metadata, resourceVersion: rv } }) as KubeObject;
+    index.apply(
+      'ClusterRoleBinding',
+      'ADDED',
+      at(
+        toKube({
+          kind: 'ClusterRoleBinding',
+          namespace: '',
+          name: 'b',
+          roleRef: { kind: 'ClusterRole', name: 'r1' },
+          subjects: [{ kind: 'User', name: 'alice' }],
+        }),
+        '1',
+      ),
+    );
+    index.written('rbac.authorization.k8s.io', 'ClusterRole', at(clusterRole(['list']), '3'));
+    index.apply('ClusterRole', 'ADDED', at(clusterRole(['get']), '2'));
+    const alice = { username: 'alice', groups: [] };
+    expect(index.rulesFor(alice, '').rules).toEqual([
+      { verbs: ['list'], apiGroups: [''], resources: ['pods'] },
+    ]);
+    index.apply('ClusterRole', 'MODIFIED', at(clusterRole(['list']), '3'));
+    index.apply('ClusterRole', 'DELETED', at(clusterRole(['list']), '4'));
+    expect(index.rulesFor(alice, '')).toEqual({
+      rules: [],
+      errors: ['clusterrole.rbac.authorization.k8s.io "r1" not found'],
+    });
+    // objects of other groups are not RBAC's
+    index.written('apps', 'ClusterRole', at(clusterRole(['*']), '5'));
+    expect(index.rulesFor(alice, '').rules).toEqual([]);
   });
 
   it('a single rule matches as RuleAllows does', () => {

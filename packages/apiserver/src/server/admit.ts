@@ -166,8 +166,12 @@ export async function admitScale(
   return (await keepingWarnings(ctx, () => admission.mutate(attributes, warn(ctx)))) ?? scale;
 }
 
-/** A write to a webhook configuration or an admission policy changes admission: forget its caches. */
-export function noteWrite(ctx: RequestContext): void {
+/**
+ * A write to a webhook configuration or an admission policy changes admission: forget its caches.
+ * A stored RBAC object (`stored`, from a create or update) takes effect for authorization at once.
+ */
+export function noteWrite(ctx: RequestContext, stored?: KubeObject): void {
+  if (stored !== undefined) ctx.server.rbac?.written(ctx.resource.group, ctx.resource.kind, stored);
   if (ctx.resource.group !== 'admissionregistration.k8s.io') return;
   ctx.server.admission?.invalidate();
   ctx.server.policies?.invalidate();

@@ -58,7 +58,7 @@ export async function createObject(
     dryRun: write.dryRun,
     fieldManager: write.fieldManager,
   });
-  if (!write.dryRun) noteWrite(ctx);
+  if (!write.dryRun) noteWrite(ctx, stored);
   if (isCrdResource(ctx) && !write.dryRun) await server.crds.reconcile(stored.metadata.name ?? '');
   return stored;
 }

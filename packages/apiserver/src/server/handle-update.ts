@@ -56,7 +56,7 @@ export async function updateObject(
     checkObjectSize(storage);
     stored = await server.store.update(resource.storage, storage, options);
   }
-  if (!write.dryRun) noteWrite(ctx);
+  if (!write.dryRun) noteWrite(ctx, stored);
   if (isCrdResource(ctx) && !write.dryRun) await server.crds.reconcile(stored.metadata.name ?? '');
   return stored;
 }

@@ -158,12 +158,26 @@ export class RbacAuthorizer {
   /** namespace → subject key → RoleBinding keys (`ns/name`). */
   readonly #namespaceIndex = new Map<string, Map<string, Set<string>>>();
 
-  /** Applies one watch event (ADDED and MODIFIED replace, DELETED removes). */
+  /** The resourceVersion applied per object (`Kind/ns/name`): older events are stale. */
+  readonly #versions = new Map<string, number>();
+
+  /**
+   * Applies one watch event (ADDED and MODIFIED replace, DELETED removes). An event older than
+   * what was applied for the same object is ignored, so a write applied at once by the server
+   * ({@link RbacAuthorizer.written}) is not undone by the watch catching up.
+   */
   apply(kind: RbacKind, type: 'ADDED' | 'MODIFIED' | 'DELETED', object: KubeObject): void {
     const namespace = object.metadata.namespace ?? '';
     const name = object.metadata.name ?? '';
     const key = `${namespace}/${name}`;
     const deleted = type === 'DELETED';
+    const version = Number(object.metadata.resourceVersion ?? '');
+    const versionKey = `${kind}/${key}`;
+    if (Number.isFinite(version) && version > 0) {
+      if ((this.#versions.get(versionKey) ?? 0) > version) return;
+      if (deleted) this.#versions.delete(versionKey);
+      else this.#versions.set(versionKey, version);
+    }
     switch (kind) {
       case 'ClusterRole':
       case 'Role': {
@@ -201,8 +215,18 @@ export class RbacAuthorizer {
     }
   }
 
+  /**
+   * A write this server just stored: applied now, so the writer's next request sees it (the
+   * watch, which applies it again, lags a moment behind). Objects of other groups are ignored.
+   */
+  written(group: string, kind: string, object: KubeObject): void {
+    if (group !== RBAC_GROUP || !(kind in PLURALS)) return;
+    this.apply(kind as RbacKind, 'MODIFIED', object);
+  }
+
   /** Replaces every object of one kind (after a relist). */
   replace(kind: RbacKind, objects: readonly KubeObject[]): void {
+    for (const key of [...this.#versions.keys()]) if (key.startsWith(`${kind}/`)) this.#versions.delete(key);
     const current =
       kind === 'Role'
         ? [...this.#roles.keys()]
