@@ -165,15 +165,21 @@ const ALLOW: Decision = { allowed: true, denied: false, reason: '' };
  * everything before any other work; then the bootstrap rules of the user's groups; then the RBAC
  * authorizer over the stored roles and bindings. Nothing else is ever allowed: the answer is
  * `denied: false` (RBAC's "no opinion") with the authorizer's reason (`RBAC: …` naming missing
- * roles, or ''), which the request path turns into a 403.
+ * roles, or ''), which the request path turns into a 403. `explain` (access reviews): an allowed
+ * decision names the binding that granted it.
  */
-export function authorize(user: UserInfo, attributes: RequestAttributes, rbac?: RbacAuthorizer): Decision {
+export function authorize(
+  user: UserInfo,
+  attributes: RequestAttributes,
+  rbac?: RbacAuthorizer,
+  explain = false,
+): Decision {
   if (user.groups.includes(MASTERS_GROUP)) return ALLOW;
   const request: RuleRequest = attributes;
   for (const rule of compiledBootstrap(user)) if (ruleAllows(rule, request)) return ALLOW;
   if (rbac === undefined) return { allowed: false, denied: false, reason: '' };
   const namespace = attributes.resourceRequest ? attributes.namespace : '';
-  const decision = rbac.authorize(user, namespace, request);
+  const decision = rbac.authorize(user, namespace, request, explain);
   return { allowed: decision.allowed, denied: false, reason: decision.reason };
 }
 

@@ -319,8 +319,11 @@ export class RbacAuthorizer {
       for (const at of index.get(key) ?? []) if (!visitBinding(this.#roleBindings.get(at), at)) return;
   }
 
-  /** Whether the user's bindings allow the request in `namespace` ('' for cluster-scoped and non-resource requests). */
-  authorize(user: RbacUser, namespace: string, request: RuleRequest): RbacDecision {
+  /**
+   * Whether the user's bindings allow the request in `namespace` ('' for cluster-scoped and
+   * non-resource requests); `explain`: name the granting binding in the reason.
+   */
+  authorize(user: RbacUser, namespace: string, request: RuleRequest, explain = false): RbacDecision {
     let source: Binding | undefined;
     const errors: string[] = [];
     this.#visit(
@@ -333,8 +336,9 @@ export class RbacAuthorizer {
       },
       errors,
     );
+    // the allow reason (which binding granted it) is for access reviews, not the request path
     if (source !== undefined)
-      return { allowed: true, reason: `RBAC: allowed by ${describeBinding(source, user)}` };
+      return { allowed: true, reason: explain ? `RBAC: allowed by ${describeBinding(source, user)}` : '' };
     return { allowed: false, reason: errors.length === 0 ? '' : `RBAC: ${aggregateErrors(errors)}` };
   }
 

@@ -87,7 +87,7 @@ function accessAttributes(read: BodyReader, spec: JsonObject): RequestAttributes
 }
 
 function accessStatus(ctx: RequestContext, user: UserInfo, attributes: RequestAttributes): JsonObject {
-  const decision = authorize(user, attributes, ctx.server.rbac);
+  const decision = authorize(user, attributes, ctx.server.rbac, true);
   const status: JsonObject = { allowed: decision.allowed };
   if (decision.denied) status.denied = true;
   if (decision.reason !== '') status.reason = decision.reason;
