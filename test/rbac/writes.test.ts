@@ -195,6 +195,44 @@ describe('privilege escalation prevention', () => {
     });
   });
 
+  it('an aggregationRule takes holding everything', async () => {
+    const token = await serviceAccount(server, 'w2', 'aggregator');
+    await admin(server, `${RBAC}/clusterroles`, {
+      method: 'POST',
+      body: role('clusterrole-writer', [
+        { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], verbs: ['create'] },
+      ]),
+      expect: 201,
+    });
+    await admin(server, `${RBAC}/clusterrolebindings`, {
+      method: 'POST',
+      body: binding('aggregator', { kind: 'ClusterRole', name: 'clusterrole-writer' }, [
+        { kind: 'ServiceAccount', name: 'aggregator', namespace: 'w2' },
+      ]),
+      expect: 201,
+    });
+    const res = await server.request(`${RBAC}/clusterroles`, {
+      method: 'POST',
+      body: {
+        metadata: { name: 'gather' },
+        aggregationRule: { clusterRoleSelectors: [{ matchLabels: { gather: 'true' } }] },
+      },
+      token,
+    });
+    expect([res.status, (res.json as { message: string }).message]).toEqual([
+      403,
+      'clusterroles.rbac.authorization.k8s.io "gather" is forbidden: must have cluster-admin privileges to use the aggregationRule',
+    ]);
+    const plain = await server.request(`${RBAC}/clusterroles`, {
+      method: 'POST',
+      body: role('plain', [
+        { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], verbs: ['create'] },
+      ]),
+      token,
+    });
+    expect(plain.status, plain.text).toBe(201);
+  });
+
   it('a ServiceAccount may bind only roles whose rules it holds, unless it may bind them', async () => {
     await admin(server, `${RBAC}/namespaces/w/roles`, {
       method: 'POST',

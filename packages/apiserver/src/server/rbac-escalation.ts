@@ -10,7 +10,8 @@ import { type PolicyRule, readRule } from './rbac-rules.ts';
  * clusterrolebinding}/policybased`): a user may write a Role or ClusterRole only with rules it
  * already holds (in the role's namespace; cluster-wide for a ClusterRole) unless it may `escalate`
  * that role, and may bind a role only when it holds the role's rules itself unless it may `bind`
- * it. `system:masters` is never checked. Covering follows `pkg/registry/rbac/validation`
+ * it; setting a ClusterRole's `aggregationRule` takes holding everything. `system:masters` is never
+ * checked. Covering follows `pkg/registry/rbac/validation`
  * (`Covers`): each requested rule is broken into one verb × group × resource (× name) or one
  * verb × URL, and each piece must be covered by one held rule.
  */
@@ -192,4 +193,18 @@ export function confirmNoEscalation(ctx: RequestContext, object: JsonObject): vo
   const held = heldRules(user, namespace, rbac);
   const message = escalationMessage(user, held.rules, held.errors, requested);
   if (message !== undefined) throw forbidden(resource.plural, name, message);
+  // an aggregation rule can gather anything: setting one takes everything
+  if (
+    resource.plural === 'clusterroles' &&
+    object.aggregationRule !== undefined &&
+    object.aggregationRule !== null &&
+    escalationMessage(user, held.rules, held.errors, FULL_AUTHORITY) !== undefined
+  )
+    throw forbidden(resource.plural, name, 'must have cluster-admin privileges to use the aggregationRule');
 }
+
+/** Everything: what setting an aggregationRule requires. */
+const FULL_AUTHORITY: readonly PolicyRule[] = [
+  { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+  { verbs: ['*'], nonResourceURLs: ['*'] },
+];
