@@ -309,6 +309,8 @@ class Converter {
     }
     if (
       nonNull.length === 2 &&
+      // Only bare integer and string: kube's int-or-string has no room for their validations.
+      nonNull.every((m) => isJson(m) && Object.keys(m).length === 1) &&
       nonNull.some((m) => isJson(m) && m.type === 'integer') &&
       nonNull.some((m) => isJson(m) && m.type === 'string')
     ) {
