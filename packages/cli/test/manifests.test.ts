@@ -445,6 +445,58 @@ describe('converge manifests', () => {
     expect(role.stdout.trim()).toBe('role.rbac.authorization.k8s.io/web-manager-role');
   });
 
+  it('webhooks are served in managed mode: a webhook port and Service, and the RBAC managed mode needs', async () => {
+    const hooked = project();
+    expect(await runManifests(args('src/operator.ts', 'src/webhooks.ts'), io(), hooked)).toBe(0);
+    const [deployment] = docs(join(hooked, 'config/manager/manager.yaml'));
+    const container = (
+      deployment as { spec: { template: { spec: { containers: Record<string, unknown>[] } } } }
+    ).spec.template.spec.containers[0];
+    const runArgs = (container?.args ?? []) as string[];
+    expect(runArgs.slice(-4)).toEqual([
+      '--webhook-port',
+      '9443',
+      '--webhook-service',
+      '$(POD_NAMESPACE)/website-operator-webhook-service',
+    ]);
+    expect(parseCommand(runArgs.map((a) => a.replace('$(POD_NAMESPACE)', 'ns')))).toMatchObject({
+      command: 'run',
+      webhookPort: 9443,
+      webhookService: { namespace: 'ns', name: 'website-operator-webhook-service' },
+    });
+    expect(container?.ports).toContainEqual({ name: 'webhook-server', containerPort: 9443, protocol: 'TCP' });
+    const [service] = docs(join(hooked, 'config/manager/webhook_service.yaml'));
+    expect(service).toMatchObject({
+      kind: 'Service',
+      spec: { ports: [{ name: 'webhook', port: 443, protocol: 'TCP', targetPort: 'webhook-server' }] },
+    });
+    const roles = docs(join(hooked, 'config/rbac/role.yaml'));
+    expect(roles[0]?.rules).toContainEqual({
+      apiGroups: ['admissionregistration.k8s.io'],
+      resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'],
+      verbs: ['create', 'delete', 'get', 'list', 'update', 'watch'],
+    });
+    expect(roles[1]).toMatchObject({
+      kind: 'Role',
+      metadata: { namespace: 'website-operator-system' },
+      rules: [
+        { apiGroups: [''], resources: ['secrets'], verbs: ['create', 'get', 'list', 'update', 'watch'] },
+      ],
+    });
+    // The Role is in the operator's namespace: the kustomize base keeps its namespace.
+    expect(docs(join(hooked, 'config/kustomization.yaml'))[0]?.namespace).toBe('website-operator-system');
+    const { kubeconfig } = await apiServer();
+    const applied = await kubectl(kubeconfig, [
+      'apply',
+      '--server-side',
+      '--validate=strict',
+      '-k',
+      join(hooked, 'config'),
+    ]);
+    expect(applied).toMatchObject({ code: 0, stderr: '' });
+    expect(applied.stdout).toContain('service/website-operator-webhook-service serverside-applied');
+  });
+
   it('a module outside the project, or a module that is missing, is an error before anything is written', async () => {
     const empty = project();
     await expect(runManifests(args('../elsewhere.ts'), io(), empty)).rejects.toThrow(/lies outside/);

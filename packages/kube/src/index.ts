@@ -103,6 +103,7 @@ export {
   type ManifestOptions,
   type ManifestResources,
   type ManifestSet,
+  type ManifestSource,
   manifestLabels,
   type PermissionSource,
   type PolicyRule,

@@ -28,6 +28,8 @@ export function configFiles(set: ManifestSet): Map<string, string> {
   files.set('manager/manager.yaml', toYaml([set.deployment]));
   if (set.metricsService !== undefined)
     files.set('manager/metrics_service.yaml', toYaml([set.metricsService]));
+  if (set.webhookService !== undefined)
+    files.set('manager/webhook_service.yaml', toYaml([set.webhookService]));
   const resources = [...files.keys()];
   // kustomize's `namespace:` would move a Role meant for another namespace into the operator's.
   const foreign = set.roles.some(

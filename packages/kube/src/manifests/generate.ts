@@ -22,6 +22,12 @@ export interface PermissionSource {
   types(): readonly ResourceType[];
 }
 
+/** A Manager, as far as manifests care: its permissions and (for the default of `webhooks`) its webhooks. */
+export interface ManifestSource {
+  readonly permissions: PermissionSource;
+  readonly webhooks?: readonly unknown[];
+}
+
 /**
  * Everything `converge manifests` writes, as objects: each in its own field, and `objects` in the
  * order to apply them (Namespace and CRDs first, the Deployment last).
@@ -41,6 +47,8 @@ export interface ManifestSet {
   readonly deployment: Manifest;
   /** The metrics Service, unless `metricsService: false`. */
   readonly metricsService: Manifest | undefined;
+  /** The webhook Service, with `webhooks`. */
+  readonly webhookService: Manifest | undefined;
   readonly objects: readonly Manifest[];
   /** The container build (decision 5 of issue 19). */
   readonly dockerfile: string;
@@ -52,9 +60,7 @@ export function manifestLabels(name: string): Record<string, string> {
   return { 'app.kubernetes.io/name': name, 'app.kubernetes.io/managed-by': 'converge' };
 }
 
-function permissionsOf(
-  source: PermissionSource | { readonly permissions: PermissionSource },
-): PermissionSource {
+function permissionsOf(source: PermissionSource | ManifestSource): PermissionSource {
   return 'permissions' in source ? source.permissions : source;
 }
 
@@ -73,10 +79,11 @@ function permissionsOf(
  * for (const [path, text] of manifestFiles(set).config) writeFileSync(join('config', path), text);
  */
 export function generateManifests(
-  source: PermissionSource | { readonly permissions: PermissionSource },
+  source: PermissionSource | ManifestSource,
   options: ManifestOptions,
 ): ManifestSet {
-  const o = resolveManifestOptions(options);
+  const hasWebhooks = 'permissions' in source && (source.webhooks?.length ?? 0) > 0;
+  const o = resolveManifestOptions(options, hasWebhooks);
   const permissions = permissionsOf(source);
   const labels = manifestLabels(o.name);
   const meta = (name: string, namespace?: string) => ({
@@ -85,7 +92,11 @@ export function generateManifests(
     labels,
   });
   const subject = { kind: 'ServiceAccount', name: o.name, namespace: o.namespace };
-  const rules = [...permissions.rules(), ...(o.events ? EVENT_RULES : [])];
+  const rules = [
+    ...permissions.rules(),
+    ...(o.events ? EVENT_RULES : []),
+    ...(o.webhooks ? managedWebhookRules(o.namespace) : []),
+  ];
   const clusterWide = rules.filter((r) => r.namespace === undefined);
   const namespaces = [
     ...new Set(rules.flatMap((r) => (r.namespace === undefined ? [] : [r.namespace]))),
@@ -171,6 +182,17 @@ export function generateManifests(
         },
       }
     : undefined;
+  const webhookService: Manifest | undefined = o.webhooks
+    ? {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: meta(webhookServiceName(o), o.namespace),
+        spec: {
+          selector: { 'app.kubernetes.io/name': o.name },
+          ports: [{ name: 'webhook', port: 443, protocol: 'TCP', targetPort: 'webhook-server' }],
+        },
+      }
+    : undefined;
   return {
     options: o,
     namespace,
@@ -181,6 +203,7 @@ export function generateManifests(
     crds,
     deployment,
     metricsService,
+    webhookService,
     objects: [
       namespace,
       ...crds,
@@ -190,6 +213,7 @@ export function generateManifests(
       ...leaderElection,
       deployment,
       ...(metricsService === undefined ? [] : [metricsService]),
+      ...(webhookService === undefined ? [] : [webhookService]),
     ],
     dockerfile: dockerfileOf(o),
     dockerignore: dockerignoreOf(),
@@ -208,6 +232,44 @@ export function runArgs(o: ResolvedManifestOptions): string[] {
     `:${o.metricsPort}`,
     '--health-probe-bind-address',
     `:${o.probePort}`,
+    ...(o.webhooks
+      ? [
+          '--webhook-port',
+          String(o.webhookPort),
+          '--webhook-service',
+          `$(POD_NAMESPACE)/${webhookServiceName(o)}`,
+        ]
+      : []),
+  ];
+}
+
+function webhookServiceName(o: ResolvedManifestOptions): string {
+  return `${o.name}-webhook-service`;
+}
+
+/**
+ * What managed webhooks do (`ManagedWebhooks`): keep the serving certificates in a Secret of the
+ * operator's namespace, the webhook configurations pointing at the Service, and CRD conversions.
+ */
+function managedWebhookRules(namespace: string): PermissionRule[] {
+  const configurations = ['create', 'delete', 'get', 'list', 'update', 'watch'];
+  return [
+    { group: '', resource: 'secrets', verbs: ['create', 'get', 'list', 'update', 'watch'], namespace },
+    {
+      group: 'admissionregistration.k8s.io',
+      resource: 'mutatingwebhookconfigurations',
+      verbs: configurations,
+    },
+    {
+      group: 'admissionregistration.k8s.io',
+      resource: 'validatingwebhookconfigurations',
+      verbs: configurations,
+    },
+    {
+      group: 'apiextensions.k8s.io',
+      resource: 'customresourcedefinitions',
+      verbs: ['get', 'list', 'update', 'watch'],
+    },
   ];
 }
 
@@ -250,6 +312,9 @@ function deploymentOf(o: ResolvedManifestOptions, labels: Record<string, string>
               ports: [
                 { name: 'metrics', containerPort: o.metricsPort, protocol: 'TCP' },
                 { name: 'probes', containerPort: o.probePort, protocol: 'TCP' },
+                ...(o.webhooks
+                  ? [{ name: 'webhook-server', containerPort: o.webhookPort, protocol: 'TCP' }]
+                  : []),
               ],
               livenessProbe: {
                 httpGet: { path: '/healthz', port: 'probes' },

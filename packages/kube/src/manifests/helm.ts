@@ -116,5 +116,7 @@ export function helmChart(set: ManifestSet): Map<string, string> {
   files.set('templates/deployment.yaml', template([set.deployment], set));
   if (set.metricsService !== undefined)
     files.set('templates/metrics_service.yaml', template([set.metricsService], set));
+  if (set.webhookService !== undefined)
+    files.set('templates/webhook_service.yaml', template([set.webhookService], set));
   return files;
 }

@@ -13,6 +13,7 @@ export {
   generateManifests,
   type Manifest,
   type ManifestSet,
+  type ManifestSource,
   manifestLabels,
   type PermissionSource,
   runArgs,

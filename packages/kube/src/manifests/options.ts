@@ -37,6 +37,14 @@ export interface ManifestOptions {
   readonly resources?: ManifestResources;
   /** The Helm chart's version. Default `0.1.0`. */
   readonly chartVersion?: string;
+  /**
+   * Serve the operator's webhooks in managed mode (`converge run --webhook-service`): a webhook
+   * port, a Service for it, and the RBAC managed mode needs (its Secret, the webhook
+   * configurations, CRD conversions). Default: whether the manager has webhook registrations.
+   */
+  readonly webhooks?: boolean;
+  /** The webhook server's container port. Default 9443. */
+  readonly webhookPort?: number;
 }
 
 /** {@link ManifestOptions} with every default filled in. */
@@ -54,6 +62,8 @@ export interface ResolvedManifestOptions {
   readonly metricsService: boolean;
   readonly resources: ManifestResources;
   readonly chartVersion: string;
+  readonly webhooks: boolean;
+  readonly webhookPort: number;
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -111,7 +121,10 @@ function resources(value: unknown): ManifestResources {
 }
 
 /** Checks `options` and fills in the defaults; throws an OptionsError naming the first bad field. */
-export function resolveManifestOptions(options: ManifestOptions): ResolvedManifestOptions {
+export function resolveManifestOptions(
+  options: ManifestOptions,
+  hasWebhooks = false,
+): ResolvedManifestOptions {
   if (typeof options !== 'object' || options === null)
     throw new OptionsError('options', options, 'an object with at least a name');
   // Names of objects get suffixes (-metrics): keep room for them; a Service name starts with a letter.
@@ -139,6 +152,9 @@ export function resolveManifestOptions(options: ManifestOptions): ResolvedManife
   const probePort = port('probePort', options.probePort, 8081);
   if (metricsPort === probePort)
     throw new OptionsError('probePort', probePort, 'a port other than metricsPort');
+  const webhookPort = port('webhookPort', options.webhookPort, 9443);
+  if (webhookPort === metricsPort || webhookPort === probePort)
+    throw new OptionsError('webhookPort', webhookPort, 'a port other than metricsPort and probePort');
   const chartVersion = options.chartVersion ?? '0.1.0';
   if (typeof chartVersion !== 'string' || !SEMVER.test(chartVersion))
     throw new OptionsError('chartVersion', chartVersion, 'a semantic version such as 0.1.0');
@@ -156,5 +172,7 @@ export function resolveManifestOptions(options: ManifestOptions): ResolvedManife
     metricsService: bool('metricsService', options.metricsService, true),
     resources: resources(options.resources),
     chartVersion,
+    webhooks: bool('webhooks', options.webhooks, hasWebhooks),
+    webhookPort,
   };
 }
