@@ -220,7 +220,7 @@ export class RbacAuthorizer {
    * watch, which applies it again, lags a moment behind). Objects of other groups are ignored.
    */
   written(group: string, kind: string, object: KubeObject): void {
-    if (group !== RBAC_GROUP || !(kind in PLURALS)) return;
+    if (group !== RBAC_GROUP || !Object.hasOwn(PLURALS, kind)) return;
     this.apply(kind as RbacKind, 'MODIFIED', object);
   }
 
