@@ -20,6 +20,10 @@
  *   registrations into webhook configurations and CRD conversions ({@link applyWebhookConfigurations}
  *   writes them), and {@link ManagedWebhooks} keeps certificates in a shared Secret and the
  *   configurations applied on a real cluster, without cert-manager.
+ * - Manifests: {@link generateManifests} turns a manager's recorded permissions and kinds into
+ *   the deploy artefacts `converge manifests` writes (Namespace, ServiceAccount, RBAC, CRDs, a
+ *   hardened Deployment, Services, a Dockerfile), laid out by {@link configFiles} (plain YAML and
+ *   a kustomize base) and {@link helmChart}.
  * - Errors of this package: {@link KubeErrorCodes} (`CONVERGE_ERR_KUBE_*`); API errors are the
  *   runtime's backend errors (`NotFoundError`, `ConflictError`, `ExpiredError`, …).
  *
