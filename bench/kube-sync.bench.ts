@@ -10,7 +10,8 @@
  * paginated), Converge's Informer (streamed list and pages of 500), @kubernetes/client-node's
  * informer and kubernetes-fluent-client's watch; Converge runs twice more with the young generation
  * its deploy artefacts set (YOUNG_GENERATION_FLAG). BENCH_RUNS (3) runs per peer, BENCH_BIG_RUNS (1)
- * at 1 000 000 and more, the order of the peers rotating from run to run. BENCH_PEERS picks peers.
+ * at 1 000 000 and more, the order of the peers rotating from run to run. BENCH_PEERS picks peers;
+ * BENCH_CLIENT_FLAGS adds Node flags to every client process (`--trace-gc`, `--cpu-prof`).
  *
  * Figures per peer and count: time to synced, objects/s, % of the streamed limit, peak RSS, heap
  * per cached object, largest event-loop delay, whether it completed (and what it did if not). The
@@ -53,6 +54,8 @@ const CR_COUNTS = counts('BENCH_CR_COUNTS', [10_000, 100_000, 1_000_000]);
 const POD_COUNTS = counts('BENCH_POD_COUNTS', [10_000, 100_000]);
 const RUNS = positiveInt('BENCH_RUNS', 3);
 const BIG_RUNS = positiveInt('BENCH_BIG_RUNS', 1);
+/** Extra Node flags for the client processes, to profile a sync: `BENCH_CLIENT_FLAGS='--trace-gc'`. */
+const CLIENT_FLAGS = (process.env.BENCH_CLIENT_FLAGS ?? '').split(' ').filter((f) => f !== '');
 const SELECTED = (process.env.BENCH_PEERS ?? PEERS.join(',')).split(',') as Peer[];
 if (SELECTED.some((p) => !PEERS.includes(p)))
   throw new Error(`BENCH_PEERS: known peers are ${PEERS.join(', ')}`);
@@ -121,6 +124,7 @@ function runClient(peer: Peer, ready: ServerReady, timeoutMs: number): Promise<C
       '--conditions=@converge/source',
       '--max-old-space-size=8192',
       ...(youngGeneration(peer) ? [YOUNG_GENERATION_FLAG] : []),
+      ...CLIENT_FLAGS,
       script('./kube-sync-client.ts'),
     ],
     {
