@@ -199,7 +199,8 @@ ${HELP_LINE}`,
   dev: `Usage: converge dev [module…] [options]
 
 Serves the Kubernetes API and runs operator modules against it in the same process. A module's
-default export is (manager) => void | Promise<void>. With no module, the bundled examples run.
+default export is (manager) => void | Promise<void>. With no module, those package.json names
+("converge": { "module": "src/operator.ts" }, as converge init writes) run, else the bundled examples.
 State is kept in .converge/data unless --data-dir says otherwise. The kumori example keeps its
 Applications in NATS JetStream KV ($NATS_URL, default nats://127.0.0.1:4222; buckets prefixed with
 $CONVERGE_NATS_BUCKET_PREFIX, default converge_); the poller example converges PostgreSQL roles

@@ -2,7 +2,10 @@
  * `converge dev`: the CRDs of the `defineKind` kinds an operator module wired are created (or
  * brought up to date, when the data dir holds an older version) in the embedded API server before
  * the operators start — so a project `converge init` made runs at once, with no YAML to apply.
+ * And `converge dev` without a module runs the project's (package.json `converge.module`).
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ApiServer } from '@converge/apiserver';
 import { crdsOf, type Kind, kindOf } from '@converge/kube';
 import {
@@ -44,4 +47,23 @@ export async function applyKindCrds(server: ApiServer, manager: Manager): Promis
     }
   }
   return crds.map((crd) => crd.metadata.name ?? '');
+}
+
+/**
+ * The operator modules package.json in `cwd` names (`"converge": { "module": "src/operator.ts" }`,
+ * or a list), for `converge dev` without modules; undefined when it names none (the bundled
+ * examples run then) or there is no readable package.json.
+ */
+export function projectModules(cwd: string = process.cwd()): readonly string[] | undefined {
+  const path = join(cwd, 'package.json');
+  if (!existsSync(path)) return undefined;
+  let module: unknown;
+  try {
+    module = (JSON.parse(readFileSync(path, 'utf8')) as { converge?: { module?: unknown } }).converge?.module;
+  } catch {
+    return undefined;
+  }
+  if (typeof module === 'string') return [module];
+  if (Array.isArray(module) && module.length > 0 && module.every((m) => typeof m === 'string')) return module;
+  return undefined;
 }

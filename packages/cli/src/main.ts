@@ -3,6 +3,7 @@ import { readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Command, parseCommand, usageOf } from './args.ts';
+import { projectModules } from './dev-kinds.ts';
 import { describeError as describe, OperatorModuleError, UsageError } from './errors.ts';
 import { runImport } from './import-cmd.ts';
 import { runKv } from './kv.ts';
@@ -61,9 +62,13 @@ async function command(argv: readonly string[], io: RunIo): Promise<number> {
       case 'dev':
         if (parsed.asServiceAccount)
           return await serve(parsed, io, await operatorModules(parsed.modules), { asServiceAccount: true });
-        return parsed.modules.length > 0
-          ? await serve(parsed, io, parsed.modules)
-          : await serve(parsed, io, await bundledExamples(), { bundled: true });
+        {
+          // No module: the project's (package.json converge.module), else the bundled examples.
+          const modules = parsed.modules.length > 0 ? parsed.modules : projectModules();
+          return modules !== undefined
+            ? await serve(parsed, io, modules)
+            : await serve(parsed, io, await bundledExamples(), { bundled: true });
+        }
       case 'run':
         return await runOperators(parsed, io);
       case 'kv':

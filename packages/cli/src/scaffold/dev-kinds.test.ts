@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createApiServer } from '@converge/apiserver';
 import { defineKind, Type } from '@converge/kube';
 import {
@@ -8,7 +11,7 @@ import {
   Manager,
 } from '@converge/runtime';
 import { describe, expect, it } from 'vitest';
-import { applyKindCrds } from '../dev-kinds.ts';
+import { applyKindCrds, projectModules } from '../dev-kinds.ts';
 
 const gadget = (maxLength: number) =>
   defineKind({
@@ -55,5 +58,28 @@ describe('converge dev: the CRDs of the kinds a module wires', () => {
     const manager = new Manager({ backend: server.store });
     manager.controller(configMapType).complete(async () => done());
     expect(await applyKindCrds(server, manager)).toEqual([]);
+  });
+});
+
+describe('converge dev without a module', () => {
+  it("runs the modules package.json's converge.module names; none named, undefined (the bundled examples)", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'converge-project-modules-'));
+    try {
+      expect(projectModules(dir)).toBeUndefined();
+      const cases: [manifest: string, modules: readonly string[] | undefined][] = [
+        ['{"converge":{"module":"src/operator.ts"}}', ['src/operator.ts']],
+        ['{"converge":{"module":["a.ts","b.ts"]}}', ['a.ts', 'b.ts']],
+        ['{"converge":{"module":[]}}', undefined],
+        ['{"converge":{"module":3}}', undefined],
+        ['{"name":"x"}', undefined],
+        ['{', undefined],
+      ];
+      for (const [manifest, modules] of cases) {
+        writeFileSync(join(dir, 'package.json'), manifest);
+        expect(projectModules(dir), manifest).toEqual(modules);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -31,7 +31,7 @@ export function packageJson(name: string, dependencies: Readonly<Record<string, 
     engines: { node: '>=22.18' },
     scripts: {
       test: 'tsc --noEmit && node --test "test/**/*.test.ts"',
-      dev: 'converge dev src/operator.ts',
+      dev: 'converge dev',
       manifests: 'converge manifests',
       start: 'converge run src/operator.ts',
     },
@@ -110,7 +110,7 @@ npm test            # tsc --noEmit, then node --test against an embedded API ser
 ## Run it locally
 
 \`\`\`sh
-npm run dev         # an embedded Kubernetes API server and the operator in one process
+npm run dev         # converge dev: an embedded Kubernetes API server and the operator in one process
 \`\`\`
 
 In another terminal:

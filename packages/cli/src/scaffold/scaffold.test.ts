@@ -199,7 +199,7 @@ describe('converge init', () => {
     expect(manifest.engines).toEqual({ node: '>=22.18' });
     expect(manifest.scripts).toMatchObject({
       test: expect.stringMatching(/^tsc --noEmit && node --test /),
-      dev: 'converge dev src/operator.ts',
+      dev: 'converge dev',
       manifests: 'converge manifests',
       start: 'converge run src/operator.ts',
     });
