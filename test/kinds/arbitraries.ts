@@ -177,6 +177,7 @@ export function generated(depth: number): fc.Arbitrary<Generated> {
 /** Schemas `defineKind` must refuse with a KindSchemaError: not structural in Kubernetes. */
 export const unsupported: fc.Arbitrary<TSchema> = fc.oneof(
   fc.constant(Type.Union([Type.String(), Type.Number()])),
+  fc.constant(Type.Union([Type.String(), Type.Integer({ minimum: 1 })])),
   fc.constant(Type.Union([Type.Object({ a: Type.String() }), Type.Object({ b: Type.String() })])),
   fc.constant(Type.Tuple([Type.String(), Type.Integer()])),
   fc.constant(Type.Ref('Other')),
