@@ -20,6 +20,11 @@
  *   registrations into webhook configurations and CRD conversions ({@link applyWebhookConfigurations}
  *   writes them), and {@link ManagedWebhooks} keeps certificates in a shared Secret and the
  *   configurations applied on a real cluster, without cert-manager.
+ * - Kinds: {@link defineKind} declares a custom resource from TypeBox schemas ({@link Type},
+ *   re-exported): its object type is derived from them ({@link ObjectOfKind}), {@link crdsOf}
+ *   generates its structural CRD, {@link kindOf} finds it from a resource type, and
+ *   {@link importCrd} writes such a module from a CRD you do not own (`converge import`). Errors
+ *   `CONVERGE_ERR_KIND_*` ({@link KindErrorCodes}).
  * - Manifests: {@link generateManifests} turns a manager's recorded permissions and kinds into
  *   the deploy artefacts `converge manifests` writes (Namespace, ServiceAccount, RBAC, CRDs, a
  *   hardened Deployment, Services, a Dockerfile), laid out by {@link configFiles} (plain YAML and
