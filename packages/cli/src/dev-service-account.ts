@@ -16,13 +16,32 @@ import {
   type Manifest,
   type ManifestSet,
 } from '@converge/kube';
-import { apiVersionOf, isAlreadyExists, type Logger, type ResourceType } from '@converge/runtime';
+import {
+  apiVersionOf,
+  ConvergeError,
+  isAlreadyExists,
+  type Logger,
+  type ResourceType,
+} from '@converge/runtime';
 import { describeError } from './errors.ts';
 import { generatedFiles } from './manifests-cmd.ts';
 import type { RunIo } from './process-io.ts';
 
 /** How long the RBAC the ServiceAccount got may take to be in force (the authorizer follows a watch). */
 const RBAC_WAIT_MS = 10_000;
+
+/** The code of {@link ServiceAccountSetupError}. */
+export const DEV_SERVICE_ACCOUNT_FAILED = 'CONVERGE_ERR_CLI_DEV_SERVICE_ACCOUNT_FAILED';
+
+/**
+ * `converge dev --as-service-account` could not set up the ServiceAccount: its manifests could not
+ * be applied, the TokenRequest failed, or the server checks no tokens. `cause` is what failed.
+ */
+export class ServiceAccountSetupError extends ConvergeError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(DEV_SERVICE_ACCOUNT_FAILED, message, options);
+  }
+}
 
 /** The operators' backend as the ServiceAccount, and what to print about it. */
 export interface ServiceAccountBackend {
@@ -128,7 +147,9 @@ function post(
 
 function adminToken(config: KubeConfig): string {
   if (config.auth.type !== 'token')
-    throw new Error('--as-service-account needs the server to check tokens (drop --insecure)');
+    throw new ServiceAccountSetupError(
+      '--as-service-account needs the server to check tokens (drop --insecure)',
+    );
   return config.auth.token;
 }
 
@@ -142,7 +163,7 @@ async function mintToken(config: KubeConfig, namespace: string, name: string): P
   );
   const token = (body as { status?: { token?: unknown } } | undefined)?.status?.token;
   if (status !== 201 || typeof token !== 'string')
-    throw new Error(
+    throw new ServiceAccountSetupError(
       `TokenRequest for ServiceAccount ${namespace}/${name} failed (${status}): ${JSON.stringify(body)}`,
     );
   return token;
@@ -213,12 +234,26 @@ export async function serviceAccountBackend(
     for (const object of adminObjects(set)) await createOrReplace(server, object);
     await waitForCrds(server, set);
   } catch (error) {
-    throw new Error(`the ServiceAccount's manifests could not be applied: ${describeError(error)}`, {
-      cause: error,
-    });
+    throw new ServiceAccountSetupError(
+      `the ServiceAccount's manifests could not be applied: ${describeError(error)}`,
+      {
+        cause: error,
+      },
+    );
   }
   const admin = loadKubeconfig({ path: kubeconfig });
-  const token = await mintToken(admin, namespace, name);
+  let token: string;
+  try {
+    token = await mintToken(admin, namespace, name);
+  } catch (error) {
+    if (error instanceof ServiceAccountSetupError) throw error;
+    throw new ServiceAccountSetupError(
+      `TokenRequest for ServiceAccount ${namespace}/${name} failed: ${describeError(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
   await waitForRbac(admin, token, set);
   const config: KubeConfig = {
     ...admin,
