@@ -300,6 +300,17 @@ describe('a ServiceAccount token under RBAC', () => {
       403,
       'pods is forbidden: User "system:serviceaccount:team-h:orphan" cannot list resource "pods" in API group "" in the namespace "team-h": RBAC: clusterrole.rbac.authorization.k8s.io "no-such-role" not found',
     ]);
+    const rules = await server.request('/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', {
+      method: 'POST',
+      body: { spec: { namespace: 'team-h' } },
+      token,
+    });
+    expect(rules.json).toMatchObject({
+      status: {
+        incomplete: false,
+        evaluationError: 'clusterrole.rbac.authorization.k8s.io "no-such-role" not found',
+      },
+    });
   });
 
   it('bootstrap view/edit/admin: aggregated from system:aggregate-to-*, bound per namespace', async () => {
