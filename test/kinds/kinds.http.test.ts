@@ -1,0 +1,99 @@
+/**
+ * Random kinds through the embedded API server over HTTP, as a client creates them: the CRD that
+ * `crdsOf` generates is created (201) and served, and every value TypeBox accepts is created as an
+ * object (201) and read back unchanged.
+ */
+import { request } from 'node:https';
+import { crdsOf, defineKind, Type } from '@converge/kube';
+import fc from 'fast-check';
+import { Value } from 'typebox/value';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiServer, createApiServer } from '../../packages/apiserver/src/server/api-server.ts';
+import { generated } from './arbitraries.ts';
+
+let server: ApiServer;
+
+interface Response {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+function call(method: string, path: string, body?: unknown): Promise<Response> {
+  const url = new URL(path, server.url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method,
+        ca: server.ca,
+        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: text === '' ? undefined : JSON.parse(text) }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+/** Polls until the new resource is served (a CRD is established asynchronously), for 10 s at most. */
+async function served(path: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const { status } = await call('GET', path);
+    if (status === 200) return;
+    if (Date.now() > deadline) throw new Error(`${path} not served: ${status}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+beforeAll(async () => {
+  server = createApiServer({});
+  await server.listen();
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+describe('random kinds over HTTP', () => {
+  it('creates the generated CRD and objects of every value TypeBox accepts, stored unchanged', async () => {
+    let n = 0;
+    const cases = generated(3).chain((g) =>
+      fc.tuple(fc.constant(g.schema), fc.array(g.values, { minLength: 1, maxLength: 3 })),
+    );
+    await fc.assert(
+      fc.asyncProperty(cases, async ([schema, values]) => {
+        n += 1;
+        const kindName = `Gadget${n}`;
+        const spec = Type.Object({ field: schema });
+        const kind = defineKind({ group: 'example.com', version: 'v1', kind: kindName, spec, status: spec });
+        const [crd] = crdsOf([kind]);
+        const created = await call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
+        expect(created.status, JSON.stringify(created.body)).toBe(201);
+        const collection = `/apis/example.com/v1/namespaces/default/${kind.type.plural}`;
+        await served(collection);
+        for (const [i, value] of values.entries()) {
+          expect(Value.Check(spec, { field: value })).toBe(true);
+          const object = {
+            apiVersion: 'example.com/v1',
+            kind: kindName,
+            metadata: { name: `g${i}`, namespace: 'default' },
+            spec: { field: value },
+          };
+          const response = await call('POST', `${collection}?fieldValidation=Strict`, object);
+          expect(response.status, JSON.stringify(response.body)).toBe(201);
+          expect((response.body as { spec: unknown }).spec).toEqual(object.spec);
+        }
+      }),
+      { numRuns: 25 },
+    );
+  }, 120_000);
+});
