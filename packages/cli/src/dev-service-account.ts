@@ -169,35 +169,59 @@ async function mintToken(config: KubeConfig, namespace: string, name: string): P
   return token;
 }
 
+/** One question for a SelfSubjectAccessReview. */
+interface Access {
+  readonly group: string;
+  readonly resource: string;
+  readonly subresource?: string;
+  readonly verb: string;
+  readonly namespace?: string;
+}
+
+/** Every verb of every rule of the set's roles, on the first resource of each rule. */
+function accessesOf(set: ManifestSet): Access[] {
+  return [...set.roles, ...set.leaderElection].flatMap((role) => {
+    const rules = (role.rules ?? []) as readonly {
+      apiGroups: string[];
+      resources: string[];
+      verbs: string[];
+    }[];
+    return rules.flatMap((rule) => {
+      const [resource = '', subresource] = (rule.resources[0] ?? '').split('/');
+      return rule.verbs.map((verb) => ({
+        group: rule.apiGroups[0] ?? '',
+        resource,
+        verb,
+        ...(subresource === undefined ? {} : { subresource }),
+        ...(role.metadata.namespace === undefined ? {} : { namespace: role.metadata.namespace }),
+      }));
+    });
+  });
+}
+
 /**
- * Waits until the authorizer grants the ServiceAccount the first rule of its ClusterRole (the
- * RBAC objects reach it through a watch), asking as the ServiceAccount with a
- * SelfSubjectAccessReview. Gives up quietly after {@link RBAC_WAIT_MS}: the operator's own
- * requests will then say what is missing.
+ * Waits until the authorizer grants the ServiceAccount every verb its roles hold (the RBAC objects
+ * reach it through a watch; an earlier run on the same data directory may have left older ones),
+ * asking as the ServiceAccount with SelfSubjectAccessReviews. Gives up quietly after
+ * {@link RBAC_WAIT_MS}: the operator's own requests will then say what is missing.
  */
 async function waitForRbac(config: KubeConfig, token: string, set: ManifestSet): Promise<void> {
-  const rule = (
-    set.roles[0]?.rules as
-      | readonly { apiGroups: string[]; resources: string[]; verbs: string[] }[]
-      | undefined
-  )?.[0];
-  if (rule === undefined) return;
-  const [resource = '', subresource] = (rule.resources[0] ?? '').split('/');
-  const attributes = {
-    group: rule.apiGroups[0] ?? '',
-    resource,
-    verb: rule.verbs[0] ?? 'get',
-    ...(subresource === undefined ? {} : { subresource }),
-  };
+  let pending = accessesOf(set);
   const deadline = Date.now() + RBAC_WAIT_MS;
-  while (Date.now() < deadline) {
-    const { body } = await post(config, token, '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'SelfSubjectAccessReview',
-      spec: { resourceAttributes: attributes },
-    });
-    if ((body as { status?: { allowed?: unknown } } | undefined)?.status?.allowed === true) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  while (pending.length > 0 && Date.now() < deadline) {
+    const answers = await Promise.all(
+      pending.map((attributes) =>
+        post(config, token, '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SelfSubjectAccessReview',
+          spec: { resourceAttributes: attributes },
+        }).then(
+          ({ body }) => (body as { status?: { allowed?: unknown } } | undefined)?.status?.allowed === true,
+        ),
+      ),
+    );
+    pending = pending.filter((_, i) => !answers[i]);
+    if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
