@@ -16,10 +16,11 @@ const VERSION = /^v[1-9]\d*((alpha|beta)[1-9]\d*)?$/;
 const KIND = /^[A-Z][A-Za-z0-9]*$/;
 
 /**
- * The longest project name: the name is also the Kubernetes objects' name prefix, and
- * `<name>-system` (the namespace `converge manifests` uses by default) must stay a DNS label.
+ * The longest project name: the name is also the prefix of the Kubernetes objects `converge
+ * manifests` names after it (`<name>-system`, `<name>-leader`, `<name>-metrics`, …), which cuts a
+ * package name to 40 characters; at most 40, the two names stay the same.
  */
-export const MAX_NAME_LENGTH = 56;
+export const MAX_NAME_LENGTH = 40;
 
 /**
  * Checks a project name: a DNS label of at most {@link MAX_NAME_LENGTH} characters (it names the

@@ -163,7 +163,9 @@ kubectl apply -k config/
 kubectl -n ${name}-system rollout status deployment/${name}
 \`\`\`
 
-\`npm start\` runs the operator against the cluster of your kubeconfig without an image.
+\`npm start\` runs the operator against the cluster of your kubeconfig without an image. If the
+project depends on Converge tarballs (\`converge init --packages\`), the image build needs them
+inside the project: Converge's guide \`docs/guide/deploy.md\` shows how.
 `;
 }
 

@@ -85,7 +85,7 @@ describe('converge init and create api: command lines', () => {
     [['init', '--kind', 'Guest-Book'], 'converge init: --kind must be PascalCase'],
     [['init', '--plural', 'Guestbooks'], 'converge init: --plural must be lower-case'],
     [['init', '--name', 'My_Operator'], 'converge init: --name must be a DNS label'],
-    [['init', '--name', 'a'.repeat(57)], 'converge init: --name must be a DNS label of at most 56'],
+    [['init', '--name', 'a'.repeat(41)], 'converge init: --name must be a DNS label of at most 40'],
     [['init', '--force=yes'], 'converge init: --force takes no value, got "yes"'],
     [['init', '--kind'], 'converge init: --kind needs a value'],
     [['init', '--bogus'], 'converge init: unknown option --bogus'],
