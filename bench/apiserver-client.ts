@@ -27,8 +27,18 @@ const HOST = '127.0.0.1';
 const UID_MARKER = Buffer.from('"uid":"');
 const SEQ_MARKER = '"seq":"';
 
-/** One keep-alive connection for sequential requests (creates, PUTs); a LIST opens its own. */
-const writeAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+/**
+ * One keep-alive connection for sequential requests (creates, PUTs); a LIST opens its own. Each
+ * timed phase starts on a new one ({@link freshWriteAgent}): a connection left idle through an
+ * earlier phase may have been closed by the server's 5 s keep-alive timeout while this process was
+ * busy parsing a large LIST, and reusing it fails with ECONNRESET (seen at load 10).
+ */
+let writeAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+function freshWriteAgent(): void {
+  writeAgent.destroy();
+  writeAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+}
 
 function headers(target: Target, extra: Record<string, string> = {}): Record<string, string> {
   return target.token === undefined ? extra : { ...extra, authorization: `Bearer ${target.token}` };
@@ -144,6 +154,7 @@ async function creates(msg: CreatesRequest): Promise<CreatesReply> {
   );
   let failures = 0;
   let firstFailure: string | undefined;
+  freshWriteAgent();
   const started = performance.now();
   for (const body of bodies) {
     const { status, text } = await send(msg.target, 'POST', msg.path, body);
