@@ -144,6 +144,11 @@ async function staleFiles(cwd: string, dir: string, keep: ReadonlyMap<string, st
   return stale.sort();
 }
 
+/** A path relative to `cwd` as shown: relative when below it, else absolute. */
+function shown(cwd: string, path: string): string {
+  return path.startsWith('..') ? resolve(cwd, path) : path;
+}
+
 /** Runs `converge manifests`; returns the exit code. */
 export async function runManifests(
   args: ManifestsArgs,
@@ -162,8 +167,8 @@ export async function runManifests(
     ...(args.helm ? await staleFiles(cwd, 'chart', files) : []),
   ];
   if (args.check) {
-    for (const path of changed) io.err(`converge manifests: out of date: ${path}`);
-    for (const path of stale) io.err(`converge manifests: no longer generated: ${path}`);
+    for (const path of changed) io.err(`converge manifests: out of date: ${shown(cwd, path)}`);
+    for (const path of stale) io.err(`converge manifests: no longer generated: ${shown(cwd, path)}`);
     const drifted = changed.length + stale.length;
     if (drifted > 0) {
       io.err(
@@ -177,11 +182,11 @@ export async function runManifests(
   for (const path of changed) {
     await mkdir(dirname(join(cwd, path)), { recursive: true });
     await writeFile(join(cwd, path), files.get(path) as string);
-    io.out(`converge manifests: wrote ${path}`);
+    io.out(`converge manifests: wrote ${shown(cwd, path)}`);
   }
   for (const path of stale) {
     await rm(join(cwd, path));
-    io.out(`converge manifests: removed ${path} (no longer generated)`);
+    io.out(`converge manifests: removed ${shown(cwd, path)} (no longer generated)`);
   }
   for (const [file, text] of [
     ['Dockerfile', set.dockerfile],
