@@ -15,7 +15,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import { parseCommand, UsageError } from '../src/index.ts';
-import { runManifests } from '../src/manifests-cmd.ts';
+import { nameFromPackage, operatorModules, runManifests } from '../src/manifests-cmd.ts';
 import type { RunIo } from '../src/process-io.ts';
 import { spawnConverge, within } from './processes.ts';
 
@@ -555,6 +555,32 @@ describe('converge manifests command line', () => {
         }
       }),
     );
+  });
+
+  it('the operator name comes from the package name: a DNS label starting with a letter, or none', () => {
+    expect(nameFromPackage('@acme/Website_Operator')).toBe('website-operator');
+    expect(nameFromPackage('123')).toBeUndefined();
+    fc.assert(
+      fc.property(fc.string({ maxLength: 80 }), (name) => {
+        const derived = nameFromPackage(name);
+        if (derived !== undefined) expect(derived).toMatch(/^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$/);
+      }),
+    );
+  });
+
+  it('modules default to package.json converge.module (a path or a list), else src/operator.ts', async () => {
+    const dir = project();
+    expect(await operatorModules([], dir)).toEqual(['src/operator.ts']);
+    expect(await operatorModules(['a.ts'], dir)).toEqual(['a.ts']);
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'x', converge: { module: ['a.ts', 'b.ts'] } }),
+    );
+    expect(await operatorModules([], dir)).toEqual(['a.ts', 'b.ts']);
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'x' }));
+    expect(await operatorModules([], dir)).toEqual(['src/operator.ts']);
+    writeFileSync(join(dir, 'package.json'), '{ not json');
+    await expect(operatorModules([], dir)).rejects.toThrow(UsageError);
   });
 
   it('dev --as-service-account is a dev flag only, and needs tokens', () => {
