@@ -73,10 +73,10 @@ function permissionsOf(source: PermissionSource | ManifestSource): PermissionSou
  * Throws an OptionsError for a bad option.
  *
  * @example
- * const manager = new Manager({ backend: inertBackend });
- * await operator(manager);                          // wire, never start
+ * const manager = new Manager({ backend });         // never started: nothing is contacted
+ * await operator(manager);                          // wire
  * const set = generateManifests(manager, { name: 'website-operator', image: 'ghcr.io/me/op:v1' });
- * for (const [path, text] of manifestFiles(set).config) writeFileSync(join('config', path), text);
+ * for (const [path, text] of configFiles(set)) writeFileSync(join('config', path), text);
  */
 export function generateManifests(
   source: PermissionSource | ManifestSource,
