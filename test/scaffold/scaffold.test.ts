@@ -22,7 +22,16 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMAND_MS, envFor, type Running, run, start, stopAll } from '../distribution/project.ts';
+import {
+  COMMAND_MS,
+  envFor,
+  installNode,
+  oldestNode,
+  type Running,
+  run,
+  start,
+  stopAll,
+} from '../distribution/project.ts';
 
 const exec = promisify(execFile);
 const repo = fileURLToPath(new URL('../..', import.meta.url));
@@ -33,11 +42,18 @@ const STEP_MS = 120_000;
 let work: string;
 let packs: string;
 let project: string;
+/** The oldest Node the packages' engines allow (22.18): the second npm test runs on it. */
+let oldest: string;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'converge-scaffold-'));
   packs = join(work, 'packs');
   project = join(work, 'my-operator');
+  const node = installNode(
+    oldestNode(join(repo, 'packages', 'cli', 'package.json')),
+    join(repo, 'node_modules', '.cache'),
+    env,
+  );
   await run('npm', ['run', '--silent', 'pack', '--', '--out', packs], { cwd: repo, env });
   const tarballs = readdirSync(packs).filter((f) => f.endsWith('.tgz'));
   const creator = tarballs.find((f) => f.startsWith('create-converge-'));
@@ -66,6 +82,7 @@ beforeAll(async () => {
   );
   expect(stdout).toContain(`converge: created my-operator in ${project}`);
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: project, env });
+  oldest = await node;
 }, COMMAND_MS * 3);
 
 afterAll(async () => {
@@ -164,7 +181,7 @@ describe('a project made by create-converge, outside the repository', { timeout:
     expect(testCounts(stdout), stdout).toEqual({ pass: 3, fail: 0 });
   });
 
-  it('converge create api adds a cluster-scoped kind, and npm test passes with its test too', async () => {
+  it('converge create api adds a cluster-scoped kind, and npm test passes with its test too, on the oldest Node engines allow', async () => {
     const { stdout } = await converge([
       'create',
       'api',
@@ -178,7 +195,10 @@ describe('a project made by create-converge, outside the repository', { timeout:
     ]);
     expect(stdout).toContain('converge: added Policy (webapp.example.com/v1)');
     expect(readFileSync(join(project, 'src/operator.ts'), 'utf8')).toContain('policyController(manager);');
-    const { stdout: tested } = await run('npm', ['test'], { cwd: project, env });
+    const onOldest = envFor(oldest);
+    const { stdout: version } = await run('node', ['--version'], { cwd: project, env: onOldest });
+    expect(version.trim()).toBe(`v${oldestNode(join(project, 'package.json'))}`);
+    const { stdout: tested } = await run('npm', ['test'], { cwd: project, env: onOldest });
     expect(testCounts(tested), tested).toEqual({ pass: 6, fail: 0 });
   });
 
