@@ -45,7 +45,10 @@ export const ${k.camel}Kind = defineKind({
   status: Type.Object({
     observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
     configMap: Type.Optional(Type.String({ description: 'The name of the ConfigMap this ${k.kind} owns.' })),
-    conditions: Type.Optional(Type.Array(Condition)),
+    // One entry per type, merged by type under server-side apply (kubebuilder's listType=map).
+    conditions: Type.Optional(
+      Type.Array(Condition, { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] }),
+    ),
   }),
   printerColumns: [
     { name: 'Message', type: 'string', jsonPath: '.spec.message' },
