@@ -6,7 +6,7 @@
  * is a typed error, never a crash.
  */
 import { compileCrdValidations, validateCustomResource } from '@converge/apiserver';
-import { crdsOf, defineKind, KindOptionsError, KindSchemaError, Type } from '@converge/kube';
+import { crdsOf, defineKind, KindOptionsError, KindSchemaError, type TSchema, Type } from '@converge/kube';
 import fc from 'fast-check';
 import { Value } from 'typebox/value';
 import { describe, expect, it } from 'vitest';
@@ -64,6 +64,91 @@ describe('defineKind with random TypeBox schemas', () => {
         expect(path.startsWith(where === 'a' ? 'spec.a' : 'spec.n[*].deep')).toBe(true);
       }),
     );
+  });
+});
+
+/** Random JSON schemas: a type (or none) with random keywords of random values, nested. */
+const KEYWORDS = [
+  'description',
+  'format',
+  'default',
+  'nullable',
+  'enum',
+  'x-kubernetes-validations',
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-int-or-string',
+  'x-kubernetes-embedded-resource',
+  'title',
+  'example',
+  'externalDocs',
+  'minimum',
+  'maxLength',
+  'minItems',
+  'maxProperties',
+  'x-kubernetes-list-type',
+  'x-kubernetes-map-type',
+  'x-kubernetes-list-map-keys',
+  'pattern',
+  'required',
+  'uniqueItems',
+  'multipleOf',
+  'exclusiveMaximum',
+];
+const keywordValue = fc.oneof(
+  fc.constantFrom('a', '^[a-z]+$', '[', 'int32', 'date-time', 'map', 'set', 'atomic', 'granular'),
+  fc.integer({ min: -2, max: 5 }),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.constantFrom('a', 'b', 1)),
+  // A rule that compiles on any type: CEL type errors are the server's to report.
+  fc.constant([{ rule: 'true', message: 'never' }]),
+  fc.constant({ a: 'b' }),
+  fc.constant({ description: 'd', url: 'https://example.com' }),
+  fc.constant(['a']),
+);
+const jsonSchema: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  node: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.constant({ type: 'string' }),
+    fc
+      .tuple(
+        fc.constantFrom('string', 'integer', 'number', 'boolean', 'object', 'array', undefined),
+        fc.dictionary(fc.constantFrom(...KEYWORDS), keywordValue, { maxKeys: 2 }),
+        tie('node'),
+        fc.dictionary(fc.constantFrom('a', 'b'), tie('node'), { maxKeys: 2 }),
+        fc.boolean(),
+      )
+      .map(([type, keywords, inner, properties, map]) => {
+        const node: Record<string, unknown> = type === undefined ? {} : { type };
+        if (type === 'array') node.items = inner;
+        if (type === 'object') node[map ? 'additionalProperties' : 'properties'] = map ? inner : properties;
+        return { ...node, ...keywords };
+      }),
+  ),
+})).node;
+
+describe('defineKind with random JSON schemas', () => {
+  it('refuses with a KindSchemaError, or gives a CRD the API server accepts', () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(jsonSchema, (schema) => {
+        let kind: ReturnType<typeof defineKind>;
+        try {
+          kind = defineKind({ ...base, spec: Type.Object({ x: schema as TSchema }) });
+        } catch (error) {
+          expect(error).toBeInstanceOf(KindSchemaError);
+          return;
+        }
+        accepted += 1;
+        const [crd] = crdsOf([kind]);
+        if (crd === undefined) throw new Error('no CRD');
+        expect(compileCrdValidations(crd)).toEqual([]);
+      }),
+      { numRuns: 2000 },
+    );
+    // The generator is not so wild that nothing passes.
+    expect(accepted).toBeGreaterThan(500);
   });
 });
 

@@ -32,14 +32,14 @@ function schemaError(schema: TSchema): { path: string; message: string } {
 describe('defineKind: TypeBox → structural schema', () => {
   it('maps scalars with their validations, formats and defaults', () => {
     expect(
-      field(Type.String({ minLength: 1, maxLength: 9, pattern: '^a', format: 'uri', default: 'a' })),
+      field(Type.String({ minLength: 1, maxLength: 9, pattern: '^a', format: 'uri', default: 'a://b' })),
     ).toEqual({
       type: 'string',
       minLength: 1,
       maxLength: 9,
       pattern: '^a',
       format: 'uri',
-      default: 'a',
+      default: 'a://b',
     });
     expect(field(Type.Integer({ format: 'int64', minimum: 0, maximum: 9, multipleOf: 3 }))).toEqual({
       type: 'integer',
@@ -170,6 +170,9 @@ describe('defineKind: TypeBox → structural schema', () => {
 
   it('drops annotations Kubernetes does not know and keeps value-validation junctors', () => {
     expect(
+      field(Type.Object({}, { 'x-kubernetes-preserve-unknown-fields': false, nullable: false })),
+    ).toEqual({ type: 'object' });
+    expect(
       field(Type.String({ $id: 'X', $schema: 'http://json-schema.org/draft-07/schema#', examples: ['a'] })),
     ).toEqual({
       type: 'string',
@@ -254,6 +257,42 @@ describe('defineKind: TypeBox → structural schema', () => {
         /type inside allOf\/anyOf\/oneOf\/not/,
       ],
     ];
+    const more: [TSchema, string, RegExp][] = [
+      [Type.Integer({ minimum: 3, default: 1 }), 'spec.a.b', /default 1 does not match the schema/],
+      [
+        Type.Object({ c: Type.Optional(Type.String()) }, { default: { d: 'x' } }),
+        'spec.a.b',
+        /field "d" the schema does not declare/,
+      ],
+      [Type.String({ pattern: '[' }), 'spec.a.b', /pattern "\[" is not a regular expression/],
+      [Type.String({ minLength: -1 }), 'spec.a.b', /minLength must be a non-negative integer/],
+      [
+        Type.String({ 'x-kubernetes-validations': [{ message: 'no rule' }] }),
+        'spec.a.b',
+        /x-kubernetes-validations must be a list/,
+      ],
+      [Type.String({ 'x-kubernetes-list-type': 'set' }), 'spec.a.b', /x-kubernetes-list-type needs an array/],
+      [
+        Type.Array(Type.Object({ k: Type.Optional(Type.String()) }), {
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['k'],
+        }),
+        'spec.a.b',
+        /must be required or have a default/,
+      ],
+      [
+        Type.Array(Type.Object({ k: Type.String() }), { 'x-kubernetes-list-type': 'map' }),
+        'spec.a.b',
+        /needs x-kubernetes-list-map-keys/,
+      ],
+      [
+        Type.Record(Type.String(), Type.String(), { 'x-kubernetes-embedded-resource': true }),
+        'spec.a.b',
+        /embedded-resource needs an object with properties/,
+      ],
+      [Type.Unknown({ 'x-kubernetes-validations': [{ rule: 'true' }] }), 'spec.a.b', /need a typed value/],
+    ];
+    cases.push(...more);
     for (const [schema, path, message] of cases) {
       const error = schemaError(schema);
       expect(error.path).toBe(path);

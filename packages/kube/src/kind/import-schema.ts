@@ -4,8 +4,8 @@
  * docs/guide/kinds.md for what is normalised).
  */
 import { CrdImportError } from './errors.ts';
+import { ordered } from './keywords.ts';
 import { docComment, key, listLiteral, literal } from './source.ts';
-import { ordered } from './structural.ts';
 
 type Json = Readonly<Record<string, unknown>>;
 

@@ -7,7 +7,9 @@
  * (`nullable` instead), and logical junctors only in the int-or-string pattern.
  */
 import type { JSONSchemaProps } from '@converge/runtime';
+import { checkExtensions, checkJunctorMember, checkNoUnknownFields, checkValues, join } from './checks.ts';
 import { KindSchemaError } from './errors.ts';
+import { KEYWORD_TYPES, ordered } from './keywords.ts';
 
 type Json = Record<string, unknown>;
 type Mutable = { -readonly [K in keyof JSONSchemaProps]: JSONSchemaProps[K] };
@@ -74,31 +76,6 @@ const HANDLED = new Set([
   ...KEPT,
 ]);
 
-/** Keywords a logical junctor (`allOf`, `anyOf`, `oneOf`, `not`) may hold in a structural schema. */
-const JUNCTOR_KEYS = new Set([
-  'format',
-  'maximum',
-  'exclusiveMaximum',
-  'minimum',
-  'exclusiveMinimum',
-  'maxLength',
-  'minLength',
-  'pattern',
-  'maxItems',
-  'minItems',
-  'multipleOf',
-  'enum',
-  'maxProperties',
-  'minProperties',
-  'required',
-  'items',
-  'properties',
-  'allOf',
-  'anyOf',
-  'oneOf',
-  'not',
-]);
-
 /**
  * kube-openapi's enum check never matches null, so a nullable enum refuses null although TypeBox
  * accepts it: the TypeScript type and the server would disagree.
@@ -157,12 +134,30 @@ class Converter {
       this.fail(path, `the keyword ${key} has no Kubernetes equivalent`);
     }
     const out: Mutable = {};
-    for (const key of KEPT) if (schema[key] !== undefined) (out as Json)[key] = structuredClone(schema[key]);
+    for (const key of KEPT) {
+      const value = schema[key];
+      if (value === undefined) continue;
+      const [valid, expected] = KEYWORD_TYPES[key] ?? [() => true, ''];
+      if (!valid(value)) this.fail(path, `${key} must be ${expected}`);
+      // false is the default of these flags, and Kubernetes refuses preserve-unknown-fields: false.
+      if (
+        value === false &&
+        (key === 'x-kubernetes-preserve-unknown-fields' ||
+          key === 'nullable' ||
+          key === 'x-kubernetes-embedded-resource')
+      )
+        continue;
+      (out as Json)[key] = structuredClone(value);
+    }
     this.#bounds(schema, out, path);
+    checkValues(schema, (problem) => this.fail(path, problem));
     let result: Mutable;
     if (schema['x-kubernetes-int-or-string'] === true) result = this.#intOrString(schema, out, path);
     else if (schema.anyOf !== undefined && schema.type === undefined) result = this.#union(schema, out, path);
     else result = this.#typed(schema, out, path);
+    checkExtensions(result, (problem) => this.fail(path, problem));
+    if (result.default !== undefined)
+      checkNoUnknownFields(result, result.default, (problem) => this.fail(path, problem));
     return this.#junctors(schema, result, path);
   }
 
@@ -180,39 +175,11 @@ class Converter {
       if (key === 'not' ? !isJson(value) : !Array.isArray(value) || value.length === 0)
         this.fail(path, `${key} must be ${key === 'not' ? 'a schema' : 'a non-empty list of schemas'}`);
       const members: unknown[] = key === 'not' ? [value] : (value as unknown[]);
-      for (const member of members) this.#valueValidation(member, out, path);
+      for (const member of members)
+        checkJunctorMember(member, out, path, (at, problem) => this.fail(at, problem));
       (out as Json)[key] = structuredClone(value);
     }
     return out;
-  }
-
-  /** Checks that a junctor member only restricts fields `outside` declares. */
-  #valueValidation(member: unknown, outside: JSONSchemaProps | undefined, path: string): void {
-    if (!isJson(member)) this.fail(path, 'a member of allOf/anyOf/oneOf/not must be a schema');
-    for (const [key, value] of Object.entries(member)) {
-      if (!JUNCTOR_KEYS.has(key))
-        this.fail(
-          path,
-          `${key} inside allOf/anyOf/oneOf/not is not structural (they may only add value validations such as required; intersections and unions of objects are not supported: declare one Type.Object)`,
-        );
-      if (key === 'properties') {
-        if (!isJson(value)) this.fail(path, 'properties must be an object');
-        for (const [name, inner] of Object.entries(value)) {
-          const declared = outside?.properties?.[name];
-          if (declared === undefined)
-            this.fail(join(path, name), 'allOf/anyOf/oneOf/not names a property the schema does not declare');
-          this.#valueValidation(inner, declared, join(path, name));
-        }
-      } else if (key === 'items') {
-        const items = outside?.items;
-        if (items === undefined || Array.isArray(items))
-          this.fail(`${path}[*]`, 'allOf/anyOf/oneOf/not restricts items the schema does not declare');
-        this.#valueValidation(value, items as JSONSchemaProps, `${path}[*]`);
-      } else if (key === 'allOf' || key === 'anyOf' || key === 'oneOf') {
-        if (!Array.isArray(value)) this.fail(path, `${key} must be a list of schemas`);
-        for (const inner of value) this.#valueValidation(inner, outside, path);
-      } else if (key === 'not') this.#valueValidation(value, outside, path);
-    }
   }
 
   #typed(schema: Json, out: Mutable, path: string): Mutable {
@@ -397,67 +364,11 @@ class Converter {
   }
 }
 
-/** JSONSchemaProps' JSON keys in Go field order: the order kube-apiserver writes them back in. */
-const GO_ORDER = [
-  'description',
-  'type',
-  'format',
-  'title',
-  'default',
-  'maximum',
-  'exclusiveMaximum',
-  'minimum',
-  'exclusiveMinimum',
-  'maxLength',
-  'minLength',
-  'pattern',
-  'maxItems',
-  'minItems',
-  'uniqueItems',
-  'multipleOf',
-  'enum',
-  'maxProperties',
-  'minProperties',
-  'required',
-  'items',
-  'allOf',
-  'oneOf',
-  'anyOf',
-  'not',
-  'properties',
-  'additionalProperties',
-  'externalDocs',
-  'example',
-  'nullable',
-  'x-kubernetes-preserve-unknown-fields',
-  'x-kubernetes-embedded-resource',
-  'x-kubernetes-int-or-string',
-  'x-kubernetes-list-map-keys',
-  'x-kubernetes-list-type',
-  'x-kubernetes-map-type',
-  'x-kubernetes-validations',
-];
-
-/** The same schema with its keys in {@link GO_ORDER}. */
-export function ordered<T extends object>(schema: T): T {
-  const out: Record<string, unknown> = {};
-  for (const key of GO_ORDER) if (key in schema) out[key] = (schema as Record<string, unknown>)[key];
-  return out as T;
-}
-
 /** The values a literal or enum schema allows, or undefined when it is not one. */
 function literalValues(schema: Json): unknown[] | undefined {
   if (schema.const !== undefined) return [schema.const];
   if (Array.isArray(schema.enum)) return schema.enum;
   return undefined;
-}
-
-function join(path: string, name: string): string {
-  return path === ''
-    ? name
-    : /^[A-Za-z_][A-Za-z0-9_]*$/.test(name)
-      ? `${path}.${name}`
-      : `${path}[${JSON.stringify(name)}]`;
 }
 
 /**

@@ -1,0 +1,160 @@
+/**
+ * Checks `defineKind` makes before kube-apiserver would: keyword values, defaults that fit their
+ * schema and survive pruning, extensions on the nodes they fit, junctors that only restrict.
+ * What needs the server (CEL type checking, value limits of defaults) is left to it.
+ */
+import type { JSONSchemaProps } from '@converge/runtime';
+import type { TSchema } from 'typebox';
+import { Value } from 'typebox/value';
+
+type Json = Record<string, unknown>;
+/** Throws the caller's KindSchemaError for the node being converted. */
+type Fail = (problem: string) => never;
+
+function isJson(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A property of a junctor path, as the converter names fields. */
+export function join(path: string, name: string): string {
+  if (path === '') return name;
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? `${path}.${name}` : `${path}[${JSON.stringify(name)}]`;
+}
+
+/** Keywords a logical junctor (`allOf`, `anyOf`, `oneOf`, `not`) may hold in a structural schema. */
+const JUNCTOR_KEYS = new Set([
+  'format',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'multipleOf',
+  'enum',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'items',
+  'properties',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+]);
+
+/** What TypeBox can tell before the API server does: a default of the schema, a pattern that compiles. */
+export function checkValues(schema: Json, fail: Fail): void {
+  const intOrString = schema['x-kubernetes-int-or-string'];
+  if (intOrString !== undefined && typeof intOrString !== 'boolean')
+    fail('x-kubernetes-int-or-string must be a boolean');
+  if (typeof schema.pattern === 'string') {
+    try {
+      new RegExp(schema.pattern, 'u');
+    } catch (cause) {
+      fail(
+        `pattern ${JSON.stringify(schema.pattern)} is not a regular expression: ${(cause as Error).message}`,
+      );
+    }
+  }
+  const value = schema.default;
+  if (value === undefined || (value === null && schema.nullable === true)) return;
+  let valid: boolean;
+  try {
+    valid = Value.Check(schema as TSchema, value);
+  } catch {
+    valid = true; // a schema TypeBox cannot check (it will be refused below, or by the server)
+  }
+  if (!valid) fail(`default ${JSON.stringify(value)} does not match the schema`);
+}
+
+/** A default must survive pruning: kube refuses one with fields its schema does not declare. */
+export function checkNoUnknownFields(node: JSONSchemaProps, value: unknown, fail: Fail): void {
+  if (node['x-kubernetes-preserve-unknown-fields'] === true || typeof value !== 'object' || value === null)
+    return;
+  if (Array.isArray(value)) {
+    const items = node.items;
+    if (items !== undefined && !Array.isArray(items))
+      for (const item of value) checkNoUnknownFields(items as JSONSchemaProps, item, fail);
+    return;
+  }
+  for (const [key, inner] of Object.entries(value)) {
+    const additional = node.additionalProperties;
+    const child = node.properties?.[key] ?? (typeof additional === 'object' ? additional : undefined);
+    if (child === undefined)
+      fail(`the default has a field ${JSON.stringify(key)} the schema does not declare`);
+    checkNoUnknownFields(child, inner, fail);
+  }
+}
+
+/** The Kubernetes extensions on the node they fit (apiextensions refuses them elsewhere). */
+export function checkExtensions(out: JSONSchemaProps, fail: Fail): void {
+  const listType = out['x-kubernetes-list-type'];
+  if (listType !== undefined && out.type !== 'array') fail('x-kubernetes-list-type needs an array');
+  const keys = out['x-kubernetes-list-map-keys'];
+  if (keys !== undefined && listType !== 'map')
+    fail("x-kubernetes-list-map-keys needs x-kubernetes-list-type: 'map'");
+  if (listType === 'map') {
+    const items = out.items as JSONSchemaProps | undefined;
+    if (keys === undefined || keys.length === 0)
+      fail("x-kubernetes-list-type: 'map' needs x-kubernetes-list-map-keys");
+    if (items?.type !== 'object') fail("x-kubernetes-list-type: 'map' needs items of type object");
+    for (const key of keys) {
+      const property = items.properties?.[key];
+      if (property === undefined) fail(`the list map key ${key} is not a property of the items`);
+      if (!(items.required ?? []).includes(key) && property.default === undefined)
+        fail(`the list map key ${key} must be required or have a default`);
+    }
+  }
+  if (out['x-kubernetes-map-type'] !== undefined && out.type !== 'object')
+    fail('x-kubernetes-map-type needs an object');
+  if (out['x-kubernetes-embedded-resource'] === true) {
+    if (out.type !== 'object' || out.additionalProperties !== undefined)
+      fail('x-kubernetes-embedded-resource needs an object with properties (not a map)');
+    if (out.properties === undefined && out['x-kubernetes-preserve-unknown-fields'] !== true)
+      fail('x-kubernetes-embedded-resource needs properties or x-kubernetes-preserve-unknown-fields');
+  }
+  if (
+    out['x-kubernetes-validations'] !== undefined &&
+    out.type === undefined &&
+    out['x-kubernetes-int-or-string'] !== true
+  )
+    fail('x-kubernetes-validations need a typed value (CEL cannot check a Type.Unknown())');
+}
+
+/** Checks that a junctor member only restricts fields `outside` declares. */
+export function checkJunctorMember(
+  member: unknown,
+  outside: JSONSchemaProps | undefined,
+  path: string,
+  fail: (path: string, problem: string) => never,
+): void {
+  if (!isJson(member)) fail(path, 'a member of allOf/anyOf/oneOf/not must be a schema');
+  for (const [key, value] of Object.entries(member)) {
+    if (!JUNCTOR_KEYS.has(key))
+      fail(
+        path,
+        `${key} inside allOf/anyOf/oneOf/not is not structural (they may only add value validations such as required; intersections and unions of objects are not supported: declare one Type.Object)`,
+      );
+    if (key === 'properties') {
+      if (!isJson(value)) fail(path, 'properties must be an object');
+      for (const [name, inner] of Object.entries(value)) {
+        const declared = outside?.properties?.[name];
+        if (declared === undefined)
+          fail(join(path, name), 'allOf/anyOf/oneOf/not names a property the schema does not declare');
+        checkJunctorMember(inner, declared, join(path, name), fail);
+      }
+    } else if (key === 'items') {
+      const items = outside?.items;
+      if (items === undefined || Array.isArray(items))
+        fail(`${path}[*]`, 'allOf/anyOf/oneOf/not restricts items the schema does not declare');
+      checkJunctorMember(value, items as JSONSchemaProps, `${path}[*]`, fail);
+    } else if (key === 'allOf' || key === 'anyOf' || key === 'oneOf') {
+      if (!Array.isArray(value)) fail(path, `${key} must be a list of schemas`);
+      for (const inner of value) checkJunctorMember(inner, outside, path, fail);
+    } else if (key === 'not') checkJunctorMember(value, outside, path, fail);
+  }
+}
