@@ -6,8 +6,9 @@
  * the repository depends on it (README, "Install").
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
@@ -21,12 +22,58 @@ try {
   process.exit(2);
 }
 
-rmSync(out, { recursive: true, force: true });
-mkdirSync(out, { recursive: true });
-execFileSync('npm', ['pack', '--workspaces', '--pack-destination', out, '--silent'], {
-  cwd: root,
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
+/**
+ * Packing builds every package's dist/ in place (prepack), so two packs at once (the distribution
+ * and scaffold tests run in parallel) could tar a dist/ the other is rewriting: one pack at a time,
+ * behind a lock directory holding the packer's pid (a lock whose process is gone is taken over).
+ */
+const LOCK = join(root, 'node_modules', '.cache', 'converge-pack.lock');
+const LOCK_WAIT_MS = 600_000;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function lock(): Promise<void> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  mkdirSync(join(LOCK, '..'), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      writeFileSync(join(LOCK, 'pid'), `${process.pid}\n`);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    let holder = Number.NaN;
+    try {
+      holder = Number(readFileSync(join(LOCK, 'pid'), 'utf8'));
+    } catch {
+      // Just made, its pid not yet written: wait.
+    }
+    if (Number.isInteger(holder) && !alive(holder)) rmSync(LOCK, { recursive: true, force: true });
+    else if (Date.now() > deadline)
+      throw new Error(`pack: ${LOCK} held by pid ${holder} for ${LOCK_WAIT_MS} ms`);
+    else await sleep(200);
+  }
+}
+
+await lock();
+try {
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  execFileSync('npm', ['pack', '--workspaces', '--pack-destination', out, '--silent'], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+} finally {
+  rmSync(LOCK, { recursive: true, force: true });
+}
 const tarballs = readdirSync(out)
   .filter((f) => f.endsWith('.tgz'))
   .sort()
