@@ -51,7 +51,8 @@ beforeAll(async () => {
   project = join(work, 'my-operator');
   const node = installNode(
     oldestNode(join(repo, 'packages', 'cli', 'package.json')),
-    join(repo, 'node_modules', '.cache'),
+    // Its own cache folder: the distribution test may be installing the same Node at the same time.
+    join(repo, 'node_modules', '.cache', 'scaffold-test'),
     env,
   );
   await run('npm', ['run', '--silent', 'pack', '--', '--out', packs], { cwd: repo, env });

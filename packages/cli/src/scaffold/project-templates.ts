@@ -171,5 +171,5 @@ inside the project: Converge's guide \`docs/guide/deploy.md\` shows how.
 
 /** .gitignore: dependencies and the local state of `converge dev`. */
 export function gitignore(): string {
-  return 'node_modules/\n.converge/\n*.tgz\n';
+  return 'node_modules/\n.converge/\n';
 }
