@@ -103,6 +103,26 @@ describe('importCrd round trip', () => {
   }, 120_000);
 });
 
+describe('importCrd of lists and several CRDs', () => {
+  const crd = (group: string, kind: string): string =>
+    `{ apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, metadata: { name: ${kind.toLowerCase()}s.${group} }, spec: { group: ${group}, names: { kind: ${kind}, plural: ${kind.toLowerCase()}s }, scope: Namespaced, versions: [{ name: v1, served: true, storage: true, schema: { openAPIV3Schema: { type: object, properties: { spec: { type: object } } } } }] } }`;
+
+  it('imports the CRDs of a List (kubectl get crd -o yaml) and of several documents into one module', () => {
+    const list = `apiVersion: v1\nkind: List\nitems:\n  - ${crd('a.io', 'Foo')}\n  - ${crd('a.io', 'Bar')}\n`;
+    const fromList = importCrd(list);
+    expect(fromList).toContain('export const fooV1 = defineKind({');
+    expect(fromList).toContain('export const barV1 = defineKind({');
+    const documents = `${crd('a.io', 'Foo')}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: { name: skipped }\n---\n${crd('a.io', 'Bar')}\n`;
+    expect(importCrd(documents).split('\n').slice(1)).toEqual(fromList.split('\n').slice(1));
+  });
+
+  it('refuses two CRDs of one kind and version in one module', () => {
+    expect(() => importCrd(`${crd('a.io', 'Foo')}\n---\n${crd('b.io', 'Foo')}\n`)).toThrow(
+      'cannot import document 2 at spec.names.kind: a second fooV1 (import CRDs of the same kind into separate modules)',
+    );
+  });
+});
+
 describe('importCrd refuses what it cannot import', () => {
   const bad: [string, string, string][] = [
     ['not YAML', 'spec: [', 'not YAML'],

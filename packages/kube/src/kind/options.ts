@@ -11,6 +11,8 @@ const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 const KIND = /^[A-Z][A-Za-z0-9]*$/;
 const COLUMN_TYPES = ['string', 'integer', 'number', 'boolean', 'date'];
 const COLUMN_FORMATS = ['int32', 'int64', 'float', 'double', 'byte', 'date', 'date-time', 'password'];
+const RULE_KEYS = new Set(['rule', 'message', 'messageExpression', 'reason', 'fieldPath', 'optionalOldSelf']);
+const COLUMN_KEYS = new Set(['name', 'type', 'jsonPath', 'description', 'priority', 'format']);
 const RULE_REASONS = [
   'FieldValueInvalid',
   'FieldValueForbidden',
@@ -80,6 +82,8 @@ function printerColumns(o: Json): void {
   list.forEach((column: unknown, i) => {
     const at = `printerColumns[${i}]`;
     if (!isJson(column)) fail(at, 'must be an object with name, type and jsonPath');
+    for (const key of Object.keys(column))
+      if (!COLUMN_KEYS.has(key)) fail(`${at}.${key}`, 'is not a field of a printer column');
     if (typeof column.name !== 'string' || column.name.trim() === '')
       fail(`${at}.name`, 'must be a non-empty string');
     if (typeof column.type !== 'string' || !COLUMN_TYPES.includes(column.type))
@@ -103,6 +107,9 @@ function scale(o: Json): void {
   const s = o.scale;
   if (s === undefined) return;
   if (!isJson(s)) fail('scale', 'must be an object with specReplicasPath and statusReplicasPath');
+  for (const key of Object.keys(s))
+    if (key !== 'specReplicasPath' && key !== 'statusReplicasPath' && key !== 'labelSelectorPath')
+      fail(`scale.${key}`, 'is not a field of the scale subresource');
   jsonPath(s.specReplicasPath, 'scale.specReplicasPath', ['.spec.']);
   jsonPath(s.statusReplicasPath, 'scale.statusReplicasPath', ['.status.']);
   if (s.labelSelectorPath !== undefined)
@@ -126,6 +133,8 @@ function validations(o: Json): void {
     if (rule.reason !== undefined && (typeof rule.reason !== 'string' || !RULE_REASONS.includes(rule.reason)))
       fail(`${at}.reason`, `must be one of ${RULE_REASONS.join(', ')}`);
     optionalBoolean(rule, 'optionalOldSelf', `${at}.optionalOldSelf`);
+    for (const key of Object.keys(rule))
+      if (!RULE_KEYS.has(key)) fail(`${at}.${key}`, 'is not a field of a validation rule');
   });
 }
 
