@@ -68,17 +68,29 @@ export function checkValues(schema: Json, fail: Fail): void {
   } catch {
     valid = true; // a schema TypeBox cannot check (it will be refused below, or by the server)
   }
+  // kube-openapi divides and wants a whole number; TypeBox allows a tolerance.
+  const factor = schema.multipleOf;
+  if (
+    typeof value === 'number' &&
+    typeof factor === 'number' &&
+    factor > 0 &&
+    !Number.isInteger(value / factor)
+  )
+    valid = false;
   if (!valid) fail(`default ${JSON.stringify(value)} does not match the schema`);
 }
 
-/** A default must survive pruning: kube refuses one with fields its schema does not declare. */
-export function checkNoUnknownFields(node: JSONSchemaProps, value: unknown, fail: Fail): void {
+/** A default must survive pruning (no undeclared fields) and hold integers kube can store. */
+export function checkDefault(node: JSONSchemaProps, value: unknown, fail: Fail): void {
+  // Beyond 2^53 a JSON number is no longer an exact integer (and beyond int64 kube reads a float).
+  if (node.type === 'integer' && typeof value === 'number' && !Number.isSafeInteger(value))
+    fail(`the default holds ${value}, not an integer Kubernetes can store exactly`);
   if (node['x-kubernetes-preserve-unknown-fields'] === true || typeof value !== 'object' || value === null)
     return;
   if (Array.isArray(value)) {
     const items = node.items;
     if (items !== undefined && !Array.isArray(items))
-      for (const item of value) checkNoUnknownFields(items as JSONSchemaProps, item, fail);
+      for (const item of value) checkDefault(items as JSONSchemaProps, item, fail);
     return;
   }
   for (const [key, inner] of Object.entries(value)) {
@@ -86,7 +98,7 @@ export function checkNoUnknownFields(node: JSONSchemaProps, value: unknown, fail
     const child = node.properties?.[key] ?? (typeof additional === 'object' ? additional : undefined);
     if (child === undefined)
       fail(`the default has a field ${JSON.stringify(key)} the schema does not declare`);
-    checkNoUnknownFields(child, inner, fail);
+    checkDefault(child, inner, fail);
   }
 }
 

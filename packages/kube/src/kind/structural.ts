@@ -7,7 +7,7 @@
  * (`nullable` instead), and logical junctors only in the int-or-string pattern.
  */
 import type { JSONSchemaProps } from '@converge/runtime';
-import { checkExtensions, checkJunctorMember, checkNoUnknownFields, checkValues, join } from './checks.ts';
+import { checkExtensions, checkJunctorMember, checkDefault, checkValues, join } from './checks.ts';
 import { KindSchemaError } from './errors.ts';
 import { KEYWORD_TYPES, ordered } from './keywords.ts';
 
@@ -157,7 +157,7 @@ class Converter {
     else result = this.#typed(schema, out, path);
     checkExtensions(result, (problem) => this.fail(path, problem));
     if (result.default !== undefined)
-      checkNoUnknownFields(result, result.default, (problem) => this.fail(path, problem));
+      checkDefault(result, result.default, (problem) => this.fail(path, problem));
     return this.#junctors(schema, result, path);
   }
 
