@@ -67,6 +67,7 @@ export function controllerModule(k: KindNames): string {
   const namespace = k.clusterScoped
     ? `// A cluster-scoped ${k.kind} keeps its ConfigMap in the operator's namespace.
 const NAMESPACE = process.env.POD_NAMESPACE ?? 'default';
+
 `
     : '';
   const cmNamespace = k.clusterScoped ? 'NAMESPACE' : 'key.namespace';
