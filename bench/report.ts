@@ -21,6 +21,12 @@ export interface PartRun {
   readonly loadAfter: string;
   readonly output: string;
   readonly result: PartResult | undefined;
+  /** When the part started and finished (ISO), and the commit it ran on. */
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly commit: string;
+  /** Kept from an earlier run by `--merge` (not run this time). */
+  readonly kept?: boolean;
 }
 
 export interface ReportInput {
@@ -61,6 +67,11 @@ export function renderReport(input: ReportInput): string {
     '',
     `- date: ${input.date} → ${input.finished}`,
     `- commit: ${input.commit}`,
+    ...(input.runs.some((run) => run.kept === true)
+      ? [
+          `- parts marked (kept) were not run this time: \`--merge\` kept their figures from the earlier run named by their date and commit.`,
+        ]
+      : []),
     `- machine: ${input.machine}`,
     `- node: ${input.node}`,
     `- load average (1 / 5 / 15 min) at start: ${input.loadAtStart}; at end: ${input.loadAtEnd} (per part below)`,
@@ -70,13 +81,22 @@ export function renderReport(input: ReportInput): string {
   out.push(
     markdownTable({
       title: 'Parts',
-      columns: ['part', 'run alone with', 'result', 'time', 'load before → after', 'goals met'],
+      columns: [
+        'part',
+        'run alone with',
+        'result',
+        'ran at (UTC), commit',
+        'time',
+        'load before → after',
+        'goals met',
+      ],
       rows: input.runs.map((run) => {
         const goals = run.result?.goals.map((g) => g.met) ?? verdictLines(run.output).map((v) => v.pass);
         return [
           run.part.title,
           `\`npm run ${run.part.npmScript}\``,
           run.ok ? 'correct' : `**${run.status}**`,
+          `${run.startedAt.slice(0, 16).replace('T', ' ')}${run.kept === true ? ' (kept)' : ''}, ${run.commit}`,
           `${(run.ms / 1000).toFixed(0)} s`,
           `${run.loadBefore} → ${run.loadAfter}`,
           goals.length === 0 ? '—' : `${goals.filter(Boolean).length} / ${goals.length}`,

@@ -13,7 +13,9 @@
  *   out of git's way).
  * - `--only a,b` runs those parts (names in bench/parts.ts); `--out DIR` puts logs, results, the
  *   report and the charts there; `--write-report` writes BENCHMARKS.md and bench/charts even with
- *   `--only` (the report lists the parts that ran).
+ *   `--only` (the report lists the parts that ran); `--merge` (with `--only`) writes them with every
+ *   part: those that ran now, and the others as their last run in `--out` recorded them (each part's
+ *   date and commit are in the report), to re-run the parts a noisy machine spoiled.
  *
  * Exit status 1 when a part exits non-zero (a correctness check failed), times out or cannot run.
  */
@@ -36,6 +38,20 @@ interface Options {
   readonly parallel: number;
   /** Write BENCHMARKS.md and bench/charts even with --only (a partial full run). */
   readonly writeReport: boolean;
+  /** With --only: keep the other parts' figures from their last run in `out` (their records in runs/). */
+  readonly merge: boolean;
+}
+
+/** What `out/runs/<part>.json` records of a part's last run, for `--merge`. */
+interface RunRecord {
+  readonly ok: boolean;
+  readonly status: string;
+  readonly ms: number;
+  readonly loadBefore: string;
+  readonly loadAfter: string;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly commit: string;
 }
 
 function parseArgs(argv: readonly string[]): Options {
@@ -44,6 +60,7 @@ function parseArgs(argv: readonly string[]): Options {
   let out: string | undefined;
   let parallel: number | undefined;
   let writeReport = false;
+  let merge = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     const [flag, inline] = arg.includes('=')
@@ -59,9 +76,10 @@ function parseArgs(argv: readonly string[]): Options {
     else if (flag === '--out') out = value();
     else if (flag === '--parallel') parallel = Number(value());
     else if (flag === '--write-report') writeReport = true;
+    else if (flag === '--merge') merge = true;
     else
       throw new Error(
-        `unknown argument ${arg} (known: --small, --only a,b, --out DIR, --parallel N, --write-report)`,
+        `unknown argument ${arg} (known: --small, --only a,b, --out DIR, --parallel N, --write-report, --merge)`,
       );
   }
   if (only !== undefined) {
@@ -69,6 +87,8 @@ function parseArgs(argv: readonly string[]): Options {
     if (unknown.length > 0)
       throw new Error(`unknown parts: ${unknown.join(', ')} (known: ${PARTS.map((p) => p.name).join(', ')})`);
   }
+  if (merge && (only === undefined || small))
+    throw new Error('--merge keeps the other parts of an earlier full run: use it with --only, not --small');
   if (parallel !== undefined && (!Number.isSafeInteger(parallel) || parallel < 1))
     throw new Error('--parallel must be a positive integer');
   return {
@@ -80,7 +100,8 @@ function parseArgs(argv: readonly string[]): Options {
         ? mkdtempSync(join(os.tmpdir(), 'converge-bench-'))
         : join(ROOT, 'node_modules', '.cache', 'converge-bench')),
     parallel: parallel ?? (small ? 3 : 1),
-    writeReport: writeReport && !small,
+    writeReport: (writeReport || merge) && !small,
+    merge,
   };
 }
 
@@ -111,6 +132,8 @@ async function runPart(part: PartSpec, options: Options): Promise<PartRun> {
     BENCH_SMALL: options.small ? '1' : '0',
   };
   const loadBefore = loadAverage();
+  const startedAt = new Date().toISOString();
+  const commit = gitCommit();
   const started = performance.now();
   const timeoutMs = options.small ? part.smallTimeoutMs : part.fullTimeoutMs;
   const child = spawn(process.execPath, [...part.nodeFlags, join(ROOT, 'bench', part.script)], {
@@ -168,24 +191,40 @@ async function runPart(part: PartSpec, options: Options): Promise<PartRun> {
     : code === 0
       ? 'ok'
       : `exit ${code ?? signal}`;
-  console.log(
-    `${part.name.padEnd(16)} ${status.padEnd(24)} ${(ms / 1000).toFixed(1).padStart(7)} s   load ${loadBefore} → ${loadAverage()}`,
-  );
-  return {
-    part,
+  const record: RunRecord = {
     ok: !timedOut && code === 0 && (!part.structured || result !== undefined),
     status,
     ms,
     loadBefore,
     loadAfter: loadAverage(),
-    output,
-    result,
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    commit,
   };
+  writeFileSync(join(options.out, 'runs', `${part.name}.json`), `${JSON.stringify(record, null, 2)}\n`);
+  console.log(
+    `${part.name.padEnd(16)} ${status.padEnd(24)} ${(ms / 1000).toFixed(1).padStart(7)} s   load ${loadBefore} → ${record.loadAfter}`,
+  );
+  return { part, ...record, output, result };
+}
+
+/** A part's last run as recorded in `out` (for --merge), or undefined if it has none. */
+function keptRun(part: PartSpec, out: string): PartRun | undefined {
+  const recordFile = join(out, 'runs', `${part.name}.json`);
+  const logFile = join(out, 'logs', `${part.name}.log`);
+  if (!existsSync(recordFile) || !existsSync(logFile)) return undefined;
+  const record = JSON.parse(readFileSync(recordFile, 'utf8')) as RunRecord;
+  const resultFile = join(out, 'results', `${part.name}.json`);
+  const result =
+    part.structured && existsSync(resultFile)
+      ? (JSON.parse(readFileSync(resultFile, 'utf8')) as PartRun['result'])
+      : undefined;
+  return { part, ...record, output: readFileSync(logFile, 'utf8'), result, kept: true };
 }
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
-  for (const dir of ['results', 'logs']) mkdirSync(join(options.out, dir), { recursive: true });
+  for (const dir of ['results', 'logs', 'runs']) mkdirSync(join(options.out, dir), { recursive: true });
   const selected = PARTS.filter((p) => options.only === undefined || options.only.includes(p.name));
   // Small runs go several at a time: the longest first, so the run ends soon after it.
   if (options.small) selected.sort((a, b) => b.smallSeconds - a.smallSeconds);
@@ -204,6 +243,17 @@ async function main(): Promise<void> {
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.parallel, selected.length) }, worker));
+  if (options.merge) {
+    // The report lists every part in the suite's order: this run's, and the others as last run.
+    const fresh = new Map(runs.map((run) => [run.part.name, run]));
+    const merged: PartRun[] = [];
+    for (const part of PARTS) {
+      const run = fresh.get(part.name) ?? keptRun(part, options.out);
+      if (run !== undefined) merged.push(run);
+      else console.log(`${part.name}: no earlier run in ${options.out} to keep; left out of the report`);
+    }
+    runs.splice(0, runs.length, ...merged);
+  }
 
   const intoRepo = !options.small && (options.only === undefined || options.writeReport);
   const reportPath = intoRepo ? join(ROOT, 'BENCHMARKS.md') : join(options.out, 'BENCHMARKS.md');
