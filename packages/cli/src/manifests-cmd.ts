@@ -24,6 +24,34 @@ import type { RunIo } from './process-io.ts';
 interface PackageJson {
   readonly name?: unknown;
   readonly converge?: { readonly module?: unknown };
+  readonly dependencies?: unknown;
+  readonly optionalDependencies?: unknown;
+}
+
+/**
+ * The `file:` dependencies `npm ci --omit=dev` installs from inside the project (the tarballs
+ * `converge init --packages` points at), as paths for the Dockerfile to copy before it; and, as
+ * warnings, those outside the project, which the image's build context cannot hold.
+ */
+export function localPackagesOf(
+  pkg: PackageJson,
+  cwd: string,
+): { readonly paths: string[]; readonly outside: string[] } {
+  const paths: string[] = [];
+  const outside: string[] = [];
+  for (const deps of [pkg.dependencies, pkg.optionalDependencies]) {
+    if (typeof deps !== 'object' || deps === null) continue;
+    for (const [name, spec] of Object.entries(deps)) {
+      if (typeof spec !== 'string' || !spec.startsWith('file:')) continue;
+      const path = relative(cwd, resolve(cwd, spec.slice('file:'.length)));
+      if (path === '' || path.startsWith('..') || isAbsolute(path))
+        outside.push(
+          `dependency ${name} is ${quote(spec)}, outside the project: the Dockerfile's build cannot copy it (move it into the project, e.g. vendor/, and run converge manifests --force)`,
+        );
+      else paths.push(path.split(sep).join('/'));
+    }
+  }
+  return { paths, outside };
 }
 
 /**
@@ -94,7 +122,12 @@ export async function operatorModules(
 export async function generatedFiles(
   args: ManifestsArgs,
   cwd: string,
-): Promise<{ files: Map<string, string>; set: ManifestSet; modules: readonly string[] }> {
+): Promise<{
+  files: Map<string, string>;
+  set: ManifestSet;
+  modules: readonly string[];
+  warnings: readonly string[];
+}> {
   const pkg = await readPackageJson(cwd);
   const modules = await operatorModules(args.modules, cwd);
   const inImage = modules.map((module) => {
@@ -114,10 +147,12 @@ export async function generatedFiles(
     throw new UsageError('manifests', 'no operator name: give --name NAME or a "name" in package.json');
   const manager = new Manager({ backend: inertBackend() });
   for (const module of modules) await wireModule(resolve(cwd, module), manager);
+  const local = localPackagesOf(pkg, cwd);
   const set = generateManifests(manager, {
     name,
     modules: inImage,
     leaderElection: args.leaderElection,
+    localPackages: local.paths,
     ...(args.namespace === undefined ? {} : { namespace: args.namespace }),
     ...(args.image === undefined ? {} : { image: args.image }),
   });
@@ -125,7 +160,7 @@ export async function generatedFiles(
   const out = relative(cwd, resolve(cwd, args.out)) || '.';
   for (const [path, text] of configFiles(set)) files.set(join(out, path), text);
   if (args.helm) for (const [path, text] of helmChart(set)) files.set(join('chart', path), text);
-  return { files, set, modules };
+  return { files, set, modules, warnings: local.outside };
 }
 
 /** Generated files (they start with the header) under `dir` that `keep` does not hold: left over. */
@@ -155,7 +190,7 @@ export async function runManifests(
   io: RunIo,
   cwd: string = process.cwd(),
 ): Promise<number> {
-  const { files, set, modules } = await generatedFiles(args, cwd);
+  const { files, set, modules, warnings } = await generatedFiles(args, cwd);
   const changed: string[] = [];
   for (const [path, text] of files) {
     const full = join(cwd, path);
@@ -195,6 +230,8 @@ export async function runManifests(
     if (existsSync(join(cwd, file)) && !args.force) continue;
     await writeFile(join(cwd, file), text);
     io.out(`converge manifests: wrote ${file}`);
+    if (file === 'Dockerfile')
+      for (const warning of warnings) io.err(`converge manifests: warning: ${warning}`);
   }
   const o = set.options;
   io.out(

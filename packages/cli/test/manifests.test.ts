@@ -15,7 +15,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import { parseCommand, UsageError } from '../src/index.ts';
-import { nameFromPackage, operatorModules, runManifests } from '../src/manifests-cmd.ts';
+import { localPackagesOf, nameFromPackage, operatorModules, runManifests } from '../src/manifests-cmd.ts';
 import type { RunIo } from '../src/process-io.ts';
 import { spawnConverge, within } from './processes.ts';
 
@@ -591,5 +591,39 @@ describe('converge manifests command line', () => {
     expect(parseCommand(['dev'])).toMatchObject({ command: 'dev', asServiceAccount: false });
     expect(() => parseCommand(['serve', '--as-service-account'])).toThrow(/only used by converge dev/);
     expect(() => parseCommand(['dev', '--as-service-account', '--insecure'])).toThrow(/needs tokens checked/);
+  });
+});
+
+describe('localPackagesOf', () => {
+  const project = '/work/project';
+  it("lists the project's file: dependencies (not devDependencies) for the Dockerfile", () => {
+    expect(
+      localPackagesOf(
+        {
+          dependencies: {
+            '@converge/cli': 'file:./vendor/converge-cli-0.1.0.tgz',
+            '@converge/kube': 'file:vendor/converge-kube-0.1.0.tgz',
+            yaml: '^2.9.1',
+          },
+          optionalDependencies: { local: 'file:packages/local' },
+        },
+        project,
+      ),
+    ).toEqual({
+      paths: ['vendor/converge-cli-0.1.0.tgz', 'vendor/converge-kube-0.1.0.tgz', 'packages/local'],
+      outside: [],
+    });
+    expect(localPackagesOf({ dependencies: 'nonsense' }, project)).toEqual({ paths: [], outside: [] });
+  });
+
+  it('names a file: dependency outside the project (the image build cannot copy it) and copies none', () => {
+    for (const spec of ['file:../packs/converge-cli-0.1.0.tgz', 'file:/tmp/packs/x.tgz', 'file:.']) {
+      const { paths, outside } = localPackagesOf({ dependencies: { '@converge/cli': spec } }, project);
+      expect(paths).toEqual([]);
+      expect(outside).toHaveLength(1);
+      expect(outside[0]).toContain(
+        `dependency @converge/cli is ${JSON.stringify(spec)}, outside the project`,
+      );
+    }
   });
 });

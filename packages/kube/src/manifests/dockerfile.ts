@@ -8,6 +8,12 @@ import type { ResolvedManifestOptions } from './options.ts';
  */
 export function dockerfileOf(o: ResolvedManifestOptions): string {
   const cmd = JSON.stringify(['run', ...o.modules, ...(o.leaderElection ? ['--leader-elect'] : [])]);
+  const local =
+    o.localPackages.length === 0
+      ? ''
+      : `# The file: dependencies npm ci installs from the project itself.\n${o.localPackages
+          .map((path) => `COPY ${path} ./${path}`)
+          .join('\n')}\n`;
   return `# syntax=docker/dockerfile:1
 # Written by \`converge manifests\` when there was no Dockerfile; yours to edit (--force rewrites it).
 # Build: docker build -t ${o.image} .
@@ -15,7 +21,7 @@ export function dockerfileOf(o: ResolvedManifestOptions): string {
 FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Production dependencies only; @converge/cli (which runs the operator) must be among them.
+${local}# Production dependencies only; @converge/cli (which runs the operator) must be among them.
 RUN npm ci --omit=dev
 COPY . .
 

@@ -74,6 +74,26 @@ describe('generateManifests', () => {
     expect(set.dockerfile).toContain('CMD ["run","src/operator.ts"]');
   });
 
+  it("copies the project's file: dependencies into the build stage before npm ci", () => {
+    const none = generateManifests(new Permissions(), { name: 'op' }).dockerfile;
+    expect(none).not.toContain('COPY vendor');
+    const set = generateManifests(new Permissions(), {
+      name: 'op',
+      localPackages: ['vendor/converge-kube-0.1.0.tgz', 'vendor/converge-cli-0.1.0.tgz'],
+    });
+    const lines = set.dockerfile.split('\n');
+    const copies = lines.filter((line) => line.startsWith('COPY vendor/'));
+    expect(copies).toEqual([
+      'COPY vendor/converge-cli-0.1.0.tgz ./vendor/converge-cli-0.1.0.tgz',
+      'COPY vendor/converge-kube-0.1.0.tgz ./vendor/converge-kube-0.1.0.tgz',
+    ]);
+    const npmCi = lines.findIndex((line) => line.startsWith('RUN npm ci'));
+    expect(lines.indexOf(copies[1] as string)).toBeLessThan(npmCi);
+    expect(lines.indexOf('COPY package.json package-lock.json ./')).toBeLessThan(
+      lines.indexOf(copies[0] as string),
+    );
+  });
+
   it('every YAML file starts with the generated header', () => {
     const set = generateManifests(permissions(), { name: 'widgets' });
     for (const [path, text] of [...configFiles(set), ...helmChart(set)])
@@ -109,6 +129,11 @@ describe('generateManifests', () => {
       [{ name: 'ok', replicas: -1 }, 'replicas'],
       [{ name: 'ok', resources: { limits: { memory: 'lots' } } }, 'resources.limits.memory'],
       [{ name: 'ok', chartVersion: 'one' }, 'chartVersion'],
+      [{ name: 'ok', localPackages: ['../up.tgz'] }, 'localPackages'],
+      [{ name: 'ok', localPackages: ['/abs.tgz'] }, 'localPackages'],
+      [{ name: 'ok', localPackages: ['./vendor/a.tgz'] }, 'localPackages'],
+      [{ name: 'ok', localPackages: ['a b.tgz'] }, 'localPackages'],
+      [{ name: 'ok', localPackages: 'vendor' as unknown as string[] }, 'localPackages'],
     ];
     for (const [options, field] of bad) {
       let caught: unknown;

@@ -45,6 +45,11 @@ export interface ManifestOptions {
   readonly webhooks?: boolean;
   /** The webhook server's container port. Default 9443. */
   readonly webhookPort?: number;
+  /**
+   * Files or folders inside the project that `npm ci` needs before it runs: the tarballs of
+   * `file:` dependencies (`vendor/`). The Dockerfile copies them into the build stage. Default none.
+   */
+  readonly localPackages?: readonly string[];
 }
 
 /** {@link ManifestOptions} with every default filled in. */
@@ -64,6 +69,7 @@ export interface ResolvedManifestOptions {
   readonly chartVersion: string;
   readonly webhooks: boolean;
   readonly webhookPort: number;
+  readonly localPackages: readonly string[];
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -71,6 +77,8 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const IMAGE = /^[a-z0-9][a-z0-9._\-/:@]*$/i;
 /** A path inside the image: relative, no `..`, no spaces or characters a shell or YAML would mangle. */
 const MODULE = /^(?!\/)(?!.*(^|\/)\.\.(\/|$))[\w.\-/@]+\.(ts|mts|js|mjs)$/;
+/** A file or folder inside the project, as MODULE without the extension rule. */
+const PROJECT_PATH = /^(?!\/)(?!\.\/)(?!.*(^|\/)\.\.?(\/|$))[\w.\-/@]+$/;
 const QUANTITY = /^[0-9]+(\.[0-9]+)?(m|k|Ki|Mi|Gi|Ti|M|G|T)?$/;
 const SEMVER = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
 
@@ -155,6 +163,17 @@ export function resolveManifestOptions(
   const webhookPort = port('webhookPort', options.webhookPort, 9443);
   if (webhookPort === metricsPort || webhookPort === probePort)
     throw new OptionsError('webhookPort', webhookPort, 'a port other than metricsPort and probePort');
+  const localPackages = options.localPackages ?? [];
+  if (!Array.isArray(localPackages))
+    throw new OptionsError('localPackages', localPackages, 'an array of paths inside the project');
+  for (const path of localPackages) {
+    if (typeof path !== 'string' || path.length > 255 || !PROJECT_PATH.test(path))
+      throw new OptionsError(
+        'localPackages',
+        path,
+        'a relative path inside the project (vendor/pkg.tgz), without ./, .. or spaces',
+      );
+  }
   const chartVersion = options.chartVersion ?? '0.1.0';
   if (typeof chartVersion !== 'string' || !SEMVER.test(chartVersion))
     throw new OptionsError('chartVersion', chartVersion, 'a semantic version such as 0.1.0');
@@ -174,5 +193,6 @@ export function resolveManifestOptions(
     chartVersion,
     webhooks: bool('webhooks', options.webhooks, hasWebhooks),
     webhookPort,
+    localPackages: [...new Set(localPackages as readonly string[])].sort(),
   };
 }
