@@ -1,5 +1,5 @@
 /** `converge init` and `converge create api` as commands: do the work, say what was made and what next. */
-import { relative } from 'node:path';
+import { isAbsolute, relative } from 'node:path';
 import type { RunIo } from '../process-io.ts';
 import type { CreateApiArgs, InitArgs } from './args.ts';
 import { createApi } from './create-api.ts';
@@ -10,7 +10,9 @@ export function runInit(args: InitArgs, io: RunIo): number {
   const result = initProject(args);
   io.out(`converge: created ${result.name} in ${result.dir}`);
   for (const file of result.files) io.out(`  ${file}`);
-  const cd = relative(process.cwd(), result.dir);
+  // Relative when the project is below here (`cd my-operator`), else its absolute path.
+  const below = relative(process.cwd(), result.dir);
+  const cd = below.startsWith('..') || isAbsolute(below) ? result.dir : below;
   io.out('');
   io.out('Next:');
   if (cd !== '') io.out(`  cd ${cd.includes(' ') ? JSON.stringify(cd) : cd}`);
