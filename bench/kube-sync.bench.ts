@@ -11,7 +11,8 @@
  * informer and kubernetes-fluent-client's watch; Converge runs twice more with the young generation
  * its deploy artefacts set (YOUNG_GENERATION_FLAG). BENCH_RUNS (3) runs per peer, BENCH_BIG_RUNS (1)
  * at 1 000 000 and more, the order of the peers rotating from run to run. BENCH_PEERS picks peers;
- * BENCH_CLIENT_FLAGS adds Node flags to every client process (`--trace-gc`, `--cpu-prof`).
+ * BENCH_CLIENT_FLAGS adds Node flags to every client process (`--trace-gc`, `--cpu-prof`);
+ * `BENCH_POD_COUNTS=none` (or BENCH_CR_COUNTS) leaves that shape out.
  *
  * Figures per peer and count: time to synced, objects/s, % of the streamed limit, peak RSS, heap
  * per cached object, largest event-loop delay, whether it completed (and what it did if not). The
@@ -44,6 +45,7 @@ import {
 function counts(name: string, fallback: readonly number[]): number[] {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return [...fallback];
+  if (raw === 'none') return [];
   const values = raw.split(',').map(Number);
   if (values.some((v) => !Number.isSafeInteger(v) || v <= 0))
     throw new Error(`${name} must be positive integers`);
