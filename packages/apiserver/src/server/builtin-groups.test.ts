@@ -247,9 +247,7 @@ describe('discovery', () => {
 describe('RBAC names', () => {
   it('are path segments: colons allowed, % and / refused with upstream’s message', async () => {
     const path = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
-    expect((await post(path, { metadata: { name: 'example:colons-allowed' }, rules: [] })).status).toBe(
-      201,
-    );
+    expect((await post(path, { metadata: { name: 'example:colons-allowed' }, rules: [] })).status).toBe(201);
     const bad = await post(path, { metadata: { name: 'a%b' }, rules: [] });
     expect(message(bad)).toBe(
       'ClusterRole.rbac.authorization.k8s.io "a%b" is invalid: metadata.name: Invalid value: "a%b": may not contain \'%\'',

@@ -7,7 +7,7 @@
  * (`nullable` instead), and logical junctors only in the int-or-string pattern.
  */
 import type { JSONSchemaProps } from '@converge/runtime';
-import { checkExtensions, checkJunctorMember, checkDefault, checkValues, join } from './checks.ts';
+import { checkDefault, checkExtensions, checkJunctorMember, checkValues, join } from './checks.ts';
 import { KindSchemaError } from './errors.ts';
 import { KEYWORD_TYPES, ordered } from './keywords.ts';
 
