@@ -123,12 +123,19 @@ describe('the report', () => {
           ms: 1000,
           loadBefore: '1',
           loadAfter: '2',
+          startedAt: '2026-11-26T16:47:10.000Z',
+          finishedAt: '2026-11-26T17:02:57.000Z',
+          commit: '1bf648ae2f41',
+          kept: true,
           output: 'out ```',
           result,
         },
       ],
       charts: [],
     });
+    // a part kept by --merge says when and on which commit it ran, and the header says what kept means
+    expect(report).toContain('| 2026-11-26 16:47 (kept), 1bf648ae2f41 |');
+    expect(report).toContain('parts marked (kept) were not run this time');
     expect(report.startsWith(BEGIN_MARKER)).toBe(true);
     expect(report.endsWith(END_MARKER)).toBe(true);
     expect(report).toContain('````text\nout ```\n````'); // a fence longer than any backtick run in the output
