@@ -18,6 +18,35 @@ import {
 /** How long a created CRD may take to be served (the server's CRD controller registers it). */
 const SERVED_WITHIN_MS = 10_000;
 
+/**
+ * Creates `crd` in the embedded server, or brings a stored one's spec up to date when `update`
+ * (the data dir may hold an older version of a kind); resolves once the server serves its kind.
+ */
+export async function ensureCrd(
+  server: ApiServer,
+  crd: CustomResourceDefinition,
+  options: { readonly update: boolean },
+): Promise<void> {
+  try {
+    await server.store.create(customResourceDefinitionType, crd);
+  } catch (error) {
+    if (!isAlreadyExists(error)) throw error;
+    if (options.update) {
+      const key = { namespace: '', name: crd.metadata.name ?? '' };
+      const stored = await server.store.get<CustomResourceDefinition>(customResourceDefinitionType, key);
+      if (JSON.stringify(stored.spec) !== JSON.stringify(crd.spec))
+        await server.store.update(customResourceDefinitionType, { ...stored, spec: crd.spec });
+    }
+  }
+  const { group, names } = crd.spec;
+  const deadline = Date.now() + SERVED_WITHIN_MS;
+  while (!server.store.types().some((t) => t.group === group && t.plural === names.plural)) {
+    if (Date.now() > deadline)
+      throw new Error(`the CRD ${crd.metadata.name} was not served within ${SERVED_WITHIN_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** Creates or updates the CRDs of the kinds `manager`'s wiring touched; resolves once they are served. */
 export async function applyKindCrds(server: ApiServer, manager: Manager): Promise<readonly string[]> {
   const kinds = manager.permissions
@@ -26,26 +55,7 @@ export async function applyKindCrds(server: ApiServer, manager: Manager): Promis
     .filter((kind): kind is Kind => kind !== undefined);
   if (kinds.length === 0) return [];
   const crds = crdsOf(kinds);
-  for (const crd of crds) {
-    try {
-      await server.store.create(customResourceDefinitionType, crd);
-    } catch (error) {
-      if (!isAlreadyExists(error)) throw error;
-      const key = { namespace: '', name: crd.metadata.name ?? '' };
-      const stored = await server.store.get<CustomResourceDefinition>(customResourceDefinitionType, key);
-      if (JSON.stringify(stored.spec) !== JSON.stringify(crd.spec))
-        await server.store.update(customResourceDefinitionType, { ...stored, spec: crd.spec });
-    }
-  }
-  const deadline = Date.now() + SERVED_WITHIN_MS;
-  for (const crd of crds) {
-    const { group, names } = crd.spec;
-    while (!server.store.types().some((t) => t.group === group && t.plural === names.plural)) {
-      if (Date.now() > deadline)
-        throw new Error(`the CRD ${crd.metadata.name} was not served within ${SERVED_WITHIN_MS} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
+  for (const crd of crds) await ensureCrd(server, crd, { update: true });
   return crds.map((crd) => crd.metadata.name ?? '');
 }
 

@@ -6,11 +6,11 @@ import { statSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { type ApiServer, createApiServer, insecureExposure } from '@converge/apiserver';
-import { isAlreadyExists, type Manager, ownedByKindSelector, type ResourceType } from '@converge/runtime';
+import { type CustomResourceDefinition, type Manager, ownedByKindSelector } from '@converge/runtime';
 import { parseAllDocuments } from 'yaml';
 import { FAULT_ADMIN_TOKEN_ENV, type ServeArgs, TOKEN_ENV } from './args.ts';
 import { commandLogger } from './cli-logger.ts';
-import { applyKindCrds } from './dev-kinds.ts';
+import { applyKindCrds, ensureCrd } from './dev-kinds.ts';
 import { type ServiceAccountBackend, serviceAccountBackend } from './dev-service-account.ts';
 import { DevWebhooks, removeStaleDevWebhooks } from './dev-webhooks.ts';
 import { describeError as describe, describeWithCauses, OperatorModuleError } from './errors.ts';
@@ -18,14 +18,6 @@ import { operatedManager, operationsLine } from './operations.ts';
 import type { OperationsArgs } from './operations-args.ts';
 import { wireModule } from './operator-module.ts';
 import type { RunIo } from './process-io.ts';
-
-const crdType: ResourceType = {
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  kind: 'CustomResourceDefinition',
-  plural: 'customresourcedefinitions',
-  namespaced: false,
-};
 
 /** What `io.stopped` resolves to in a race with other work. */
 const STOPPED = Symbol('stopped');
@@ -247,25 +239,10 @@ async function applyManifests(server: ApiServer, moduleFile: string): Promise<vo
   }
   for (const f of files) {
     for (const doc of parseAllDocuments(await readFile(resolve(dir, f), 'utf8'))) {
-      const object = doc.toJS() as {
-        kind?: string;
-        metadata?: { name?: string };
-        spec?: { group?: string; names?: { plural?: string } };
-      };
+      const object = doc.toJS() as { kind?: unknown } | null;
       if (object?.kind !== 'CustomResourceDefinition') continue;
-      try {
-        await server.store.create(crdType, object as never);
-      } catch (error) {
-        if (!isAlreadyExists(error)) throw error;
-      }
-      const apiVersion = `${object.spec?.group}/`;
-      for (let i = 0; i < 100; i++) {
-        const served = server.store
-          .types()
-          .some((t) => `${t.group}/` === apiVersion && t.plural === object.spec?.names?.plural);
-        if (served) break;
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      // A module's own YAML is created once; a stored CRD (an older data dir) is left as it is.
+      await ensureCrd(server, object as CustomResourceDefinition, { update: false });
     }
   }
 }
