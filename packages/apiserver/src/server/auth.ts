@@ -13,6 +13,7 @@ import { unauthorized } from './errors.ts';
 import { faultAdminForbidden } from './fault-errors.ts';
 import type { RbacAuthorizer } from './rbac-authorizer.ts';
 import type { RequestTarget } from './request-info.ts';
+import { parseRequestUrl, type RequestUrl } from './request-url.ts';
 import {
   type ServiceAccountClaims,
   serviceAccountUser,
@@ -69,7 +70,7 @@ function equalTokens(a: string, b: string): boolean {
 function resourceVerb(
   method: string,
   target: Extract<RequestTarget, { kind: 'resource' }>,
-  url: URL,
+  url: RequestUrl,
 ): string {
   const watch = url.searchParams.get('watch');
   switch (method) {
@@ -92,7 +93,7 @@ function resourceVerb(
 
 /** The authorization attributes of a request. */
 export function requestAttributes(req: IncomingMessage, target: RequestTarget): RequestAttributes {
-  const url = new URL(req.url ?? '/', 'http://x');
+  const url = parseRequestUrl(req.url);
   const method = req.method ?? 'GET';
   if (target.kind !== 'resource')
     return { resourceRequest: false, verb: method.toLowerCase(), path: url.pathname };

@@ -10,6 +10,7 @@ import {
 } from './fault-admin-body.ts';
 import { FaultError, FaultErrorCodes, overLimit } from './fault-errors.ts';
 import type { FaultHandle, FaultInjector } from './fault-injector.ts';
+import type { RequestUrl } from './request-url.ts';
 import { writeValue } from './respond.ts';
 
 /** Where the admin endpoint is served. */
@@ -89,7 +90,7 @@ export async function serveFaultAdmin(
   ctx: FaultAdminContext,
   req: IncomingMessage,
   res: ServerResponse,
-  url: URL,
+  url: RequestUrl,
 ): Promise<void> {
   const { faults } = ctx;
   const method = req.method ?? 'GET';

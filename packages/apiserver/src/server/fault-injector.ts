@@ -15,6 +15,7 @@ import {
 } from './fault-rules.ts';
 import { WatchStaller } from './fault-stall.ts';
 import type { RequestTarget } from './request-info.ts';
+import type { RequestUrl } from './request-url.ts';
 import type { WatchTracker } from './watch-tracker.ts';
 
 /** An active rule; `remove()` ends it (false if it had ended already). */
@@ -221,7 +222,7 @@ export class ServerFaultInjector implements FaultInjector {
   around(
     req: IncomingMessage,
     res: ServerResponse,
-    url: URL,
+    url: RequestUrl,
     target: RequestTarget,
     next: (res: ServerResponse) => Promise<void>,
   ): Promise<void> {

@@ -5,6 +5,7 @@ import { writeInjected } from './fault-response.ts';
 import type { DelaySpec, FailRatioSpec, FaultMethod, FaultRuleInfo, FaultStatus } from './fault-rules.ts';
 import { queryBool } from './query.ts';
 import type { RequestTarget } from './request-info.ts';
+import type { RequestUrl } from './request-url.ts';
 
 /** The counters request rules update. */
 export interface RequestFaultCounters {
@@ -97,7 +98,7 @@ export class RequestFaults {
   async around(
     req: IncomingMessage,
     res: ServerResponse,
-    url: URL,
+    url: RequestUrl,
     target: RequestTarget,
     next: (res: ServerResponse) => Promise<void>,
   ): Promise<void> {

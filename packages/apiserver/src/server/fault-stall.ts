@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { PathMatcher } from './fault-rules.ts';
+import { parseRequestUrl } from './request-url.ts';
 
 /** One stall rule. */
 export interface StallRule {
@@ -99,6 +100,6 @@ export function stallHook(server: object, req: IncomingMessage, signal: AbortSig
     server as { faults?: { holdWatch(path: string, signal: AbortSignal): Promise<boolean> | undefined } }
   ).faults;
   if (faults === undefined) return undefined;
-  const path = new URL(req.url ?? '/', 'http://x').pathname;
+  const path = parseRequestUrl(req.url).pathname;
   return () => faults.holdWatch(path, signal);
 }

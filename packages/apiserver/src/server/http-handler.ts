@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BadRequestError } from '@converge/runtime';
 import { authenticate, authenticateFaultAdmin } from './auth.ts';
 import type { ServerContext } from './context.ts';
 import {
@@ -20,6 +19,7 @@ import { serveOpenApiV2 } from './openapi-v2.ts';
 import type { OpenApiV3 } from './openapi-v3.ts';
 import { queryBool } from './query.ts';
 import { parseRequestPath, type RequestTarget } from './request-info.ts';
+import { parseRequestUrl } from './request-url.ts';
 import { writeError, writeText, writeValue } from './respond.ts';
 import { KUBERNETES_VERSION } from './version.ts';
 
@@ -44,7 +44,7 @@ function serveDiscovery(
   res: ServerResponse,
   target: RequestTarget,
 ): boolean {
-  const url = new URL(req.url ?? '/', 'http://x');
+  const url = parseRequestUrl(req.url);
   const pretty = queryBool(url.searchParams, 'pretty') === true;
   const aggregated = acceptsAggregatedDiscovery(req.headers.accept);
   switch (target.kind) {
@@ -110,7 +110,7 @@ function serveOpenApi(
   if (target.kind !== 'openapi-v3-doc') return false;
   const doc = ctx.openapi.document(target.path);
   if (doc === undefined) throw unknownResource();
-  const hash = new URL(req.url ?? '/', 'http://x').searchParams.get('hash');
+  const hash = parseRequestUrl(req.url).searchParams.get('hash');
   if (hash !== null && hash !== doc.hash) {
     res.writeHead(301, { Location: `/openapi/v3/${target.path}?hash=${doc.hash}`, 'Content-Length': '0' });
     res.end();
@@ -135,12 +135,8 @@ export function createRequestHandler(
   ctx: HandlerContext,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    let url: URL;
-    try {
-      url = new URL(req.url ?? '/', 'http://x');
-    } catch {
-      throw new BadRequestError(`invalid request URI: ${JSON.stringify(req.url)}`);
-    }
+    // the raw path, never normalised: `…/configmaps/..` is the name `..` (a 400), not the namespace
+    const url = parseRequestUrl(req.url);
     const target = parseRequestPath(url.pathname);
     // Fault injection: the admin endpoint when enabled (its own token; never faulted itself), then
     // the active delay and failRatio rules around serving the request (`out` is `res`, or a

@@ -1,4 +1,6 @@
 import { BadRequestError } from '@converge/runtime';
+import { isPathSegmentName } from '../crd/names.ts';
+import { pathSegments } from './request-url.ts';
 
 /** A request for a REST resource: `/api/v1/…` or `/apis/{group}/{version}/…`. */
 export interface ResourceTarget {
@@ -29,23 +31,43 @@ export type RequestTarget =
 const NAMESPACE_SUBRESOURCES: ReadonlySet<string> = new Set(['status', 'finalize']);
 const HEALTH: ReadonlySet<string> = new Set(['healthz', 'livez', 'readyz']);
 
-function segments(pathname: string): string[] {
-  const parts = pathname.split('/').filter((part) => part !== '');
-  try {
-    return parts.map((part) => decodeURIComponent(part));
-  } catch {
-    throw new BadRequestError(`invalid path: ${JSON.stringify(pathname)}`);
+/**
+ * `IsValidPathSegmentName` for the namespace and name a resource path carries: never `.` or `..`
+ * (a client or proxy would resolve them to another object), never `/` or `%`. Refused before
+ * authentication, authorization, admission or any store access, with kube-apiserver's words.
+ */
+function checkPathNames(target: ResourceTarget): void {
+  if (target.namespace !== '') {
+    const problems = isPathSegmentName(target.namespace, false);
+    if (problems.length > 0)
+      throw new BadRequestError(
+        `Namespace parameter invalid: ${JSON.stringify(target.namespace)}: ${problems.join(';')}`,
+      );
+  }
+  if (target.name !== undefined) {
+    const problems = isPathSegmentName(target.name, false);
+    if (problems.length > 0)
+      throw new BadRequestError(
+        `Name parameter invalid: ${JSON.stringify(target.name)}: ${problems.join(';')}`,
+      );
   }
 }
 
 /**
- * Parses a request path as kube-apiserver's RequestInfoFactory does: discovery and OpenAPI
- * documents, and resource paths — `{prefix}/{resource}[/{name}[/{sub}]]` with an optional
- * `namespaces/{ns}/` before the resource; `/api/v1/namespaces/{name}/status` is the namespace's
- * own subresource.
+ * Parses a raw request path (never normalised: see {@link pathSegments}) as kube-apiserver's
+ * RequestInfoFactory does: discovery and OpenAPI documents, and resource paths —
+ * `{prefix}/{resource}[/{name}[/{sub}]]` with an optional `namespaces/{ns}/` before the resource;
+ * `/api/v1/namespaces/{name}/status` is the namespace's own subresource. A `.` or `..` segment is
+ * never resolved: as a namespace or name it is a 400 (with `/` and `%`, kube's path segment
+ * rule), anywhere else it names nothing the server serves (404). An empty segment inside an API
+ * path (`namespaces//configmaps`) addresses nothing either.
  */
 export function parseRequestPath(pathname: string): RequestTarget {
-  const parts = segments(pathname);
+  const raw = pathSegments(pathname);
+  const api = raw[0] === 'api' || raw[0] === 'apis';
+  if (api && raw.includes('')) return { kind: 'unknown' };
+  // outside the API, empty segments are skipped as they always were (`/healthz//ping`)
+  const parts = api ? raw : raw.filter((part) => part !== '');
   const [first, second] = parts;
   if (first === undefined) return { kind: 'unknown' };
   if (parts.length === 1 && first === 'version') return { kind: 'version' };
@@ -101,5 +123,6 @@ export function parseRequestPath(pathname: string): RequestTarget {
     ...(subresource === undefined ? {} : { subresource }),
     ...(watchPath ? { watchPath: true as const } : {}),
   };
+  checkPathNames(target);
   return target;
 }

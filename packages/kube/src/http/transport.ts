@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import {
   AbortedError,
   type BackendError,
+  BadRequestError,
   type Clock,
   type Logger,
   TimeoutError,
@@ -67,6 +68,22 @@ function isAborted(signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true;
 }
 
+/**
+ * Refuses a path with a `.` or `..` segment (also percent-encoded): a server or proxy that
+ * normalises paths would act on another object than the one named (`configmaps/..` is the
+ * namespace). `resourcePath` refuses such names first; this guards every other caller.
+ */
+function checkDotSegments(path: string): void {
+  for (const segment of (path.split('?', 1)[0] ?? '').split('/')) {
+    if (!DOT_SEGMENT.test(segment)) continue;
+    throw new BadRequestError(
+      `invalid request path ${JSON.stringify(path)}: may not hold the segment '${segment}'`,
+    );
+  }
+}
+
+/** `.` and `..`, also percent-encoded (`%2e`, `.%2E`, `%2e%2e`). */
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
 const MAX_REMEMBERED_WARNINGS = 256;
 const STALE_CONNECTION = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
 const TIMEOUTS = new Set([
@@ -109,6 +126,7 @@ export class Transport {
   /** Sends a request; resolves with a 2xx response, rejects with a typed error otherwise. */
   async send(request: KubeRequest): Promise<KubeResponse> {
     const { signal } = request;
+    checkDotSegments(request.path);
     let retries = 0;
     let reauthenticated = false;
     let staleRetried = false;
