@@ -6,7 +6,13 @@ import { statSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { type ApiServer, createApiServer, insecureExposure } from '@converge/apiserver';
-import { type CustomResourceDefinition, type Manager, ownedByKindSelector } from '@converge/runtime';
+import {
+  type CustomResourceDefinition,
+  type Logger,
+  type Manager,
+  ownedByKindSelector,
+} from '@converge/runtime';
+import { Store } from '@converge/store';
 import { parseAllDocuments } from 'yaml';
 import { FAULT_ADMIN_TOKEN_ENV, type ServeArgs, TOKEN_ENV } from './args.ts';
 import { commandLogger } from './cli-logger.ts';
@@ -48,26 +54,38 @@ export async function serve(
     io.err(`converge: WARNING: the token file ${args.tokenFile} is readable by other users; chmod 600 it`);
   // The token file the fault admin token is written to when generated: beside the kubeconfig.
   const faultAdminTokenPath = join(dirname(kubeconfig), 'fault-admin-token');
-  const server: ApiServer = createApiServer({
-    host: args.host,
-    port: args.port,
-    insecure: args.insecure,
-    insecureBindNonLoopback: args.insecureBindNonLoopback,
-    reinitializeStore: args.reinitializeStore,
-    kubeconfigPath: kubeconfig,
-    logger,
-    ...(args.dataDir === undefined ? {} : { dataDir: resolve(args.dataDir) }),
-    ...(args.token === undefined ? {} : { token: args.token }),
-    ...(args.faultAdmin
-      ? {
-          faultAdmin:
-            args.faultAdminToken === undefined
-              ? { tokenPath: faultAdminTokenPath }
-              : { token: args.faultAdminToken },
-        }
-      : {}),
-  });
-  const { url } = await server.listen();
+  const dataDir = args.dataDir === undefined ? undefined : resolve(args.dataDir);
+  // The store first, and its data directory's lock with it: when another converge serve or dev has
+  // the directory open, this one stops here (StoreLockedError, exit 1) before it writes anything —
+  // the kubeconfig, tokens and certificates the running one handed out stay as they are.
+  const store = openStore(dataDir, args.reinitializeStore, logger);
+  let server: ApiServer;
+  let url: string;
+  try {
+    server = createApiServer({
+      host: args.host,
+      port: args.port,
+      insecure: args.insecure,
+      insecureBindNonLoopback: args.insecureBindNonLoopback,
+      kubeconfigPath: kubeconfig,
+      logger,
+      store,
+      ...(dataDir === undefined ? {} : { dataDir }),
+      ...(args.token === undefined ? {} : { token: args.token }),
+      ...(args.faultAdmin
+        ? {
+            faultAdmin:
+              args.faultAdminToken === undefined
+                ? { tokenPath: faultAdminTokenPath }
+                : { token: args.faultAdminToken },
+          }
+        : {}),
+    });
+    ({ url } = await server.listen());
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const stop = new AbortController();
   let manager: Promise<void> | undefined;
   let failed = false;
@@ -129,9 +147,25 @@ export async function serve(
     await manager;
     await serviceAccount?.backend.close();
     await server.close();
+    // The server does not own a store it was given: closing it releases the data directory.
+    await store.close();
   }
   io.out('converge: stopped');
   return failed ? 1 : 0;
+}
+
+/**
+ * The served store: in `<dataDir>/store` (the layout the API server uses for its own store) when
+ * state is kept, else in memory. Opening it takes the data directory's lock.
+ */
+function openStore(dataDir: string | undefined, reinitialize: boolean, logger: Logger): Store {
+  if (dataDir === undefined) return new Store({ logger });
+  // A data directory it creates is 0700 at every level, as the API server would make it.
+  return new Store({
+    logger,
+    dataDir: join(dataDir, 'store'),
+    ...(reinitialize ? { persistence: { allowReinitialize: true } } : {}),
+  });
 }
 
 /** Whether a file's mode lets group or others read or write it. */

@@ -1,10 +1,15 @@
 /**
  * `converge store check|repair`: reads or repairs a store data directory offline, through the
  * store's own reader, so what check calls healthy is what the server loads.
+ *
+ * The data directory's lock: `repair` writes, so it takes the lock as a store does and refuses a
+ * directory a running server has open (StoreLockedError, exit 1). `check` writes nothing, so it
+ * reads without the lock — it is how to look at a directory while its server runs — and warns
+ * that what it read may be a moment old (a write being appended can look like a torn tail).
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { checkDataDir, type DataDirReport, repairDataDir } from '@converge/store';
+import { checkDataDir, type DataDirLockState, type DataDirReport, repairDataDir } from '@converge/store';
 import type { StoreArgs } from './store-args.ts';
 
 /** Where output goes. */
@@ -30,6 +35,11 @@ export function runStore(args: StoreArgs, io: StoreIo): number {
     const report = checkDataDir(dir);
     if (args.json) io.out(JSON.stringify(report, null, 2));
     else describe(report, io);
+    const inUse = inUseBy(report.lock);
+    if (inUse !== undefined)
+      io.err(
+        `converge store: WARNING: ${dir} is in use: ${inUse}; read without its lock, so this may be a moment old and a write being appended can show as a torn tail`,
+      );
     if (!report.healthy)
       io.err(
         `converge store: damaged; 'converge store repair --data-dir ${args.dataDir}' keeps what is readable`,
@@ -41,6 +51,9 @@ export function runStore(args: StoreArgs, io: StoreIo): number {
     io.out(JSON.stringify(result, null, 2));
     return 0;
   }
+  const previous = result.tookOverLockOf;
+  if (previous !== undefined)
+    io.out(`lock: took over the lock of process ${previous.pid} on host ${previous.hostname}, which is gone`);
   describe(result.before, io);
   if (!result.repaired) {
     io.out('nothing to repair');
@@ -79,10 +92,27 @@ function describe(report: DataDirReport, io: StoreIo): void {
       `torn tail: ${torn.bytes} bytes at byte ${torn.offset} (${torn.reason}); dropped at the next start: it was never acknowledged`,
     );
   }
+  if (report.lock.state === 'stale') {
+    const { pid, hostname } = report.lock.holder;
+    io.out(`lock: left by process ${pid} on host ${hostname}, which is gone; the next start takes it over`);
+  }
   for (const path of report.looseModes)
     io.out(`mode: ${path} is readable by other users (tightened to 0700/0600 at the next start)`);
   for (const d of report.damage) {
     io.out(`damage: ${d.file}${d.offset === undefined ? '' : ` at byte ${d.offset}`}: ${d.reason}`);
   }
   io.out(report.healthy ? 'healthy' : 'damaged');
+}
+
+/** Who has the directory open, as a lock says it (undefined: nobody, or a process that is gone). */
+function inUseBy(lock: DataDirLockState): string | undefined {
+  switch (lock.state) {
+    case 'held':
+    case 'other-host':
+      return `locked by process ${lock.holder.pid} on host ${lock.holder.hostname} (started ${lock.holder.startedAt})`;
+    case 'unreadable':
+      return `its LOCK file cannot be read (${lock.reason})`;
+    default:
+      return undefined;
+  }
 }

@@ -70,13 +70,19 @@ export class StoreCore {
       });
       this.#persistence = opened.persistence;
       revision = Math.max(revision, opened.state.revision);
-      for (const [id, objects] of opened.state.types) {
-        const td = this.#data(id);
-        for (const [key, object] of objects) {
-          const frozen = deepFreeze(object);
-          td.load(key, Number(frozen.metadata.resourceVersion), frozen);
-          this.#index(td, key, undefined, frozen);
+      try {
+        for (const [id, objects] of opened.state.types) {
+          const td = this.#data(id);
+          for (const [key, object] of objects) {
+            const frozen = deepFreeze(object);
+            td.load(key, Number(frozen.metadata.resourceVersion), frozen);
+            this.#index(td, key, undefined, frozen);
+          }
         }
+      } catch (error) {
+        // No store comes of it: its data directory's lock must not outlive the failure.
+        opened.persistence.close();
+        throw error;
       }
     }
     this.#revision = revision;

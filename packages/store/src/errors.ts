@@ -1,4 +1,4 @@
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ConvergeError, type ConvergeErrorOptions, statusError } from '@converge/runtime';
 
 /**
@@ -16,6 +16,8 @@ export const StoreErrorCodes = {
   PERSIST_FAILED: 'CONVERGE_ERR_STORE_PERSIST_FAILED',
   /** A data directory's log or snapshot is missing or empty although its manifest says it must exist. */
   DATA_MISSING: 'CONVERGE_ERR_STORE_DATA_MISSING',
+  /** A data directory is locked: another process, or another Store in this one, has it open. */
+  LOCKED: 'CONVERGE_ERR_STORE_LOCKED',
 } as const;
 
 /** The commands that inspect and repair a data directory, for error messages. */
@@ -97,6 +99,82 @@ export class TypeConflictError extends ConvergeError {
 export class StorePersistError extends ConvergeError {
   constructor(message: string, options?: ConvergeErrorOptions) {
     super(StoreErrorCodes.PERSIST_FAILED, message, options);
+  }
+}
+
+/** The process that holds a data directory's lock, as its `LOCK` file names it. */
+export interface StoreLockHolder {
+  readonly pid: number;
+  readonly hostname: string;
+  /** When that process started (ISO 8601). */
+  readonly startedAt: string;
+}
+
+/**
+ * Why a data directory's lock was not taken: `held` by a live process (on this host; possibly this
+ * process), held from an `other-host` (never taken over automatically: its process cannot be checked
+ * from here), `unreadable` (not a lock Converge wrote, never taken over), `taking-over` (another
+ * process is taking over a dead holder's lock right now), `contended` (the holder is dead, but other
+ * processes kept taking the lock over at the same moment; trying again settles it).
+ */
+export type StoreLockedReason = 'held' | 'other-host' | 'unreadable' | 'taking-over' | 'contended';
+
+/**
+ * A data directory is locked: one Store writes it at a time, and another process (or another Store
+ * in this one) has it open. Two writers on one log would interleave their revisions and leave a
+ * directory that no longer opens. The message names the directory, the process holding it (pid,
+ * host, start time) and how to fix it. A lock left by a process that died on this host is not this
+ * error: it is taken over at start, with a warning.
+ *
+ * @example
+ * try { new Store({ dataDir }); } catch (e) { if (e instanceof StoreLockedError) console.error(e.holder?.pid); }
+ */
+export class StoreLockedError extends ConvergeError {
+  /** The data directory. */
+  readonly dataDir: string;
+  readonly reason: StoreLockedReason;
+  /** Who holds the lock; undefined when its file cannot be read. */
+  readonly holder: StoreLockHolder | undefined;
+
+  constructor(
+    dataDir: string,
+    reason: StoreLockedReason,
+    holder: StoreLockHolder | undefined,
+    detail = '',
+    options?: ConvergeErrorOptions,
+  ) {
+    super(StoreErrorCodes.LOCKED, lockedMessage(dataDir, reason, holder, detail), options);
+    this.dataDir = dataDir;
+    this.reason = reason;
+    this.holder = holder;
+  }
+}
+
+function lockedMessage(
+  dir: string,
+  reason: StoreLockedReason,
+  holder: StoreLockHolder | undefined,
+  detail: string,
+): string {
+  const lock = join(dir, 'LOCK');
+  const who =
+    holder === undefined
+      ? 'another process'
+      : `process ${holder.pid} on host ${holder.hostname} (started ${holder.startedAt})`;
+  const otherwise = 'or start this one with another --data-dir';
+  switch (reason) {
+    case 'held':
+      return holder?.pid === process.pid
+        ? `the data directory ${dir} is locked: it is already open in this process (pid ${holder.pid} on host ${holder.hostname}); close that Store before opening the directory again, or use another data directory`
+        : `the data directory ${dir} is locked by ${who}, which is running: two stores writing one data directory would corrupt it. Stop that process (another 'converge serve' or 'converge dev'?), ${otherwise}`;
+    case 'other-host':
+      return `the data directory ${dir} is locked by ${who}, another host: a lock held from another host is never taken over automatically, since whether its process still runs cannot be checked from here. If nothing on ${holder?.hostname ?? 'that host'} uses the directory any more, delete ${lock}`;
+    case 'unreadable':
+      return `the data directory ${dir} is locked by a lock file that cannot be read (${lock}: ${detail}), so whether a process holds it is unknown; such a lock is never taken over automatically. If no Converge process uses the directory, delete ${lock}`;
+    case 'taking-over':
+      return `the data directory ${dir} is locked: ${who} is taking over the lock its previous holder left when it died. Stop that process, ${otherwise}`;
+    case 'contended':
+      return `the data directory ${dir} is locked: its holder, ${who}, is gone, but other processes kept taking the lock over at the same moment. Try again; if this persists while no Converge process uses the directory, delete ${lock} and any ${lock}.takeover-* files`;
   }
 }
 

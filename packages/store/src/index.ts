@@ -15,11 +15,14 @@
  *   computed once when it is written; only versions that were superseded or deleted count (current
  *   objects are live data, not history), the oldest are dropped first, and a watch, list or continue
  *   token from before what is retained gets 410 Expired. {@link Store.history} reports what is held.
- * - Persistence (`dataDir`): compaction by log size, `health()` for readiness, a damage policy
- *   ({@link StoreCorruptError}, {@link StoreDataMissingError}) and {@link checkDataDir} /
- *   {@link repairDataDir} behind `converge store check|repair`.
+ * - Persistence (`dataDir`): one writer per directory (a `LOCK` file naming the process that has
+ *   it open; a second open, here or in another process, is a {@link StoreLockedError}; a dead
+ *   process's lock on this host is taken over), compaction by log size, `health()` for readiness,
+ *   a damage policy ({@link StoreCorruptError}, {@link StoreDataMissingError}) and
+ *   {@link checkDataDir} / {@link repairDataDir} behind `converge store check|repair`.
  * - Errors: the runtime's backend errors, plus {@link StoreCorruptError} (`CONVERGE_ERR_STORE_CORRUPT`),
  *   {@link StoreDataMissingError} (`CONVERGE_ERR_STORE_DATA_MISSING`),
+ *   {@link StoreLockedError} (`CONVERGE_ERR_STORE_LOCKED`),
  *   {@link TypeConflictError} (`CONVERGE_ERR_STORE_TYPE_CONFLICT`) and {@link StorePersistError}
  *   (`CONVERGE_ERR_STORE_PERSIST_FAILED`, the cause of an InternalError).
  *
@@ -46,6 +49,9 @@ export {
   StoreCorruptError,
   StoreDataMissingError,
   StoreErrorCodes,
+  StoreLockedError,
+  type StoreLockedReason,
+  type StoreLockHolder,
   StorePersistError,
   TypeConflictError,
 } from './errors.ts';
@@ -53,6 +59,7 @@ export type { HistoryStats } from './event-log.ts';
 export { cloneJson, type JsonObject, jsonEqual, rfc3339, withMutableMeta } from './json.ts';
 export {
   checkDataDir,
+  type DataDirLockState,
   type DataDirReport,
   nodeFileSystem,
   type PersistenceStatus,

@@ -62,13 +62,19 @@ export function makePrivate(fsys: StoreFileSystem, dir: string, logger: Logger):
   tighten(fsys, dir, 0o700, logger);
   for (const name of fsys.readdirSync(dir)) {
     const path = join(dir, name);
-    const stat = fsys.statSync(path);
-    tighten(fsys, path, stat.isDirectory() ? 0o700 : 0o600, logger);
+    try {
+      tighten(fsys, path, undefined, logger);
+    } catch (error) {
+      // Gone since the listing: a lock file another process staged (LOCK.*.tmp) and removed.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
   }
 }
 
-function tighten(fsys: StoreFileSystem, path: string, mode: number, logger: Logger): void {
-  const actual = fsys.statSync(path).mode & 0o777;
+function tighten(fsys: StoreFileSystem, path: string, wanted: number | undefined, logger: Logger): void {
+  const stat = fsys.statSync(path);
+  const mode = wanted ?? (stat.isDirectory() ? 0o700 : 0o600);
+  const actual = stat.mode & 0o777;
   if ((actual & ~mode) === 0) return;
   fsys.chmodSync(path, actual & mode);
   logger.warn(

@@ -29,6 +29,12 @@ export interface StoreFileSystem {
   readonly chmodSync: (path: string, mode: number) => void;
   readonly readdirSync: (path: string) => string[];
   readonly existsSync: (path: string) => boolean;
+  /**
+   * Hard-links `to` to `from`, failing with EEXIST when `to` exists: how the data directory's lock
+   * appears with its whole content at once. Optional: without it (or on a file system without hard
+   * links) the lock is created with `openSync(path, 'wx')` and then written.
+   */
+  readonly linkSync?: (from: string, to: string) => void;
 }
 
 /** {@link StoreFileSystem} over `node:fs`. */
@@ -50,6 +56,7 @@ export const nodeFileSystem: StoreFileSystem = Object.freeze({
   chmodSync: (path: string, mode: number) => fs.chmodSync(path, mode),
   readdirSync: (path: string) => fs.readdirSync(path),
   existsSync: (path: string) => fs.existsSync(path),
+  linkSync: (from: string, to: string) => fs.linkSync(from, to),
 });
 
 /** Writes all of `buffer` at the file position of `fd`. */

@@ -7,6 +7,7 @@
  */
 
 export { LOG_FILE, MANIFEST_FILE } from './data-dir.ts';
+export { DataDirLock, type DataDirLockState, LOCK_FILE, readDataDirLock } from './data-dir-lock.ts';
 export { nodeFileSystem, type StoreFileSystem } from './file-system.ts';
 export { checkDataDir, type DataDirReport, type RepairReport, repairDataDir } from './inspect.ts';
 export { encodeRecord, type LogContents, type LogRecord, logHeader, readLog, scanLog } from './log-reader.ts';

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
-import type { KubeObject } from '@converge/runtime';
-import { StoreCorruptError, StoreDataMissingError } from '../errors.ts';
+import { type KubeObject, noopLogger } from '@converge/runtime';
+import { StoreCorruptError, StoreDataMissingError, type StoreLockHolder } from '../errors.ts';
 import { encodeKey } from '../keys.ts';
 import { LOG_FILE, MANIFEST_FILE, STORE_FILES, writeManifest } from './data-dir.ts';
+import { DataDirLock, type DataDirLockState, readDataDirLock } from './data-dir-lock.ts';
 import { nodeFileSystem, type StoreFileSystem, writeAll } from './file-system.ts';
 import { logHeader, scanLog, type TornTail } from './log-reader.ts';
 import { fileSource } from './record-codec.ts';
@@ -44,6 +45,11 @@ export interface DataDirReport {
   readonly damage: readonly Damage[];
   /** Files or the directory readable by other users (tightened to 0700/0600 at the next start). */
   readonly looseModes: readonly string[];
+  /**
+   * The directory's lock: `held` means a store has it open now, so what was read may be a moment
+   * old and a write being appended can look like a torn tail.
+   */
+  readonly lock: DataDirLockState;
 }
 
 /** What `converge store repair` did. */
@@ -55,6 +61,8 @@ export interface RepairReport {
   readonly backupDir: string | undefined;
   readonly revision: number;
   readonly liveObjects: number;
+  /** The process whose lock the repair took over (it had died); undefined: the lock was free. */
+  readonly tookOverLockOf: StoreLockHolder | undefined;
 }
 
 interface State {
@@ -190,6 +198,7 @@ function read(dir: string, fsys: StoreFileSystem): State {
     torn,
     damage,
     looseModes,
+    lock: readDataDirLock(dir, fsys),
   };
   return { report, types };
 }
@@ -205,7 +214,8 @@ function reasonOf(error: StoreCorruptError): string {
 
 /**
  * Reads a data directory without changing it: records, live objects, sizes, a torn tail, damage
- * (the first bad record of each file) and loose file modes.
+ * (the first bad record of each file), loose file modes and who holds its lock. It does not take
+ * the lock (it writes nothing, so it may look at a directory a server has open; `lock` says so).
  *
  * @example
  * const report = checkDataDir('.converge/data/store');
@@ -220,7 +230,8 @@ export function checkDataDir(dir: string, fsys: StoreFileSystem = nodeFileSystem
  * Repairs a damaged data directory: keeps every object and write before the first bad record of
  * each file, moves the damaged files to `damaged-<time>/` inside the directory, and writes a fresh
  * snapshot, an empty log that continues it, and the manifest. Does nothing to a healthy directory
- * (a torn tail alone is cut at the next start).
+ * (a torn tail alone is cut at the next start). Holds the directory's lock throughout, as a store
+ * does: a StoreLockedError when a store has it open (a dead process's lock is taken over).
  */
 export function repairDataDir(
   dir: string,
@@ -228,6 +239,20 @@ export function repairDataDir(
   fsys: StoreFileSystem = nodeFileSystem,
 ): RepairReport {
   if (!fsys.existsSync(dir)) throw new StoreDataMissingError(dir, 'the data directory does not exist');
+  const lock = DataDirLock.acquire(dir, fsys, noopLogger);
+  try {
+    return repair(dir, now, fsys, lock.previous);
+  } finally {
+    lock.release();
+  }
+}
+
+function repair(
+  dir: string,
+  now: Date,
+  fsys: StoreFileSystem,
+  tookOverLockOf: StoreLockHolder | undefined,
+): RepairReport {
   const { report, types } = read(dir, fsys);
   if (report.healthy) {
     return {
@@ -236,6 +261,7 @@ export function repairDataDir(
       backupDir: undefined,
       revision: report.revision,
       liveObjects: report.liveObjects,
+      tookOverLockOf,
     };
   }
   const backupDir = join(dir, `damaged-${now.toISOString().replace(/[:.]/g, '-')}`);
@@ -260,5 +286,6 @@ export function repairDataDir(
     backupDir,
     revision: report.revision,
     liveObjects: report.liveObjects,
+    tookOverLockOf,
   };
 }

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { type Clock, isConvergeError, type KubeObject, type Logger } from '@converge/runtime';
 import { StoreCorruptError, StoreDataMissingError, StorePersistError } from '../errors.ts';
 import { hasManifest, LOG_FILE, MANIFEST_FILE, makePrivate, STORE_FILES, writeManifest } from './data-dir.ts';
+import { DataDirLock } from './data-dir-lock.ts';
 import { fsyncDir, type StoreFileSystem, writeAll } from './file-system.ts';
 import { encodeRecord, type LogRecord, logHeader, scanLog, type TornTail } from './log-reader.ts';
 import type { PersistenceStatus, ResolvedPersistenceOptions } from './options.ts';
@@ -37,6 +38,7 @@ export class Persistence {
   readonly #dir: string;
   readonly #options: PersistenceOptions;
   readonly #fs: StoreFileSystem;
+  readonly #lock: DataDirLock;
   #fd: number;
   #size: number;
   #sinceSnapshot: number;
@@ -52,10 +54,11 @@ export class Persistence {
   #retryAt: number | undefined;
   #lastError: PersistenceStatus['lastError'];
 
-  private constructor(dir: string, options: PersistenceOptions, fd: number, init: Loaded) {
+  private constructor(dir: string, options: PersistenceOptions, lock: DataDirLock, fd: number, init: Loaded) {
     this.#dir = dir;
     this.#options = options;
     this.#fs = options.fileSystem;
+    this.#lock = lock;
     this.#fd = fd;
     this.#size = init.logBytes;
     this.#sinceSnapshot = init.records;
@@ -64,7 +67,9 @@ export class Persistence {
   }
 
   /**
-   * Opens (creating if needed) the data directory and loads its state. Throws a
+   * Opens (creating if needed) the data directory and loads its state. Takes the directory's lock
+   * first (see {@link DataDirLock}), before anything in it is read or written, and holds it until
+   * {@link close}. Throws a {@link StoreLockedError} when another process or Store has it open, a
    * {@link StoreCorruptError} for damage and a {@link StoreDataMissingError} for a log or snapshot
    * that went missing (unless `allowReinitialize`).
    */
@@ -83,6 +88,24 @@ export class Persistence {
   }
 
   static #open(dir: string, options: PersistenceOptions): { persistence: Persistence; state: LoadedState } {
+    const fsys = options.fileSystem;
+    fsys.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // One writer per directory: before any file in it is touched (a second writer's cleanup of
+    // temporary files alone would break the first's snapshot).
+    const lock = DataDirLock.acquire(dir, fsys, options.logger);
+    try {
+      return Persistence.#load(dir, options, lock);
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+  }
+
+  static #load(
+    dir: string,
+    options: PersistenceOptions,
+    lock: DataDirLock,
+  ): { persistence: Persistence; state: LoadedState } {
     const fsys = options.fileSystem;
     makePrivate(fsys, dir, options.logger);
     for (const tmp of [`${SNAPSHOT_FILE}.tmp`, `${LOG_FILE}.tmp`, `${MANIFEST_FILE}.tmp`]) {
@@ -108,7 +131,7 @@ export class Persistence {
       loaded = load(dir, options);
     }
     const fd = fsys.openSync(join(dir, LOG_FILE), 'a', 0o600);
-    return { persistence: new Persistence(dir, options, fd, loaded), state: loaded.state };
+    return { persistence: new Persistence(dir, options, lock, fd, loaded), state: loaded.state };
   }
 
   /** Whether the log grew past the snapshot policy (and no failed snapshot is backing off). */
@@ -262,14 +285,18 @@ export class Persistence {
     };
   }
 
-  /** Makes everything durable and closes the log. */
+  /** Makes everything durable, closes the log and releases the directory's lock. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
     try {
       if (this.#dirty && this.#broken === undefined) this.#fs.fdatasyncSync(this.#fd);
     } finally {
-      this.#fs.closeSync(this.#fd);
+      try {
+        this.#fs.closeSync(this.#fd);
+      } finally {
+        this.#lock.release();
+      }
     }
   }
 
