@@ -68,6 +68,7 @@ export {
   CrdVersionNotFoundError,
 } from './errors.ts';
 export { causeText, invalidError } from './field-errors.ts';
+export { isPathSegmentName } from './names.ts';
 export { modelName, openApiV3ForCrd, openApiV3ForGroupVersion } from './openapi.ts';
 export {
   printerColumnValues,

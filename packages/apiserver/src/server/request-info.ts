@@ -1,5 +1,5 @@
 import { BadRequestError } from '@converge/runtime';
-import { isPathSegmentName } from '../crd/names.ts';
+import { isPathSegmentName } from '../crd/index.ts';
 import { pathSegments } from './request-url.ts';
 
 /** A request for a REST resource: `/api/v1/…` or `/apis/{group}/{version}/…`. */
