@@ -90,7 +90,8 @@ describe('random kinds over HTTP', () => {
           };
           const response = await call('POST', `${collection}?fieldValidation=Strict`, object);
           expect(response.status, JSON.stringify(response.body)).toBe(201);
-          expect((response.body as { spec: unknown }).spec).toEqual(object.spec);
+          // As sent: JSON has no -0 (a value TypeBox accepts), so the wire form is what is stored.
+          expect((response.body as { spec: unknown }).spec).toEqual(JSON.parse(JSON.stringify(object.spec)));
         }
       }),
       { numRuns: 25 },

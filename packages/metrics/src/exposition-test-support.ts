@@ -90,10 +90,24 @@ function parseSample(line: string): Sample | undefined {
   const rest = line.slice(i).trim().split(/\s+/);
   const text = rest[0];
   if (text === undefined || rest.length > 2) return undefined;
-  const value =
-    text === '+Inf' ? Number.POSITIVE_INFINITY : text === '-Inf' ? Number.NEGATIVE_INFINITY : Number(text);
-  if (Number.isNaN(value) && text !== 'NaN') return undefined;
+  const value = parseFloatLikeGo(text);
+  if (value === undefined) return undefined;
   return { name, labels, value };
+}
+
+/**
+ * A sample value as Prometheus reads it (Go's strconv.ParseFloat): NaN and Inf in any case, with
+ * an optional sign on Inf or Infinity. prom-client writes a NaN as `Nan` (an event-loop lag
+ * histogram with no samples yet, as right after another file reset it), which Prometheus accepts.
+ */
+function parseFloatLikeGo(text: string): number | undefined {
+  const special = /^([+-]?)(inf|infinity|nan)$/i.exec(text);
+  if (special !== null) {
+    if ((special[2] as string).toLowerCase() === 'nan') return special[1] === '' ? Number.NaN : undefined;
+    return special[1] === '-' ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+  }
+  const value = Number(text);
+  return Number.isNaN(value) || text === '' ? undefined : value;
 }
 
 function unescapeHelp(text: string): string {
