@@ -1,7 +1,11 @@
+import { globSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { TEST_GLOBS } from './scripts/test-globs.ts';
+import { type TestKind, testKind } from './scripts/test-kinds.ts';
 
 const src = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
+const root = src('./');
 
 // Workspace packages resolve to their TypeScript sources, never to a stale dist/.
 const workspace = [
@@ -23,22 +27,46 @@ const workspace = [
   { find: /^@converge\/tracing$/, replacement: src('./packages/tracing/src/index.ts') },
 ];
 
+/** Every test file by what it needs (scripts/test-kinds.ts reads it from the code). */
+const files: Record<TestKind, string[]> = { unit: [], server: [], process: [] };
+for (const file of globSync(TEST_GLOBS, { cwd: root, exclude: (name) => name === 'node_modules' }))
+  files[testKind(`${root}${file}`)].push(file);
+
+// Every node process the tests start (converge, npm, tsc, the benchmarks, vitest's own workers)
+// compiles much the same modules: one V8 compile cache for all of them (kept per Node version),
+// so only the first start of each pays for compiling (and type-stripping) what it loads.
+process.env.NODE_COMPILE_CACHE ??= src('./node_modules/.cache/node-compile-cache');
+
 export default defineConfig({
   resolve: {
     alias: workspace,
     conditions: ['@converge/source'],
   },
   test: {
-    include: [
-      'packages/*/src/**/*.test.ts',
-      'packages/*/test/**/*.test.ts',
-      'examples/**/*.test.ts',
-      'bench/**/*.test.ts',
-      'docs/**/*.test.ts',
-      'test/**/*.test.ts',
-    ],
     testTimeout: 20_000,
     hookTimeout: 20_000,
-    pool: 'forks',
+    // vitest's default on 2 cores is one worker, so every file waited for the one before it, and
+    // most of the suite's wall time was child processes and sockets waited on with a core idle.
+    maxWorkers: 3,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: files.unit,
+          // One module graph per worker instead of one per file: these files share no state but
+          // what they build themselves (a store, a clock), and import the same packages.
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'server', include: files.server, isolate: false },
+      },
+      {
+        extends: true,
+        test: { name: 'process', include: files.process, globalSetup: ['./test/global-setup.ts'] },
+      },
+    ],
   },
 });

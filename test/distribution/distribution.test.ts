@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sharedPacks } from '../packs.ts';
 import { COMMAND_MS, envFor, installNode, oldestNode, type Running, run, start, stopAll } from './project.ts';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
@@ -36,10 +37,9 @@ const tarballs = new Map<string, string>();
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'converge-distribution-'));
-  packs = join(work, 'packs');
   project = join(work, 'project');
   const env = envFor(pinned);
-  await run('npm', ['run', '--silent', 'pack', '--', '--out', packs], { cwd: repo, env });
+  packs = await sharedPacks(env);
   for (const file of readdirSync(packs)) {
     const pkg = /^converge-([a-z]+)-\d+\.\d+\.\d+\.tgz$/.exec(file)?.[1];
     if (pkg !== undefined) tarballs.set(pkg, join(packs, file));

@@ -32,6 +32,7 @@ import {
   start,
   stopAll,
 } from '../distribution/project.ts';
+import { sharedPacks } from '../packs.ts';
 
 const exec = promisify(execFile);
 const repo = fileURLToPath(new URL('../..', import.meta.url));
@@ -47,7 +48,6 @@ let oldest: string;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'converge-scaffold-'));
-  packs = join(work, 'packs');
   project = join(work, 'my-operator');
   const node = installNode(
     oldestNode(join(repo, 'packages', 'cli', 'package.json')),
@@ -55,7 +55,7 @@ beforeAll(async () => {
     join(repo, 'node_modules', '.cache', 'scaffold-test'),
     env,
   );
-  await run('npm', ['run', '--silent', 'pack', '--', '--out', packs], { cwd: repo, env });
+  packs = await sharedPacks(env);
   const tarballs = readdirSync(packs).filter((f) => f.endsWith('.tgz'));
   const creator = tarballs.find((f) => f.startsWith('create-converge-'));
   if (creator === undefined) throw new Error(`npm run pack made no create-converge tarball: ${tarballs}`);
