@@ -18,6 +18,10 @@ if (major < MINIMUM[0] || (major === MINIMUM[0] && minor < MINIMUM[1])) {
   process.exit(1);
 }
 
+// V8's compile cache (in the OS temp folder, or NODE_COMPILE_CACHE; NODE_DISABLE_COMPILE_CACHE=1
+// turns it off): after the first start, the modules a command loads are not compiled again.
+module.enableCompileCache?.();
+
 const here = fileURLToPath(import.meta.url);
 const fromSources =
   !here.split(sep).includes('node_modules') && existsSync(new URL('../src/main.ts', import.meta.url));

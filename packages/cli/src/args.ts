@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { isLoopbackHost } from '@converge/apiserver';
 import { isValidLeaseKey } from '@converge/nats';
+import { isLoopbackHost } from '@converge/runtime';
 import { quote, UsageError } from './errors.ts';
-import { IMPORT_HELP, type ImportArgs, parseImport } from './import-cmd.ts';
+import { IMPORT_HELP, type ImportArgs, parseImport } from './import-args.ts';
 import { KV_HELP, type KvArgs, parseKv } from './kv-args.ts';
 import { LOG_HELP, LOG_SPECS, type LogArgs, logArgsOf } from './log-args.ts';
 import { MANIFESTS_HELP, type ManifestsArgs, parseManifests } from './manifests-args.ts';
@@ -16,7 +16,6 @@ import {
   RUN_OPERATIONS_DEFAULTS,
 } from './operations-args.ts';
 import { type OptionSpecs, parseOptions, shownFlag } from './options.ts';
-import { webhookArgsOf } from './run-webhooks.ts';
 import {
   CREATE_HELP,
   type CreateApiArgs,
@@ -26,6 +25,7 @@ import {
   parseInit,
 } from './scaffold/index.ts';
 import { parseStore, STORE_HELP, type StoreArgs } from './store-args.ts';
+import { webhookArgsOf } from './webhook-args.ts';
 
 export interface ServeArgs extends LogArgs {
   readonly host: string;

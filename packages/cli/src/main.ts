@@ -3,16 +3,8 @@ import { readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Command, parseCommand, usageOf } from './args.ts';
-import { projectModules } from './dev-kinds.ts';
 import { describeError as describe, OperatorModuleError, UsageError } from './errors.ts';
-import { runImport } from './import-cmd.ts';
-import { runKv } from './kv.ts';
-import { operatorModules, runManifests } from './manifests-cmd.ts';
 import { processIo, type RunIo } from './process-io.ts';
-import { runOperators } from './run.ts';
-import { runCreateApi, runInit } from './scaffold/index.ts';
-import { serve } from './serve.ts';
-import { runStore } from './store-cmd.ts';
 
 export type { OperatorModule } from './operator-module.ts';
 export type { RunIo } from './process-io.ts';
@@ -38,6 +30,10 @@ export async function main(argv: readonly string[], io: RunIo = processIo()): Pr
   }
 }
 
+/**
+ * Each command's module is imported when that command runs: `converge run` never loads the API
+ * server, `converge --help` none of them (every spawn of the CLI paid for all of them before).
+ */
 async function command(argv: readonly string[], io: RunIo): Promise<number> {
   let parsed: Command;
   try {
@@ -57,32 +53,37 @@ async function command(argv: readonly string[], io: RunIo): Promise<number> {
       case 'version':
         io.out('converge 0.1.0');
         return 0;
-      case 'serve':
+      case 'serve': {
+        const { serve } = await import('./serve.ts');
         return await serve(parsed, io, []);
-      case 'dev':
-        if (parsed.asServiceAccount)
+      }
+      case 'dev': {
+        const { serve } = await import('./serve.ts');
+        if (parsed.asServiceAccount) {
+          const { operatorModules } = await import('./manifests-cmd.ts');
           return await serve(parsed, io, await operatorModules(parsed.modules), { asServiceAccount: true });
-        {
-          // No module: the project's (package.json converge.module), else the bundled examples.
-          const modules = parsed.modules.length > 0 ? parsed.modules : projectModules();
-          return modules !== undefined
-            ? await serve(parsed, io, modules)
-            : await serve(parsed, io, await bundledExamples(), { bundled: true });
         }
+        // No module: the project's (package.json converge.module), else the bundled examples.
+        const { projectModules } = await import('./dev-kinds.ts');
+        const modules = parsed.modules.length > 0 ? parsed.modules : projectModules();
+        return modules !== undefined
+          ? await serve(parsed, io, modules)
+          : await serve(parsed, io, await bundledExamples(), { bundled: true });
+      }
       case 'run':
-        return await runOperators(parsed, io);
+        return await (await import('./run.ts')).runOperators(parsed, io);
       case 'kv':
-        return await runKv(parsed, io);
+        return await (await import('./kv.ts')).runKv(parsed, io);
       case 'import':
-        return runImport(parsed, io);
+        return (await import('./import-cmd.ts')).runImport(parsed, io);
       case 'store':
-        return runStore(parsed, io);
+        return (await import('./store-cmd.ts')).runStore(parsed, io);
       case 'init':
-        return runInit(parsed, io);
+        return (await import('./scaffold/index.ts')).runInit(parsed, io);
       case 'create':
-        return runCreateApi(parsed, io);
+        return (await import('./scaffold/index.ts')).runCreateApi(parsed, io);
       case 'manifests':
-        return await runManifests(parsed, io);
+        return await (await import('./manifests-cmd.ts')).runManifests(parsed, io);
     }
   } catch (error) {
     io.err(`converge: ${describe(error)}`);

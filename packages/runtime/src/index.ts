@@ -44,6 +44,7 @@ export * from './informer/index.ts';
 export * from './kinds/index.ts';
 export * from './leader-election/index.ts';
 export * from './log/index.ts';
+export { isLoopbackHost } from './loopback.ts';
 export * from './manager/index.ts';
 export * from './object/index.ts';
 export * from './ownership/index.ts';

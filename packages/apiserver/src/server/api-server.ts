@@ -2,7 +2,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
-import { AlreadyStartedError, isNotFound, type ResourceType } from '@converge/runtime';
+import { AlreadyStartedError, isLoopbackHost, isNotFound, type ResourceType } from '@converge/runtime';
 import { Store } from '@converge/store';
 import { invalidateOnChange, type PolicyAdmission, WebhookAdmission } from '../admission/index.ts';
 import { bootstrap } from './bootstrap.ts';
@@ -16,12 +16,7 @@ import { serverHealthChecks } from './health.ts';
 import { createRequestHandler } from './http-handler.ts';
 import { kubeconfigYaml, writeKubeconfig, writeServerFile } from './kubeconfig.ts';
 import { OpenApiV3 } from './openapi-v3.ts';
-import {
-  type ApiServerOptions,
-  isLoopbackHost,
-  type ResolvedApiServerOptions,
-  resolveApiServerOptions,
-} from './options.ts';
+import { type ApiServerOptions, type ResolvedApiServerOptions, resolveApiServerOptions } from './options.ts';
 import { policyAdmission } from './policy-admission.ts';
 import { RbacAuthorizer } from './rbac-authorizer.ts';
 import { ResourceRegistry } from './resource-registry.ts';

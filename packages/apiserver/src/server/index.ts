@@ -33,6 +33,7 @@
  * @module
  */
 
+export { isLoopbackHost } from '@converge/runtime';
 export {
   AdmissionDeniedError,
   AdmissionErrorCodes,
@@ -90,6 +91,6 @@ export type {
   StallWatchesFault,
 } from './fault-rules.ts';
 export { type KubeconfigOptions, kubeconfigYaml } from './kubeconfig.ts';
-export { type ApiServerOptions, type FaultAdminOptions, isLoopbackHost } from './options.ts';
+export type { ApiServerOptions, FaultAdminOptions } from './options.ts';
 export { type Status, statusOf } from './status.ts';
 export { KUBERNETES_VERSION } from './version.ts';

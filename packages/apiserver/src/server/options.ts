@@ -1,8 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
 import { join } from 'node:path';
-import { type Clock, type Logger, noopLogger, OptionsError, realClock } from '@converge/runtime';
+import {
+  type Clock,
+  isLoopbackHost,
+  type Logger,
+  noopLogger,
+  OptionsError,
+  realClock,
+} from '@converge/runtime';
 import type { Store } from '@converge/store';
 import type { WebhookServiceResolver } from '../admission/index.ts';
 import { defaultExtensions } from './default-extensions.ts';
@@ -128,14 +134,6 @@ function persistentToken(dataDir: string, name: string, logger: Logger): string 
   const token = randomBytes(32).toString('base64url');
   writePrivateFile(path, `${token}\n`);
   return token;
-}
-
-/** Whether `host` only ever accepts connections from this machine. */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[(.*)\]$/, '$1');
-  if (bare === 'localhost') return true;
-  if (isIP(bare) === 4) return bare.startsWith('127.');
-  return bare === '::1' || /^(0{0,4}:){7}0{0,3}1$/.test(bare) || /^::ffff:127\./i.test(bare);
 }
 
 const TOKEN_CHARACTERS = /^[\x21-\x7e]+$/;
