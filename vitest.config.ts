@@ -65,7 +65,12 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'process', include: files.process, globalSetup: ['./test/global-setup.ts'] },
+        test: {
+          name: 'process',
+          include: files.process,
+          isolate: false,
+          globalSetup: ['./test/global-setup.ts'],
+        },
       },
     ],
   },

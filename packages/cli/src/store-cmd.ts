@@ -112,7 +112,8 @@ function inUseBy(lock: DataDirLockState): string | undefined {
       return `locked by process ${lock.holder.pid} on host ${lock.holder.hostname} (started ${lock.holder.startedAt})`;
     case 'unreadable':
       return `its LOCK file cannot be read (${lock.reason})`;
-    default:
+    case 'free':
+    case 'stale':
       return undefined;
   }
 }

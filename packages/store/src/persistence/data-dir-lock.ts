@@ -252,7 +252,8 @@ function lockedError(dir: string, verdict: LockVerdict, held: 'held' | 'taking-o
         : new StoreLockedError(dir, 'taking-over', undefined);
     case 'other-host':
       return new StoreLockedError(dir, held === 'held' ? 'other-host' : 'taking-over', verdict.holder);
-    default:
+    case 'held':
+    case 'stale':
       return new StoreLockedError(dir, held, verdict.holder);
   }
 }
