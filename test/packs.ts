@@ -7,13 +7,13 @@
  * first test to ask packs into it while the others wait for its `done` marker, in whatever worker
  * process they run. A file run under a config without that setup packs into a folder of its own.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 import { COMMAND_MS, run } from './distribution/project.ts';
+import { onceAcrossProcesses } from './once.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -23,17 +23,6 @@ declare module 'vitest' {
 }
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
-const POLL_MS = 250;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * The folder holding this run's tarballs (`converge-<pkg>-<version>.tgz`, `create-converge-…`),
  * packed by `npm run pack` on `env`'s Node the first time any test asks. Never delete or change
@@ -44,29 +33,14 @@ export async function sharedPacks(env: NodeJS.ProcessEnv): Promise<string> {
   const dir = shared ?? mkdtempSync(join(tmpdir(), 'converge-packs-'));
   const tarballs = join(dir, 'tarballs');
   const done = join(dir, 'done');
-  const packing = join(dir, 'packing');
-  const deadline = Date.now() + COMMAND_MS;
-  for (;;) {
-    if (existsSync(done)) return tarballs;
-    try {
-      mkdirSync(packing);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      // Another test is packing: wait for its marker, or take over if its process died.
-      const holder = Number(readdirSync(packing)[0] ?? Number.NaN);
-      if (Number.isInteger(holder) && !alive(holder)) rmSync(packing, { recursive: true, force: true });
-      else if (Date.now() > deadline)
-        throw new Error(`the tarballs in ${dir} were not packed within ${COMMAND_MS} ms`);
-      else await sleep(POLL_MS);
-      continue;
-    }
-    try {
-      writeFileSync(join(packing, String(process.pid)), '');
+  await onceAcrossProcesses(
+    join(dir, 'packing'),
+    () => existsSync(done),
+    async () => {
       await run('npm', ['run', '--silent', 'pack', '--', '--out', tarballs], { cwd: repo, env });
       writeFileSync(done, '');
-      return tarballs;
-    } finally {
-      rmSync(packing, { recursive: true, force: true });
-    }
-  }
+    },
+    COMMAND_MS,
+  );
+  return tarballs;
 }

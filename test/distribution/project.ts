@@ -3,10 +3,11 @@
  * installed into a fresh folder, commands run in it on a chosen Node (its folder first on PATH,
  * as a Node version manager would put it), long-running commands awaited on their output.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { onceAcrossProcesses } from '../once.ts';
 
 const exec = promisify(execFile);
 /** How long one command may take; installs from a cold npm cache are the slowest. */
@@ -152,15 +153,26 @@ export async function installNode(
 ): Promise<string> {
   const dir = join(cacheDir, `node-${version}`);
   const binary = join(dir, 'node_modules', 'node', 'bin', 'node');
-  if (existsSync(binary)) {
-    const { stdout } = await run(binary, ['--version'], { cwd: dir, env });
-    if (stdout.trim() === `v${version}`) return binary;
-  }
-  mkdirSync(dir, { recursive: true });
-  await run('npm', ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', `node@${version}`], {
-    cwd: dir,
-    env,
-  });
+  mkdirSync(cacheDir, { recursive: true });
+  // The distribution and scaffold tests may ask at once: one installs, the other waits for it.
+  await onceAcrossProcesses(
+    `${dir}.installing`,
+    () =>
+      existsSync(binary) &&
+      execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim() === `v${version}`,
+    async () => {
+      mkdirSync(dir, { recursive: true });
+      await run(
+        'npm',
+        ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', `node@${version}`],
+        {
+          cwd: dir,
+          env,
+        },
+      );
+    },
+    COMMAND_MS,
+  );
   return binary;
 }
 

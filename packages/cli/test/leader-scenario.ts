@@ -155,7 +155,8 @@ export async function runLeaderScenario(options: LeaderScenarioOptions): Promise
   const stop = async (proc: ConvergeProcess, name: string): Promise<void> => {
     proc.child.kill('SIGTERM');
     const exit = await within(`${name} to exit`, proc.exited, context);
-    if (exit.code !== 0) problems.push(`${name} exited with ${exit.code ?? exit.signal} after SIGTERM`);
+    if (exit.code !== 0)
+      problems.push(`${name} exited with ${exit.code ?? exit.signal} after SIGTERM: ${tail(proc.stderr())}`);
   };
 
   try {
@@ -183,7 +184,9 @@ export async function runLeaderScenario(options: LeaderScenarioOptions): Promise
       const exit = await within(`${leader.identity} to exit`, leader.exited, context);
       if (action === 'kill') killedAt.set(leader.identity, exit.at);
       else if (exit.code !== 0)
-        problems.push(`${leader.identity} exited with ${exit.code ?? exit.signal} after SIGTERM`);
+        problems.push(
+          `${leader.identity} exited with ${exit.code ?? exit.signal} after SIGTERM: ${tail(leader.stderr())}`,
+        );
       const replacement = replica();
       // Any start counts, even one before the signal: the analysis then shows the overlap.
       const [successor, start] = await waitFor(
@@ -252,4 +255,9 @@ export async function runLeaderScenario(options: LeaderScenarioOptions): Promise
     await lease?.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The last lines a process wrote to stderr, on one line: why it exited as it did. */
+function tail(stderr: string): string {
+  return stderr.trim().split('\n').slice(-4).join(' | ') || '(nothing on stderr)';
 }
