@@ -125,7 +125,8 @@ const SERVE_OPTIONS = `Options:
   --host HOST              Address to bind (default 127.0.0.1)
   --port PORT              Port to listen on; 0 picks a free one (default 0)
   --data-dir DIR           Keep state (objects, certificates, tokens) in DIR (made 0700) so it
-                           survives restarts
+                           survives restarts; one process at a time (a second start on DIR
+                           fails at once, naming the process that holds it)
   --kubeconfig PATH        Where to write the kubeconfig, mode 0600 (default .converge/kubeconfig)
   --token-file PATH        Read the bearer token clients must send from PATH (default: random;
                            or set $CONVERGE_TOKEN)

@@ -12,7 +12,8 @@ export const STORE_HELP = `Usage: converge store check --data-dir DIR [--json]
        converge store repair --data-dir DIR [--json]
 
 Inspects or repairs the data directory of the embedded API server's store (the --data-dir of
-converge serve or converge dev, or its store/ folder). The server must not be running.
+converge serve or converge dev, or its store/ folder). check may run beside a running server
+(it writes nothing, and says which process holds the directory); repair refuses while one does.
 
   check    Reads the snapshot and the log without changing them and reports records, live
            objects, sizes, a torn last record (cut short by a crash: dropped at the next start,
