@@ -69,6 +69,10 @@ export default defineConfig({
           name: 'process',
           include: files.process,
           isolate: false,
+          // A timeout here detects a hang, not slowness: real processes on a loaded 2-core machine
+          // (a second suite beside this one) take several times their quiet figure.
+          testTimeout: 90_000,
+          hookTimeout: 90_000,
           globalSetup: ['./test/global-setup.ts'],
         },
       },
