@@ -293,9 +293,10 @@ function expectCleanStop(
   process: Running,
 ): void {
   expect(process.output()).toMatch(/^converge: stopped$/m);
-  expect(exit.code === 0 || (exit.code === null && exit.signal === 'SIGINT'), JSON.stringify(exit)).toBe(
-    true,
-  );
+  expect(
+    exit.code === 0 || (exit.code === null && exit.signal === 'SIGINT'),
+    `${JSON.stringify(exit)}\n${process.output().slice(-3000)}`,
+  ).toBe(true);
 }
 
 /** kubectl creates a labelled ConfigMap; the operator's copy appears with the same data. */
