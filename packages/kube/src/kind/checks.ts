@@ -70,12 +70,7 @@ export function checkValues(schema: Json, fail: Fail): void {
   }
   // kube-openapi divides and wants a whole number; TypeBox allows a tolerance.
   const factor = schema.multipleOf;
-  if (
-    typeof value === 'number' &&
-    typeof factor === 'number' &&
-    factor > 0 &&
-    !Number.isInteger(value / factor)
-  )
+  if (typeof value === 'number' && typeof factor === 'number' && factor > 0 && !multipleOf(value, factor))
     valid = false;
   if (!valid) fail(`default ${JSON.stringify(value)} does not match the schema`);
 }
@@ -85,6 +80,16 @@ export function checkDefault(node: JSONSchemaProps, value: unknown, fail: Fail):
   // Beyond 2^53 a JSON number is no longer an exact integer (and beyond int64 kube reads a float).
   if (node.type === 'integer' && typeof value === 'number' && !Number.isSafeInteger(value))
     fail(`the default holds ${value}, not an integer Kubernetes can store exactly`);
+  // kube checks an int-or-string value against integer and string (anyOf), whatever else is declared.
+  if (
+    node['x-kubernetes-int-or-string'] === true &&
+    value !== null &&
+    typeof value !== 'string' &&
+    !(typeof value === 'number' && Number.isSafeInteger(value))
+  )
+    fail(
+      `the default holds ${JSON.stringify(value)}, which is neither an integer nor a string (int-or-string)`,
+    );
   if (node['x-kubernetes-preserve-unknown-fields'] === true || typeof value !== 'object' || value === null)
     return;
   if (Array.isArray(value)) {
@@ -169,4 +174,26 @@ export function checkJunctorMember(
       for (const inner of value) checkJunctorMember(inner, outside, path, fail);
     } else if (key === 'not') checkJunctorMember(value, outside, path, fail);
   }
+}
+
+/**
+ * Whether kube-apiserver finds `value` a multiple of `factor` (kube-openapi's MultipleOf): a value
+ * that decodes as an int64 is checked with a remainder by the factor's integer part; any other (a float, or an integer beyond
+ * int64 once written as JSON, as -2^63 is) by dividing and asking for a whole number no larger than
+ * 2^53 in magnitude, within a relative 1e-9 (swag's IsFloat64AJSONInteger).
+ */
+function multipleOf(value: number, factor: number): boolean {
+  if (Number.isInteger(value) && Math.abs(value) < 2 ** 63) {
+    // An int64 is divided by the factor's integer part, which must be positive.
+    const whole = Math.trunc(factor);
+    return whole > 0 && value % whole === 0;
+  }
+  return wholeJsonNumber(factor < 1 ? (1 / factor) * value : value / factor);
+}
+
+function wholeJsonNumber(f: number): boolean {
+  if (!Number.isFinite(f) || Math.abs(f) > 2 ** 53) return false;
+  if (Number.isInteger(f)) return true;
+  const g = Math.trunc(f);
+  return g !== 0 && Math.abs(f - g) / (Math.abs(f) + Math.abs(g)) < 1e-9;
 }
