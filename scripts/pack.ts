@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { alive } from './alive.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 let out: string;
@@ -29,15 +30,6 @@ try {
  */
 const LOCK = join(root, 'node_modules', '.cache', 'converge-pack.lock');
 const LOCK_WAIT_MS = 600_000;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 async function lock(): Promise<void> {
   const deadline = Date.now() + LOCK_WAIT_MS;

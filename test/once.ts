@@ -5,17 +5,9 @@
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { alive } from '../scripts/alive.ts';
 
 const POLL_MS = 250;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Makes sure `done()` holds: returns at once if it does, else runs `make` under the lock folder
