@@ -34,7 +34,7 @@ afterAll(async () => {
 });
 
 /** Waits until `check` holds; the watch and the informer deliver asynchronously. */
-async function eventually(check: () => boolean, timeoutMs = 8_000): Promise<void> {
+async function eventually(check: () => boolean, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');

@@ -91,6 +91,17 @@ export function withinBounds(h: Handover, bounds: HandoverBounds): boolean {
 }
 
 /**
+ * Whether `h` came sooner than the protocol allows: a standby may take over from a killed leader
+ * only once the lease has expired on its own clock. This is the safety half of {@link withinBounds};
+ * the upper bounds are liveness, which a loaded machine stretches (every process's timers fire late
+ * by its scheduling delay), so the test suite checks this half and `npm run bench:leader-soak`
+ * measures the whole.
+ */
+export function tooEarly(h: Handover, bounds: HandoverBounds): boolean {
+  return h.action === 'kill' && h.ms < bounds.killMinMs;
+}
+
+/**
  * Cuts the logs into active intervals and checks them. `killedAt` maps each replica that got
  * SIGKILL to when its exit was seen: later than anything it can have done, so its interval is, if
  * anything, too long, and an overlap cannot hide.

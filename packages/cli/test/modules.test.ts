@@ -95,10 +95,9 @@ describe('converge dev with an operator module that cannot be used', () => {
   for (const c of cases) {
     it(`exits 1 at once on ${c.what}, naming the module and the cause, and leaves nothing running`, async () => {
       const dir = project(c.files);
-      const started = performance.now();
       const p = dev(dir, `./${c.file}`);
+      // At once: the exit is awaited with no other event first (the test's timeout detects a hang).
       const { code, signal } = await exit(p);
-      expect(performance.now() - started).toBeLessThan(10_000);
       expect({ code, signal }).toEqual({ code: 1, signal: null });
       const line = p
         .stderr()
@@ -170,9 +169,11 @@ describe('signals', () => {
       p.child.kill(first);
       await printed(p, `converge: stopping on ${first}`, p.stderr);
       p.child.kill(second);
-      const started = performance.now();
+      // 128 + the second signal's number: only the second signal's handler exits so. Had converge
+      // waited for the stubborn operator instead, it would have ended at the 30 s graceful-shutdown
+      // timeout, naming the grace period; no clock is needed to tell the two apart.
       expect(await exit(p)).toMatchObject({ code, signal: null });
-      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(p.stderr()).not.toContain('grace period');
       expect(p.stdout()).not.toContain('converge: stopped');
     });
   }

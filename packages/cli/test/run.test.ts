@@ -117,7 +117,7 @@ describe('converge run against a served API, two processes with leader election'
     });
   const scrape = async (url: string): Promise<string> => (await fetch(`${url}/metrics`)).text();
 
-  it('exactly one replica leads and reconciles; kill -9 of the leader hands over within lease duration plus retry period; SIGTERM releases at once', async () => {
+  it('exactly one replica leads and reconciles; kill -9 of the leader hands over once the lease expired; SIGTERM releases at once', async () => {
     const a = replica('replica-a');
     await waitFor('replica-a to lead', async () => ((await holder()) === 'replica-a' ? true : undefined));
     const b = replica('replica-b');
@@ -153,14 +153,11 @@ describe('converge run against a served API, two processes with leader election'
     // kill -9: no release; the standby waits for the lease to expire on its own clock.
     const killedAt = Date.now();
     a.child.kill('SIGKILL');
-    await waitFor(
-      'replica-b to lead',
-      async () => ((await holder()) === 'replica-b' ? true : undefined),
-      15_000,
-    );
-    const takeover = Date.now() - killedAt;
-    expect(takeover).toBeGreaterThanOrEqual(2_000);
-    expect(takeover).toBeLessThan(3_000 + 2 * 1_200 + 2_000);
+    await waitFor('replica-b to lead', async () => ((await holder()) === 'replica-b' ? true : undefined));
+    // Not before the lease expired (3 s after the last renew, which is at most one retry period
+    // before the kill). No upper bound on a clock: on a loaded machine the standby's next retry is
+    // late by whatever the scheduler makes it; the wait above is the hang detector.
+    expect(Date.now() - killedAt).toBeGreaterThanOrEqual(2_000);
 
     // The new leader reconciles: a spec change is followed.
     await kubectl(
@@ -182,15 +179,12 @@ describe('converge run against a served API, two processes with leader election'
     await waitFor('replica-c to start', async () =>
       c.output().includes('running operator') ? true : undefined,
     );
-    const stoppedAt = Date.now();
     b.child.kill('SIGTERM');
     expect(await exited(b.child)).toBe(0);
-    await waitFor(
-      'replica-c to lead',
-      async () => ((await holder()) === 'replica-c' ? true : undefined),
-      10_000,
-    );
-    expect(Date.now() - stoppedAt).toBeLessThan(2_500);
+    // Released before exit: the lease has no holder (or the standby already took it), so the
+    // standby takes over at its next retry instead of waiting 3 s for expiry.
+    expect([undefined, 'replica-c']).toContain(await holder());
+    await waitFor('replica-c to lead', async () => ((await holder()) === 'replica-c' ? true : undefined));
     c.child.kill('SIGTERM');
     expect(await exited(c.child)).toBe(0);
   }, 90_000);
@@ -258,7 +252,7 @@ describe('converge run with --lease-backend nats, two processes electing on a NA
   };
   const configMaps = async () => await kubectl('get', 'cm', '-n', 'default', '-o', 'name');
 
-  it('exactly one replica leads and reconciles; kill -9 of the leader hands over within lease duration plus retry period; SIGTERM releases at once; the KV lease counts the transitions', async () => {
+  it('exactly one replica leads and reconciles; kill -9 of the leader hands over once the lease expired; SIGTERM releases at once; the KV lease counts the transitions', async () => {
     await withBucket(async (kv) => {
       const lease = async () => {
         const entry = await (await kv()).get(KEY);
@@ -286,10 +280,9 @@ describe('converge run with --lease-backend nats, two processes electing on a NA
       // kill -9: no release; the standby waits for the KV lease to expire on its own clock.
       const killedAt = Date.now();
       a.child.kill('SIGKILL');
-      await waitFor('nats-b to lead', async () => ((await holder()) === 'nats-b' ? true : undefined), 15_000);
-      const takeover = Date.now() - killedAt;
-      expect(takeover).toBeGreaterThanOrEqual(2_000);
-      expect(takeover).toBeLessThan(3_000 + 2 * 1_200 + 2_000);
+      await waitFor('nats-b to lead', async () => ((await holder()) === 'nats-b' ? true : undefined));
+      // Not before the KV lease expired; how late is the scheduler's (the wait is the hang detector).
+      expect(Date.now() - killedAt).toBeGreaterThanOrEqual(2_000);
 
       await kubectl('apply', '-f', generator('relay', 3));
       await waitFor('a third ConfigMap', async () =>
@@ -301,11 +294,11 @@ describe('converge run with --lease-backend nats, two processes electing on a NA
       await waitFor('nats-c to start', async () =>
         c.output().includes('running operator') ? true : undefined,
       );
-      const stoppedAt = Date.now();
       b.child.kill('SIGTERM');
       expect(await exited(b.child)).toBe(0);
-      await waitFor('nats-c to lead', async () => ((await holder()) === 'nats-c' ? true : undefined), 10_000);
-      expect(Date.now() - stoppedAt).toBeLessThan(2_500);
+      // Released before exit (no holder, or the standby already took it): no 3 s wait for expiry.
+      expect([undefined, 'nats-c']).toContain(await holder());
+      await waitFor('nats-c to lead', async () => ((await holder()) === 'nats-c' ? true : undefined));
       expect((await lease())?.leaderTransitions).toBe(2);
 
       // The last leader releases too, before it closes its NATS connection and exits.

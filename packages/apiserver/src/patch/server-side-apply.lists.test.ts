@@ -5,6 +5,15 @@ import type { ManagedFieldsEntry } from './managed-fields.ts';
 import type { PatchSchema } from './schema.ts';
 import { type ServerSideApplyInput, serverSideApply } from './server-side-apply.ts';
 
+/**
+ * This thread's CPU time in milliseconds. Work is bounded in CPU time, not wall time: on a loaded
+ * machine the thread is descheduled for as long as the scheduler likes, which is no work of ours.
+ */
+const cpuMs = (): number => {
+  const { user, system } = process.threadCpuUsage();
+  return (user + system) / 1_000;
+};
+
 /* Server-side apply of lists (by key, as sets, atomic) and of subresources. */
 
 const CONFIGMAP = patchSchemaFor('', 'v1', 'ConfigMap');
@@ -110,9 +119,9 @@ describe('lists', () => {
   it('applies sets of 20 000 values over 20 000 live ones without quadratic work', () => {
     const values = (from: number) => Array.from({ length: 20_000 }, (_, i) => `f/${from + i}`);
     const live = apply(undefined, cm({ finalizers: values(0) }), 'one');
-    const started = performance.now();
+    const started = cpuMs();
     const object = apply(live, cm({ finalizers: values(10_000) }), 'two', { now: T1 });
-    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(cpuMs() - started).toBeLessThan(3_000);
     expect(object.metadata?.finalizers).toHaveLength(30_000);
   });
 

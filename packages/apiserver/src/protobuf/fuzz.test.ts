@@ -12,6 +12,15 @@ import {
 } from './testdata/fixtures.ts';
 import { encodeProtobufObject, envelope, ProtoWriter } from './testdata/proto-writer.ts';
 
+/**
+ * This thread's CPU time in milliseconds. Work is bounded in CPU time, not wall time: on a loaded
+ * machine the thread is descheduled for as long as the scheduler likes, which is no work of ours.
+ */
+const cpuMs = (): number => {
+  const { user, system } = process.threadCpuUsage();
+  return (user + system) / 1_000;
+};
+
 const text = fc.string({ unit: 'grapheme', maxLength: 12 });
 const nonEmpty = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 });
 const dict = (value: fc.Arbitrary<string>) => fc.dictionary(text, value, { minKeys: 1, maxKeys: 4 });
@@ -241,9 +250,9 @@ describe('fuzzing: the decoder answers every input with a result or a typed erro
   it('a megabyte of nested unknown groups ends promptly with a typed error', () => {
     const w = new ProtoWriter();
     for (let i = 0; i < 1_000_000; i++) w.tag(9, 3);
-    const started = performance.now();
+    const started = cpuMs();
     expect(() => decodeProtobufObject(envelope('v1', 'ConfigMap', w.finish()))).toThrow(ProtobufDecodeError);
-    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(cpuMs() - started).toBeLessThan(5_000);
   });
 
   it('a body with 50 000 labels decodes in linear time', () => {
@@ -251,9 +260,9 @@ describe('fuzzing: the decoder answers every input with a result or a typed erro
     w.message(1, (m) => {
       for (let i = 0; i < 50_000; i++) m.mapEntry(11, `k${i}`, `v${i}`);
     });
-    const started = performance.now();
+    const started = cpuMs();
     const { object } = decodeProtobufObject(envelope('v1', 'ConfigMap', w.finish()));
     expect(Object.keys(object.metadata.labels ?? {})).toHaveLength(50_000);
-    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(cpuMs() - started).toBeLessThan(5_000);
   });
 });

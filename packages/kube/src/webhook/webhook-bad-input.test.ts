@@ -32,7 +32,11 @@ function answerable(path: string, contentType: string, text: string): boolean {
     path === '/convert' ? [CONVERSION, 'ConversionReview'] : [ADMISSION, 'AdmissionReview'];
   const uid = body.request.uid;
   return (
-    versions.includes(String(body.apiVersion)) && body.kind === kind && typeof uid === 'string' && uid !== ''
+    typeof body.apiVersion === 'string' &&
+    versions.includes(body.apiVersion) &&
+    body.kind === kind &&
+    typeof uid === 'string' &&
+    uid !== ''
   );
 }
 

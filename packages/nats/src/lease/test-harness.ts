@@ -4,6 +4,7 @@
  *
  * @internal
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { LeaderElector } from '@converge/runtime';
 import { type KV, Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
@@ -109,6 +110,23 @@ export function sampleLeaders(
     if (electors.filter((e) => e.isLeader).length > 1) doubles++;
   }, everyMs);
   return { samples: () => samples, doubles: () => doubles, stop: () => clearInterval(timer) };
+}
+
+/**
+ * How late this process's timers have fired since `start()`: the worst delay seen by a 10 ms
+ * sampling timer (perf_hooks' event-loop delay histogram). A deadline the code keeps with a timer
+ * is kept to within this lateness; on a quiet machine it is a few milliseconds, on a loaded one
+ * (a second suite beside this one) it can be hundreds. Bounds on timers are written as the
+ * deadline plus this, never as the deadline plus a guess.
+ */
+export function timerLateness(): { maxMs(): number; stop(): void } {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  return {
+    // The histogram counts from the moment a sample was due; it includes the resolution itself.
+    maxMs: () => histogram.max / 1e6,
+    stop: () => histogram.disable(),
+  };
 }
 
 /**
