@@ -70,9 +70,11 @@ export default defineConfig({
           include: files.process,
           isolate: false,
           // A timeout here detects a hang, not slowness: real processes on a loaded 2-core machine
-          // (a second suite beside this one) take several times their quiet figure.
-          testTimeout: 90_000,
-          hookTimeout: 90_000,
+          // (a second suite beside this one) take several times their quiet figure. Files in this
+          // project set no shorter timeout of their own, and their waits for a process or a
+          // condition are hang detectors of 30 s or more (kubectl's --timeout 60 s).
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
           globalSetup: ['./test/global-setup.ts'],
         },
       },

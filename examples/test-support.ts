@@ -100,14 +100,14 @@ function runKubectl(
   args: readonly string[],
   options: KubectlOptions,
 ): Promise<string> {
-  const argv = ['--kubeconfig', kubeconfig, '--cache-dir', cacheDir, '--request-timeout=10s', ...args];
+  const argv = ['--kubeconfig', kubeconfig, '--cache-dir', cacheDir, '--request-timeout=30s', ...args];
   return new Promise((resolve, reject) => {
     const child = execFile(
       'kubectl',
       argv,
       {
         env: { ...process.env, KUBECONFIG: kubeconfig },
-        timeout: options.timeoutMs ?? 15_000,
+        timeout: options.timeoutMs ?? 90_000,
         killSignal: 'SIGKILL',
         maxBuffer: 16 * 1024 * 1024,
       },
@@ -151,7 +151,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       const names = (await kubectl(['apply', '-f', file, '-o', 'name'])).split('\n').filter(Boolean);
       const crds = names.filter((n) => n.startsWith('customresourcedefinition'));
       if (crds.length > 0) {
-        await kubectl(['wait', '--for=condition=Established', '--timeout=10s', ...crds]);
+        await kubectl(['wait', '--for=condition=Established', '--timeout=60s', ...crds]);
       }
     }
     backend = new KubeBackend({ config: loadKubeconfig({ path: kubeconfigPath }) });
@@ -183,7 +183,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 export async function eventually(
   what: string,
   check: () => Promise<boolean>,
-  timeoutMs = 10_000,
+  timeoutMs = 30_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -35,10 +35,10 @@ async function observed(generation: number): Promise<void> {
   await kubectl(
     'wait',
     `--for=jsonpath={.status.observedGeneration}=${generation}`,
-    '--timeout=15s',
+    '--timeout=60s',
     'configmapgenerator/greetings',
   );
-  await kubectl('wait', '--for=condition=Ready', '--timeout=15s', 'configmapgenerator/greetings');
+  await kubectl('wait', '--for=condition=Ready', '--timeout=60s', 'configmapgenerator/greetings');
 }
 
 describe('ConfigMap generator over HTTP, driven by kubectl', () => {
@@ -81,7 +81,7 @@ describe('ConfigMap generator over HTTP, driven by kubectl', () => {
 
     await kubectl('patch', 'cmg', 'greetings', '--type=merge', '-p', '{"spec":{"copies":1}}');
     await observed(3);
-    await kubectl('wait', '--for=delete', '--timeout=15s', 'configmap/greetings-1', 'configmap/greetings-2');
+    await kubectl('wait', '--for=delete', '--timeout=60s', 'configmap/greetings-1', 'configmap/greetings-2');
     maps = await generated();
     expect(maps.map((c) => c.metadata.name)).toEqual(['greetings-0']);
   });
@@ -90,15 +90,15 @@ describe('ConfigMap generator over HTTP, driven by kubectl', () => {
     // The operator does nothing on deletion (no finalizer): only the server's collector can remove them.
     const generator = await cluster.getJson<GeneratorJson>(['configmapgenerator', 'greetings']);
     expect(generator.metadata.finalizers ?? []).toEqual([]);
-    await kubectl('delete', 'cmg', 'greetings', '--wait', '--timeout=15s');
-    await kubectl('wait', '--for=delete', '--timeout=15s', 'configmap/greetings-0');
+    await kubectl('delete', 'cmg', 'greetings', '--wait', '--timeout=60s');
+    await kubectl('wait', '--for=delete', '--timeout=60s', 'configmap/greetings-0');
     expect(await generated()).toEqual([]);
   });
 
   it('deleted with --cascade=orphan, the generator leaves its ConfigMaps behind without owner references', async () => {
     await kubectl('apply', '-f', manifest(import.meta.url, 'manifests/sample.yaml'));
     await observed(1);
-    await kubectl('delete', 'cmg', 'greetings', '--cascade=orphan', '--wait', '--timeout=15s');
+    await kubectl('delete', 'cmg', 'greetings', '--cascade=orphan', '--wait', '--timeout=60s');
     const maps = await generated();
     expect(maps.map((c) => c.metadata.name)).toEqual(['greetings-0', 'greetings-1']);
     expect(maps.map((c) => c.metadata.ownerReferences ?? [])).toEqual([[], []]);

@@ -258,7 +258,7 @@ describe('Kumori operator: Applications in NATS KV, their ConfigMap and Deployme
     });
     expect(await find(kube, configMapType, 'taken-config')).toBeDefined();
     await stop();
-  }, 60_000);
+  });
 
   it('collects, after the caches synced, a secondary whose owner never existed, and keeps one whose owner exists', async () => {
     const { kube } = cluster;

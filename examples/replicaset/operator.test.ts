@@ -51,8 +51,8 @@ async function pods(): Promise<KubeJson[]> {
 /** Waits until the ReplicaSet has observed `generation` and counts `replicas`, then returns it. */
 async function settled(generation: number, replicas: number): Promise<ReplicaSetJson> {
   const rs = 'replicaset/web';
-  await kubectl('wait', `--for=jsonpath={.status.observedGeneration}=${generation}`, '--timeout=15s', rs);
-  await kubectl('wait', `--for=jsonpath={.status.replicas}=${replicas}`, '--timeout=15s', rs);
+  await kubectl('wait', `--for=jsonpath={.status.observedGeneration}=${generation}`, '--timeout=60s', rs);
+  await kubectl('wait', `--for=jsonpath={.status.replicas}=${replicas}`, '--timeout=60s', rs);
   return cluster.getJson<ReplicaSetJson>([rs]);
 }
 
@@ -116,7 +116,7 @@ describe('ReplicaSet controller over HTTP, driven by kubectl', () => {
   it('a Pod deleted with kubectl is replaced by a new one', async () => {
     const rs = await cluster.getJson<ReplicaSetJson>(['replicaset/web']);
     const [gone, kept] = (await pods()).map((p) => p.metadata.name);
-    await kubectl('delete', 'pod', gone as string, '--wait', '--timeout=15s');
+    await kubectl('delete', 'pod', gone as string, '--wait', '--timeout=60s');
     await eventually('a replacement Pod', async () => {
       const names = (await pods()).map((p) => p.metadata.name);
       return names.length === 2 && !names.includes(gone as string);
@@ -183,7 +183,7 @@ describe('ReplicaSet controller over HTTP, driven by kubectl', () => {
   it('the ReplicaSet deleted with kubectl takes its Pods with it through the garbage collector', async () => {
     const names = (await pods()).map((p) => p.metadata.name);
     expect(names).toHaveLength(50);
-    await kubectl('delete', 'replicaset', 'web', '--wait', '--timeout=15s');
+    await kubectl('delete', 'replicaset', 'web', '--wait', '--timeout=60s');
     await eventually('its Pods deleted', async () => (await pods()).length === 0);
     const left = await cluster.getJson<KubeListJson>(['pods']);
     expect(left.items).toEqual([]);

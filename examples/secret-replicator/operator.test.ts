@@ -20,11 +20,11 @@ afterAll(async () => {
 
 /** Waits (with kubectl wait) until the replica of `registry` in `namespace` holds `token`. */
 async function replicaHolds(namespace: string, token: string): Promise<void> {
-  await kubectl('wait', '--for=create', '--timeout=15s', '-n', namespace, 'secret/registry');
+  await kubectl('wait', '--for=create', '--timeout=60s', '-n', namespace, 'secret/registry');
   await kubectl(
     'wait',
     `--for=jsonpath={.data.token}=${base64(token)}`,
-    '--timeout=15s',
+    '--timeout=60s',
     '-n',
     namespace,
     'secret/registry',
@@ -90,7 +90,7 @@ describe('Secret replicator over HTTP, driven by kubectl', () => {
   it('removing the annotation with kubectl removes every replica and leaves the source', async () => {
     await kubectl('annotate', 'secret', 'registry', '-n', 'default', `${REPLICATE}-`);
     for (const namespace of ['team-a', 'team-b', 'team-c']) {
-      await kubectl('wait', '--for=delete', '--timeout=15s', '-n', namespace, 'secret/registry');
+      await kubectl('wait', '--for=delete', '--timeout=60s', '-n', namespace, 'secret/registry');
       expect(await secretNames(namespace)).toEqual([]);
     }
     expect((await secretNames('default')).sort()).toEqual(['private', 'registry']);
@@ -101,7 +101,7 @@ describe('Secret replicator over HTTP, driven by kubectl', () => {
     await replicaHolds('team-a', 'two');
     await kubectl('delete', 'secret', 'registry', '-n', 'default');
     for (const namespace of ['team-a', 'team-b', 'team-c']) {
-      await kubectl('wait', '--for=delete', '--timeout=15s', '-n', namespace, 'secret/registry');
+      await kubectl('wait', '--for=delete', '--timeout=60s', '-n', namespace, 'secret/registry');
     }
   });
 });

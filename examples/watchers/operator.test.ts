@@ -69,12 +69,12 @@ function signalGroup(p: Converge, signal: NodeJS.Signals): void {
 
 /** Runs the real kubectl against the server; `input` goes to its stdin. Resolves with stdout. */
 function kubectlWith(input: string, args: readonly string[]): Promise<string> {
-  const argv = ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'kube-cache'), '--request-timeout=10s'];
+  const argv = ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'kube-cache'), '--request-timeout=30s'];
   return new Promise((resolve, reject) => {
     const child = execFile(
       'kubectl',
       [...argv, ...args],
-      { timeout: 15_000, killSignal: 'SIGKILL' },
+      { timeout: 90_000, killSignal: 'SIGKILL' },
       (error, stdout, stderr) =>
         error === null ? resolve(stdout) : reject(new KubectlError(args, stderr, error)),
     );
@@ -105,7 +105,7 @@ async function waitForLine(p: Converge, line: string, what: string): Promise<voi
         if (p.child.exitCode !== null) throw new Error(`it exited with code ${p.child.exitCode}`);
         return p.output().includes(line);
       },
-      15_000,
+      30_000,
     );
   } catch (error) {
     throw new Error(`${what}: ${(error as Error).message}\n${p.output()}`, { cause: error });
@@ -143,8 +143,8 @@ beforeAll(async () => {
   server = converge(['serve', '--port', '0', '--kubeconfig', kubeconfig, '--data-dir', join(dir, 'data')]);
   await waitForLine(server, 'serving Kubernetes API', 'the API server to serve');
   await kubectl('apply', '-f', manifest(import.meta.url, 'manifests/crd.yaml'));
-  await kubectl('wait', '--for=condition=Established', '--timeout=10s', 'crd/tenants.examples.converge.dev');
-}, 30_000);
+  await kubectl('wait', '--for=condition=Established', '--timeout=60s', 'crd/tenants.examples.converge.dev');
+});
 
 afterAll(async () => {
   // Operators still running after a failed test are killed; the server stops as on Ctrl-C.
@@ -218,7 +218,7 @@ describe('watchers example: two processes, the operator stopped and started agai
 
   it('started again, the operator runs the delete handler (the ConfigMap goes), removes the finalizer, and the Tenant disappears; the Tenant already handled is synced, not added', async () => {
     operator = await startOperator();
-    await kubectl('wait', '--for=delete', '--timeout=15s', 'tenant/acme', '-n', 'default');
+    await kubectl('wait', '--for=delete', '--timeout=60s', 'tenant/acme', '-n', 'default');
     expect(await record('acme')).toBeUndefined();
     await eventually('globex to be synced', async () => counts(await record('globex')).syncs === '1');
     expect(counts(await record('globex'))).toEqual({ adds: '1', syncs: '1' });

@@ -85,7 +85,7 @@ async function eventReasons(name: string): Promise<string[]> {
 describe('Website operator over HTTP, driven by kubectl', () => {
   it('applied with kubectl, a Website gets an owned ConfigMap, Deployment and Service and reports Ready', async () => {
     await kubectl('apply', '-f', manifest(import.meta.url, 'manifests/sample.yaml'));
-    await kubectl('wait', '--for=condition=Ready', '--timeout=15s', 'website/hello');
+    await kubectl('wait', '--for=condition=Ready', '--timeout=60s', 'website/hello');
 
     const site = await cluster.getJson<WebsiteJson>(['website', 'hello']);
     expect(site.metadata.finalizers).toEqual([FINALIZER]);
@@ -140,7 +140,7 @@ describe('Website operator over HTTP, driven by kubectl', () => {
     await kubectl(
       'wait',
       `--for=jsonpath={.status.observedGeneration}=${generation}`,
-      '--timeout=15s',
+      '--timeout=60s',
       'website/hello',
     );
     const site = await cluster.getJson<WebsiteJson>(['website', 'hello']);
@@ -191,7 +191,7 @@ describe('Website operator over HTTP, driven by kubectl', () => {
   });
 
   it('kubectl delete runs the finalizer cleanup, then the Website and its children are gone', async () => {
-    await kubectl('delete', 'website', 'hello', '--wait', '--timeout=15s');
+    await kubectl('delete', 'website', 'hello', '--wait', '--timeout=60s');
     await eventually('the CleanedUp Event', async () => (await eventReasons('hello')).includes('CleanedUp'));
     const left = await kubectl(
       'get',

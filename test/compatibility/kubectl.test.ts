@@ -24,10 +24,10 @@ function kubectl(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<
       compat.kubeconfig,
       '--cache-dir',
       join(compat.dir, 'cache'),
-      '--request-timeout=10s',
+      '--request-timeout=30s',
       ...args,
     ],
-    { env: { ...process.env, KUBECONFIG: compat.kubeconfig, ...env }, timeoutMs: 20_000 },
+    { env: { ...process.env, KUBECONFIG: compat.kubeconfig, ...env }, timeoutMs: 90_000 },
   );
 }
 
@@ -217,10 +217,10 @@ source:
       '-p',
       JSON.stringify(status),
     ]);
-    expect(await ok(['wait', '--for=condition=Available', 'deployment/rolled', '--timeout=5s'])).toBe(
+    expect(await ok(['wait', '--for=condition=Available', 'deployment/rolled', '--timeout=60s'])).toBe(
       'deployment.apps/rolled condition met\n',
     );
-    expect(await ok(['rollout', 'status', 'deployment/rolled', '--timeout=5s'])).toBe(
+    expect(await ok(['rollout', 'status', 'deployment/rolled', '--timeout=60s'])).toBe(
       'deployment "rolled" successfully rolled out\n',
     );
   });

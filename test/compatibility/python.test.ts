@@ -35,7 +35,7 @@ describe.skipIf(python === undefined)('the official Python client (python3-kuber
     const out = await run(python as string, [script, compat.kubeconfig]);
     if (out.code !== 0) throw new Error(`flows.py exited ${out.code}\n${out.stderr}`);
     results = JSON.parse(out.stdout) as Results;
-  }, 40_000);
+  });
   afterAll(async () => {
     await compat?.close();
   });

@@ -108,5 +108,5 @@ describe('an Event about a NATS object, in the Kubernetes API', () => {
       'jsonpath={.items[*].reason}',
     );
     expect(selected).toBe('ErrResourceExists');
-  }, 30_000);
+  });
 });

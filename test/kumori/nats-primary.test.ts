@@ -236,5 +236,5 @@ describe('a NATS primary owning NATS and Kubernetes secondaries, with Kumori lab
     });
     expect(notes).toContain('"hello" synced successfully (created)');
     await stop();
-  }, 60_000);
+  });
 });

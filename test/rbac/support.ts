@@ -55,7 +55,7 @@ export async function serviceAccount(server: TestServer, namespace: string, name
 export async function eventually<T>(
   what: string,
   probe: () => Promise<T | undefined>,
-  timeoutMs = 8_000,
+  timeoutMs = 30_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

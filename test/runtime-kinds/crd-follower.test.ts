@@ -82,13 +82,13 @@ async function startCluster(): Promise<Cluster> {
         kubeconfig,
         '--cache-dir',
         join(dir, 'cache'),
-        '--request-timeout=10s',
+        '--request-timeout=30s',
         ...args,
       ];
       const child = execFile(
         'kubectl',
         argv,
-        { timeout: 15_000, killSignal: 'SIGKILL', env: { ...process.env, KUBECONFIG: kubeconfig } },
+        { timeout: 90_000, killSignal: 'SIGKILL', env: { ...process.env, KUBECONFIG: kubeconfig } },
         (error, stdout, stderr) => {
           if (error === null) resolve(stdout);
           else reject(new Error(`kubectl ${args.join(' ')} failed: ${stderr.trim() || String(error)}`));
@@ -155,7 +155,7 @@ afterEach(async () => {
 
 async function apply(manifest: string): Promise<void> {
   const names = (await cluster.kubectl(['apply', '-f', '-', '-o', 'name'], manifest)).trim();
-  await cluster.kubectl(['wait', '--for=condition=Established', '--timeout=10s', names]);
+  await cluster.kubectl(['wait', '--for=condition=Established', '--timeout=60s', names]);
 }
 
 describe('CrdFollower against the embedded API server', () => {
@@ -241,7 +241,7 @@ describe('CrdFollower against the embedded API server', () => {
       await cluster.kubectl([
         'wait',
         '--for=jsonpath={.metadata.labels.reconciled}=yes',
-        '--timeout=20s',
+        '--timeout=60s',
         'widgets.example.com/first',
         '-n',
         'default',

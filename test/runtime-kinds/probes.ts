@@ -110,7 +110,7 @@ export async function eventually(
   what: string,
   check: () => boolean | Promise<boolean>,
   describe: () => unknown = () => undefined,
-  timeoutMs = 10_000,
+  timeoutMs = 30_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -23,7 +23,7 @@ let dev: Dev;
 const watchers: ChildProcess[] = [];
 beforeAll(async () => {
   dev = await startDev();
-}, 60_000);
+});
 afterAll(async () => {
   for (const watcher of watchers) watcher.kill('SIGKILL');
   if (dev !== undefined) expect(await dev.stop(), dev.output()).toBe(0);
@@ -101,7 +101,7 @@ describe('Website v1alpha1 ⇄ v1beta1 through the conversion webhook, under con
   });
 
   it('the operator reconciles the stored version: the v1beta1 object reports the first hostname’s URL', async () => {
-    await dev.ok(['wait', '--for=condition=Ready', '--timeout=15s', `${WEBSITE_V1BETA1}/multi`]);
+    await dev.ok(['wait', '--for=condition=Ready', '--timeout=60s', `${WEBSITE_V1BETA1}/multi`]);
     expect((await dev.json<Beta>([WEBSITE_V1BETA1, 'multi'])).status?.url).toBe('http://multi.example.com');
   });
 

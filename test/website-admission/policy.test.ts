@@ -56,7 +56,7 @@ beforeAll(async () => {
       }),
     );
   }
-}, 60_000);
+});
 afterAll(async () => {
   if (dev !== undefined) expect(await dev.stop(), dev.output()).toBe(0);
 });

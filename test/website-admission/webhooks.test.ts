@@ -23,7 +23,7 @@ type WebsiteJson = {
 let dev: Dev;
 beforeAll(async () => {
   dev = await startDev();
-}, 60_000);
+});
 afterAll(async () => {
   if (dev !== undefined) expect(await dev.stop(), dev.output()).toBe(0);
 });
@@ -84,7 +84,7 @@ describe('the website webhooks under converge dev, with kubectl', () => {
       image: 'nginx:1.27',
       content: '<h1>fresh</h1>',
     });
-    await dev.ok(['wait', '--for=condition=Ready', '--timeout=15s', 'website/fresh']);
+    await dev.ok(['wait', '--for=condition=Ready', '--timeout=60s', 'website/fresh']);
     expect((await dev.json<WebsiteJson>([WEBSITE_V1ALPHA1, 'fresh'])).status?.url).toBe(
       'http://fresh.example.com',
     );

@@ -166,7 +166,7 @@ describe('converge command line', () => {
     expect(await kubectl(kubeconfig, 'get', 'namespaces', '-o', 'name')).toContain('namespace/default');
     child.kill('SIGTERM');
     expect(await exited(child)).toBe(0);
-  }, 60_000);
+  });
 
   it('serve --data-dir keeps objects, certificates and the token across restarts; --insecure warns loudly', async () => {
     const dir = tmp();

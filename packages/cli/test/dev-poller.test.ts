@@ -91,7 +91,7 @@ describe('converge dev with the poller example', () => {
 
     dev.child.kill('SIGINT');
     expect((await dev.exited).code).toBe(0);
-  }, 60_000);
+  });
 
   it('says clearly when PostgreSQL does not answer, and runs the other examples', async () => {
     const port = await closedPort();
@@ -115,5 +115,5 @@ describe('converge dev with the poller example', () => {
 
     dev.child.kill('SIGINT');
     expect((await dev.exited).code).toBe(0);
-  }, 60_000);
+  });
 });

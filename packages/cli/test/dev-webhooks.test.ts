@@ -168,5 +168,5 @@ describe('converge dev serves and registers the webhooks of its operator modules
     );
     dev.child.kill('SIGINT');
     expect((await within('dev to exit', dev.exited, dev.output)).code).toBe(0);
-  }, 60_000);
+  });
 });

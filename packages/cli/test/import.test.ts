@@ -56,7 +56,7 @@ describe('converge import', () => {
     const check = spawnConverge(ROOT, ['import', CRD, '--out', out, '--check']);
     expect((await within('converge import --check', check.exited, () => check.output())).code).toBe(0);
     expect(check.stdout()).toBe('1 module(s) up to date\n');
-  }, 60_000);
+  });
 
   it('--check fails listing modules that drifted from their CRD files, and missing ones', () => {
     const out = join(dir, 'drift');

@@ -44,7 +44,7 @@ beforeAll(async () => {
   );
   metricsUrl = line[1] as string;
   healthUrl = line[2] as string;
-}, 60_000);
+});
 
 afterAll(async () => {
   if (dev !== undefined) {
@@ -110,8 +110,8 @@ describe('converge dev operations endpoints', () => {
 
   it('/metrics has every bundled controller, and a reconcile of the sample in controller_runtime_reconcile_total', async () => {
     const kubeconfig = join(dir, 'kubeconfig');
-    await exec('kubectl', ['--kubeconfig', kubeconfig, '--request-timeout=10s', 'apply', '-f', SAMPLE], {
-      timeout: 20_000,
+    await exec('kubectl', ['--kubeconfig', kubeconfig, '--request-timeout=30s', 'apply', '-f', SAMPLE], {
+      timeout: 90_000,
     });
     const { text } = await poll(
       () => get(`${metricsUrl}/metrics`),
@@ -130,7 +130,7 @@ describe('converge dev operations endpoints', () => {
       controllers: { name: string }[];
     };
     expect(keys.controllers.map((c) => c.name)).toEqual(expect.arrayContaining(['configmap-generator']));
-  }, 30_000);
+  });
 
   it('logs JSON lines on stderr (not a terminal), debug included, reconcile lines with controller, kind, namespace, name and reconcileId', async () => {
     const finished = await waitFor(

@@ -47,8 +47,8 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
 }
 
 async function kubectl(...args: string[]): Promise<string> {
-  const { stdout } = await exec('kubectl', ['--kubeconfig', kubeconfig, '--request-timeout=10s', ...args], {
-    timeout: 20_000,
+  const { stdout } = await exec('kubectl', ['--kubeconfig', kubeconfig, '--request-timeout=30s', ...args], {
+    timeout: 90_000,
   });
   return stdout;
 }
@@ -82,9 +82,9 @@ beforeAll(async () => {
     'wait',
     '--for=condition=Established',
     'crd/configmapgenerators.examples.converge.dev',
-    '--timeout=20s',
+    '--timeout=60s',
   );
-}, 60_000);
+});
 
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');

@@ -167,7 +167,7 @@ describe('converge serve/dev command line: tokens, fault admin, binding', () => 
     expect(exit.code).toBe(2);
     expect(p.stderr()).toMatch(/converge serve: --insecure on --host "0\.0\.0\.0"/);
     expect(p.stdout()).not.toMatch(/serving/);
-  }, 60_000);
+  });
 
   it('serve takes its token from a file, warns when it is given with --token, and does not serve fault admin by default (404)', async () => {
     const dir = tmp();

@@ -49,7 +49,7 @@ describe('converge store check|repair (real binary)', () => {
     expect(result.out).toContain('3 records');
     expect(result.out).toContain('live: 3 objects');
     expect(result.out).toMatch(/healthy\n?$/);
-  }, 30_000);
+  });
 
   it('check finds a flipped byte mid-log (exit 1, file and offset); repair keeps every write before it, backs up the damaged files and says what was dropped; no acknowledged write before the damage is lost', async () => {
     const { root, store } = await dataDir(6);
@@ -74,7 +74,7 @@ describe('converge store check|repair (real binary)', () => {
     expect(kept.length).toBeGreaterThan(0);
     expect(kept.length).toBeLessThan(6);
     expect(kept).toEqual(Array.from({ length: kept.length }, (_, i) => `cm-${i}`));
-  }, 30_000);
+  });
 
   it('check refuses a directory whose log went missing (exit 1), and repair rebuilds it from the snapshot', async () => {
     const { store } = await dataDir(2);
@@ -87,12 +87,12 @@ describe('converge store check|repair (real binary)', () => {
     expect(check.out).toContain('the log is missing');
     expect((await converge(['store', 'repair', '--data-dir', store])).code).toBe(0);
     expect(await names(store)).toEqual(['cm-0', 'cm-1']);
-  }, 30_000);
+  });
 
   it('a bad verb or a missing --data-dir is a usage error (exit 2)', async () => {
     expect((await converge(['store', 'fix', '--data-dir', 'x'])).code).toBe(2);
     expect((await converge(['store', 'check'])).err).toContain('check needs --data-dir DIR');
-  }, 30_000);
+  });
 });
 
 describe('a data dir whose store files went missing (real binary)', () => {
@@ -136,5 +136,5 @@ describe('a data dir whose store files went missing (real binary)', () => {
     expect(readdirSync(store).some((f) => f.startsWith('reinitialized-'))).toBe(true);
     // only what the server creates in every namespace (kube-root-ca.crt): the old objects are gone
     expect((await names(store)).filter((name) => name !== 'kube-root-ca.crt')).toEqual([]);
-  }, 30_000);
+  });
 });

@@ -97,7 +97,7 @@ describe('crash safety (real child process)', () => {
       const lines = await runAndKill(dir, fsync, 20 + Math.floor(random() * 250));
       await verify(dir, lines, model);
     }
-  }, 60_000);
+  });
 
   for (const [fsync, acks] of [
     ['always', 150],
@@ -142,6 +142,6 @@ describe('crash safety (real child process)', () => {
       expect(Number(after.metadata.resourceVersion)).toBe(store.revision);
       expect(store.revision).toBeGreaterThan(lastRevision);
       await store.close();
-    }, 30_000);
+    });
   }
 });

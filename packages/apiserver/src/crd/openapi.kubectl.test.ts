@@ -111,7 +111,7 @@ describe.skipIf(!hasKubectl())('the generated OpenAPI document with the real kub
     expect(await kubectl('explain', 'websites.metadata.labels')).toMatch(
       /FIELD: labels <map\[string\]string>/,
     );
-  }, 60_000);
+  });
 
   it('kubectl apply finds fieldValidation on the PATCH operation and sends fieldValidation=Strict', async () => {
     const manifest = join(dir, 'website.yaml');
@@ -124,5 +124,5 @@ describe.skipIf(!hasKubectl())('the generated OpenAPI document with the real kub
       'POST /apis/example.com/v1/namespaces/default/websites?fieldManager=kubectl-client-side-apply&fieldValidation=Strict',
     );
     expect(requests.some((r) => r.startsWith('GET /openapi/v2'))).toBe(false);
-  }, 60_000);
+  });
 });

@@ -40,7 +40,7 @@ export function runKubectl(
   return new Promise((resolve, reject) => {
     const child = spawn(
       binary,
-      ['--kubeconfig', kubeconfig, '--cache-dir', cacheDir, '--request-timeout=10s', ...args],
+      ['--kubeconfig', kubeconfig, '--cache-dir', cacheDir, '--request-timeout=30s', ...args],
       {
         env: { ...process.env, KUBECONFIG: kubeconfig },
         stdio: ['pipe', 'pipe', 'pipe'],
@@ -54,7 +54,7 @@ export function runKubectl(
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 90_000);
     child.on('error', (error) => {
       clearTimeout(timer);
       reject(error);

@@ -108,7 +108,7 @@ describe.each(binaries)('real kubectl %s', (_label, bin) => {
       'customresourcedefinition.apiextensions.k8s.io/widgets.example.com created',
     );
     expect(
-      await ok(['wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=10s']),
+      await ok(['wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=60s']),
     ).toContain('condition met');
     const widget =
       'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w1\nspec:\n  size: 3\n  replicas: 1\n';
@@ -180,7 +180,7 @@ describe.each(binaries)('real kubectl %s', (_label, bin) => {
     ]);
     await ok(['delete', 'cm', 'demo', '--wait=false']);
     expect(await ok(['get', 'cm', 'demo', '-o', 'jsonpath={.metadata.deletionTimestamp}'])).not.toBe('');
-    const waiting = kubectl(['wait', '--for=delete', 'cm/demo', '--timeout=15s'], { timeoutMs: 20_000 });
+    const waiting = kubectl(['wait', '--for=delete', 'cm/demo', '--timeout=60s'], { timeoutMs: 90_000 });
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     await ok(['patch', 'cm', 'demo', '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]']);
     const waited = await waiting;
@@ -193,13 +193,13 @@ describe.each(binaries)('real kubectl %s', (_label, bin) => {
     await ok(['-n', 'x', 'apply', '-f', '-'], {
       input: 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w2\nspec: {}\n',
     });
-    expect(await ok(['delete', 'ns', 'x', '--timeout=15s'])).toContain('namespace "x" deleted');
+    expect(await ok(['delete', 'ns', 'x', '--timeout=60s'])).toContain('namespace "x" deleted');
     expect((await kubectl(['get', 'ns', 'x'])).stderr).toContain('NotFound');
     expect(await ok(['-n', 'x', 'get', 'cm,widgets', '-o', 'name'])).toBe('');
   });
 
   it('kubectl delete of a CRD removes its resource type', async () => {
-    await ok(['delete', 'crd', 'widgets.example.com', '--timeout=15s']);
+    await ok(['delete', 'crd', 'widgets.example.com', '--timeout=60s']);
     const after = await kubectl(['get', 'widgets']);
     expect(after.code).not.toBe(0);
     // kubectl's cached discovery still knows the type (its 6 h TTL); the server no longer serves it.

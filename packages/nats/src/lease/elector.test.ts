@@ -12,6 +12,7 @@ import {
   runLogged,
   sampleLeaders,
   type TestBucket,
+  timerLateness,
   waitFor,
 } from './test-harness.ts';
 
@@ -71,7 +72,7 @@ describe('LeaderElector over a KvLeaseLock on NATS (real time, lease 1 s)', () =
     const log: LeadershipEvent[] = [];
     const sampler = sampleLeaders(list);
     for (const e of list) start(e, log);
-    await waitFor('a leader', () => leaders(list).length === 1, 3_000);
+    await waitFor('a leader', () => leaders(list).length === 1, 30_000);
     const [leader] = leaders(list);
     await new Promise((resolve) => setTimeout(resolve, 2_200));
     sampler.stop();
@@ -90,10 +91,11 @@ describe('LeaderElector over a KvLeaseLock on NATS (real time, lease 1 s)', () =
     const [a, b] = (await electors(['a', 'b'])) as [LeaderElector, LeaderElector];
     const log: LeadershipEvent[] = [];
     const sampler = sampleLeaders([a, b]);
+    const lateness = timerLateness();
     const ra = start(a, log);
-    await waitFor('a to lead', () => a.isLeader, 3_000);
+    await waitFor('a to lead', () => a.isLeader, 30_000);
     const rb = start(b, log);
-    await waitFor('b to see a leading', () => b.leader === 'a', 3_000);
+    await waitFor('b to see a leading', () => b.leader === 'a', 30_000);
     const token = a.fencingToken as number;
     ra.stop.abort();
     expect(await ra.done).toBeUndefined();
@@ -101,11 +103,13 @@ describe('LeaderElector over a KvLeaseLock on NATS (real time, lease 1 s)', () =
     expect((await bucket.kv.get('operator'))?.json()).toMatchObject({
       spec: { holderIdentity: '', leaseDurationMs: 1_000, leaseTransitions: token },
     });
-    const waited = await waitFor('b to lead', () => b.isLeader, 3_000);
+    const waited = await waitFor('b to lead', () => b.isLeader, 30_000);
     sampler.stop();
-    // The standby retries every 100–220 ms: far sooner than the 1 s lease.
-    expect(waited).toBeLessThan(500);
-    expect((startOf(log, 'b') as number) - released).toBeLessThan(500);
+    // The standby retries every 100–220 ms: far sooner than the 1 s lease (its retry timer late
+    // by no more than any timer of this process was meanwhile).
+    expect(waited).toBeLessThan(500 + lateness.maxMs());
+    expect((startOf(log, 'b') as number) - released).toBeLessThan(500 + lateness.maxMs());
+    lateness.stop();
     expect(b.fencingToken).toBe(token + 1);
     expect(firstDoubleLeader(log)).toBeUndefined();
     expect(sampler.doubles()).toBe(0);
@@ -116,22 +120,24 @@ describe('LeaderElector over a KvLeaseLock on NATS (real time, lease 1 s)', () =
     const [a, b] = (await electors(['a', 'b'], { releaseOnCancel: false })) as [LeaderElector, LeaderElector];
     const log: LeadershipEvent[] = [];
     const sampler = sampleLeaders([a, b]);
+    const lateness = timerLateness();
     const ra = start(a, log);
-    await waitFor('a to lead', () => a.isLeader, 3_000);
+    await waitFor('a to lead', () => a.isLeader, 30_000);
     start(b, log);
-    await waitFor('b to see a leading', () => b.leader === 'a', 3_000);
+    await waitFor('b to see a leading', () => b.leader === 'a', 30_000);
     const token = a.fencingToken as number;
     ra.stop.abort();
     const silent = Date.now();
     await ra.done;
     expect((await bucket.kv.get('operator'))?.json()).toMatchObject({ spec: { holderIdentity: 'a' } });
-    await waitFor('b to lead', () => b.isLeader, 4_000);
+    await waitFor('b to lead', () => b.isLeader, 30_000);
     sampler.stop();
     const gap = (startOf(log, 'b') as number) - silent;
     // a's last renewal was at most one retry period (0.1 s) before it fell silent, and b waits a
     // full lease (1 s) from when it saw that renewal: at least ~0.9 s, at most ~1.5 s.
     expect(gap).toBeGreaterThanOrEqual(850);
-    expect(gap).toBeLessThan(2_000);
+    expect(gap).toBeLessThan(2_000 + lateness.maxMs());
+    lateness.stop();
     expect(b.fencingToken).toBe(token + 1);
     expect((await bucket.kv.get('operator'))?.json()).toMatchObject({
       spec: { holderIdentity: 'b', leaseTransitions: token + 1 },
@@ -148,13 +154,13 @@ describe('LeaderElector over a KvLeaseLock on NATS (real time, lease 1 s)', () =
     const log: LeadershipEvent[] = [];
     const sampler = sampleLeaders([...silent, ...releasing]);
     let current = silent.map((e) => start(e, log));
-    await waitFor('one leader', () => current.some((r) => r.elector.isLeader), 3_000);
+    await waitFor('one leader', () => current.some((r) => r.elector.isLeader), 30_000);
     for (let round = 0; round < 4; round++) {
       const leader = current.find((r) => r.elector.isLeader) as RunningElector;
       const other = current.find((r) => r !== leader) as RunningElector;
       leader.stop.abort();
       await leader.done;
-      await waitFor('the standby to take over', () => other.elector.isLeader, 3_000);
+      await waitFor('the standby to take over', () => other.elector.isLeader, 30_000);
       const kind = silent.includes(leader.elector) ? releasing : silent;
       const next = kind.find((e) => e.identity === leader.elector.identity) as LeaderElector;
       current = [other, start(next, log)];
@@ -193,12 +199,12 @@ describe('LeaderElector over a KvLeaseLock on NATS (real time, lease 1 s)', () =
     const a = new LeaderElector({ lock: counting, ...TIMINGS });
     const log: LeadershipEvent[] = [];
     start(a, log);
-    await waitFor('several failed attempts', () => errors.length >= 5, 3_000);
+    await waitFor('several failed attempts', () => errors.length >= 5, 30_000);
     expect(a.isLeader).toBe(false);
     expect(errors[0]).toMatchObject({ code: 'CONVERGE_ERR_LEADER_RECORD_INVALID', revision: garbage });
     expect((await bucket.kv.get('operator'))?.revision).toBe(garbage);
     await bucket.kv.delete('operator');
-    await waitFor('a to lead', () => a.isLeader, 2_000);
+    await waitFor('a to lead', () => a.isLeader, 30_000);
     expect(a.fencingToken).toBe(0);
     expect(log).toEqual([expect.objectContaining({ identity: 'a', type: 'start' })]);
   });

@@ -53,14 +53,14 @@ describe('KvLeaseLock when the NATS server goes away (private server)', () => {
     const sampler = sampleLeaders([a, b]);
     const lateness = timerLateness();
     const running: RunningElector[] = [runLogged(a, log)];
-    await waitFor('a to lead', () => a.isLeader, 3_000);
+    await waitFor('a to lead', () => a.isLeader, 30_000);
     running.push(runLogged(b, log));
-    await waitFor('b to see a leading', () => b.leader === 'a', 3_000);
+    await waitFor('b to see a leading', () => b.leader === 'a', 30_000);
 
     await server.stop();
     const down = Date.now();
     const [ra] = running as [RunningElector];
-    await waitFor('a to step down', () => ra.settled, 2_000);
+    await waitFor('a to step down', () => ra.settled, 30_000);
     const outcome = await ra.done;
     expect(outcome).toBeInstanceOf(LeaderLostError);
     const stepped = log.find((e) => e.identity === 'a' && e.type === 'stop');
@@ -76,7 +76,7 @@ describe('KvLeaseLock when the NATS server goes away (private server)', () => {
     await server.restart();
     // a's process exits on LeaderLostError and is restarted: it runs again with the same identity.
     running.push(runLogged(a, log));
-    await waitFor('a leader after the restart', () => a.isLeader || b.isLeader, 5_000);
+    await waitFor('a leader after the restart', () => a.isLeader || b.isLeader, 30_000);
     const leader = a.isLeader ? 'a' : 'b';
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     sampler.stop();
@@ -124,7 +124,7 @@ describe('KvLeaseLock when the NATS server goes away (private server)', () => {
     await waitFor(
       'the lock to read the entry again',
       async () => (await lock.get(new AbortController().signal).catch(() => undefined))?.version === version,
-      5_000,
+      30_000,
       50,
     );
     await bucket.destroy();

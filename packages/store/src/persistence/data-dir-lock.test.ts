@@ -271,7 +271,7 @@ describe('the data directory lock', () => {
     );
     expect(refused).toBeGreaterThan(0);
     expect(opened).toBeGreaterThan(0);
-  }, 30_000);
+  });
 });
 
 describe('taking over a stale lock', () => {
@@ -358,7 +358,7 @@ describe('taking over a stale lock', () => {
       expect(await winner?.next()).toBe('closed');
       expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
     }
-  }, 30_000);
+  });
 });
 
 describe('converge store check and repair and the lock', () => {
