@@ -37,7 +37,7 @@ function kubectlUntil(
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`kubectl printed no ${expected}: ${out}`));
-    });
+    }, 60_000);
     let started = false;
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       out += chunk;
