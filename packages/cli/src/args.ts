@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { isValidLeaseKey } from '@converge/nats';
+import { isValidLeaseKey } from '@converge/nats/lease-key';
 import { isLoopbackHost } from '@converge/runtime';
 import { quote, UsageError } from './errors.ts';
 import { IMPORT_HELP, type ImportArgs, parseImport } from './import-args.ts';

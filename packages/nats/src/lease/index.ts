@@ -40,10 +40,10 @@ export {
 } from './document.ts';
 export { KvLeaseInvalidError, type KvLeaseLocation } from './errors.ts';
 export { KvLeaseLock } from './kv-lease-lock.ts';
+export { isValidLeaseKey } from './lease-key.ts';
 export {
   DEFAULT_LEASE_BUCKET,
   DEFAULT_LEASE_HISTORY,
-  isValidLeaseKey,
   type KvLeaseLockConnectionOptions,
   type KvLeaseLockKvOptions,
   type KvLeaseLockOptions,

@@ -1,4 +1,5 @@
 import { OptionsError } from '@converge/runtime';
+import { isValidLeaseKey } from './lease-key.ts';
 import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 
@@ -63,21 +64,8 @@ export interface ResolvedName {
   readonly identity: string;
 }
 
-const KEY = /^[-/=.\w]+$/;
 const BUCKET = /^[-\w]+$/;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-
-/** True if `key` is a key the lock accepts (see {@link KvLeaseName.key}). */
-export function isValidLeaseKey(key: unknown): key is string {
-  return (
-    typeof key === 'string' &&
-    KEY.test(key) &&
-    !key.startsWith('.') &&
-    !key.endsWith('.') &&
-    !key.includes('..') &&
-    !key.startsWith('_kv')
-  );
-}
 
 /**
  * Validates the naming options (throws {@link OptionsError}) and resolves the key.
