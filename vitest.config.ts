@@ -31,7 +31,7 @@ const workspace = [
   { find: /^@converge\/store$/, replacement: src('./packages/store/src/index.ts') },
   { find: /^@converge\/apiserver$/, replacement: src('./packages/apiserver/src/index.ts') },
   { find: /^@converge\/kube$/, replacement: src('./packages/kube/src/index.ts') },
-  { find: /^@converge\/nats\/lease-key$/, replacement: src('./packages/nats/src/lease/lease-key.ts') },
+  { find: /^@converge\/nats\/lease-key$/, replacement: src('./packages/nats/src/lease-key/index.ts') },
   { find: /^@converge\/nats$/, replacement: src('./packages/nats/src/index.ts') },
   { find: /^@converge\/metrics$/, replacement: src('./packages/metrics/src/index.ts') },
   { find: /^@converge\/tracing$/, replacement: src('./packages/tracing/src/index.ts') },

@@ -30,6 +30,8 @@
  *
  * @module
  */
+
+export { isValidLeaseKey } from '../lease-key/index.ts';
 export {
   decodeKvLease,
   encodeKvLease,
@@ -40,7 +42,6 @@ export {
 } from './document.ts';
 export { KvLeaseInvalidError, type KvLeaseLocation } from './errors.ts';
 export { KvLeaseLock } from './kv-lease-lock.ts';
-export { isValidLeaseKey } from './lease-key.ts';
 export {
   DEFAULT_LEASE_BUCKET,
   DEFAULT_LEASE_HISTORY,

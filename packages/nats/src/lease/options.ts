@@ -1,7 +1,7 @@
 import { OptionsError } from '@converge/runtime';
 import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { isValidLeaseKey } from './lease-key.ts';
+import { isValidLeaseKey } from '../lease-key/index.ts';
 
 /** The bucket {@link KvLeaseLock.open} uses when none is named. */
 export const DEFAULT_LEASE_BUCKET = 'converge-leases';
