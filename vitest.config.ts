@@ -33,6 +33,10 @@ const workspace = [
   { find: /^@converge\/kube$/, replacement: src('./packages/kube/src/index.ts') },
   { find: /^@converge\/nats\/lease-key$/, replacement: src('./packages/nats/src/lease-key/index.ts') },
   { find: /^@converge\/nats$/, replacement: src('./packages/nats/src/index.ts') },
+  {
+    find: /^@converge\/metrics\/bind-address$/,
+    replacement: src('./packages/metrics/src/bind-address/index.ts'),
+  },
   { find: /^@converge\/metrics$/, replacement: src('./packages/metrics/src/index.ts') },
   { find: /^@converge\/tracing$/, replacement: src('./packages/tracing/src/index.ts') },
 ];

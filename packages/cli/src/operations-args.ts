@@ -3,7 +3,7 @@
  * (controller-runtime's flag names), with `CONVERGE_METRICS_BIND_ADDRESS` and
  * `CONVERGE_HEALTH_PROBE_BIND_ADDRESS` as defaults (a flag wins over its variable).
  */
-import { parseBindAddress } from '@converge/metrics';
+import { parseBindAddress } from '@converge/metrics/bind-address';
 import { quote, UsageError } from './errors.ts';
 
 export const METRICS_BIND_ADDRESS_ENV = 'CONVERGE_METRICS_BIND_ADDRESS';

@@ -4,7 +4,7 @@
  *
  * @module
  */
-export { type BindAddress, parseBindAddress } from './address.ts';
+export { type BindAddress, parseBindAddress } from '../bind-address/index.ts';
 export type { DebugKey, DebugKeys } from './debug-keys.ts';
 export { OperationsServer, type OperationsServerOptions } from './operations-server.ts';
 export type { ProbeSource } from './probes.ts';

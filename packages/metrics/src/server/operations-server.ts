@@ -12,10 +12,10 @@ import {
   toError,
   whenAborted,
 } from '@converge/runtime';
+import { type BindAddress, parseBindAddress } from '../bind-address/index.ts';
 import { ListenFailedError } from '../errors.ts';
 import { EventLoopMonitor } from '../event-loop.ts';
 import type { Metrics } from '../metrics.ts';
-import { type BindAddress, parseBindAddress } from './address.ts';
 import { BadQuery, debugKeys, debugKeysHtml } from './debug-keys.ts';
 import { type ProbeSource, probeResponse } from './probes.ts';
 

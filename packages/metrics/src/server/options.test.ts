@@ -6,11 +6,11 @@ import {
 } from '@converge/runtime';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseBindAddress } from '../bind-address/index.ts';
 import { ListenFailedError, MetricsErrorCodes } from '../errors.ts';
 import { EventLoopMonitor } from '../event-loop.ts';
 import { isPanic } from '../panic.ts';
 import { startServer } from '../test-harness.ts';
-import { parseBindAddress } from './address.ts';
 import { OperationsServer } from './operations-server.ts';
 
 describe('bind addresses', () => {

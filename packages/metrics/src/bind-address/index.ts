@@ -1,3 +1,8 @@
+/**
+ * Bind addresses as controller-runtime takes them, importable alone (`@converge/metrics/bind-address`):
+ * the `converge` command checks its bind-address flags while it parses them, and loading the
+ * metrics registry (prom-client, OpenTelemetry's API) for that cost every start a quarter second.
+ */
 import { OptionsError } from '@converge/runtime';
 
 /** Where a server listens. */
