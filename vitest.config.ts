@@ -64,8 +64,10 @@ export default defineConfig({
     conditions: ['@converge/source'],
   },
   test: {
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    // Hang detectors, not bounds: the heaviest in-process tests (a type check of the typed client
+    // against client-node, ~14 s quiet) took 20.5 s with a second suite beside this one.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     // vitest's default on 2 cores is one worker, so every file waited for the one before it, and
     // most of the suite's wall time was child processes and sockets waited on with a core idle.
     maxWorkers: 3,
