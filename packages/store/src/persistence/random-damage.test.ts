@@ -5,7 +5,16 @@
  * bit loses at most the last record (only a last record can look torn); a cut loses only what
  * follows the cut.
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isConvergeError } from '@converge/runtime';
@@ -21,6 +30,8 @@ let root: string;
 let pristine: string;
 /** `states[k]`: name → value after the first k acknowledged writes. */
 const states: Map<string, string>[] = [new Map()];
+/** Whether the pristine log holds records beyond the last snapshot (a cut there costs writes). */
+let logHoldsWrites = false;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'converge-damage-'));
@@ -39,6 +50,11 @@ beforeAll(async () => {
     states.push(new Map(current).set(name, String(i)));
   }
   await store.close();
+  // Snapshots are taken in the background, so how many acknowledged writes the log holds beyond
+  // the last snapshot depends on timing: none when a snapshot caught up with the last write.
+  const empty = new Store({ dataDir: join(root, 'empty'), types: [CM], logger: quiet });
+  await empty.close();
+  logHoldsWrites = statSync(join(pristine, 'log')).size > statSync(join(root, 'empty', 'log')).size;
 });
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -99,11 +115,14 @@ describe('damage at random offsets', () => {
           }
         },
       ),
-      { numRuns: 150 },
+      // Random offsets lean to the ends of a file (fast-check's doubles): one cut through the middle
+      // of the log is always tried.
+      { numRuns: 150, examples: [['log', 0.5, 0, true]] },
     );
     // Not vacuous: damage was refused, tolerated, and (cuts, torn tails) cost acknowledged-last writes.
     expect(outcomes.refused).toBeGreaterThan(0);
     expect(outcomes.opened).toBeGreaterThan(0);
-    expect(outcomes.lostTheLast).toBeGreaterThan(0);
+    // A cut costs writes only where the log holds some; when a snapshot caught up, it cannot.
+    if (logHoldsWrites) expect(outcomes.lostTheLast).toBeGreaterThan(0);
   }, 60_000);
 });
