@@ -91,7 +91,7 @@ export async function serve(
       io.err(`converge: WARNING: --insecure: ${insecureExposure(url, args.host, args.faultAdmin)}`);
     if (modules.length > 0) {
       // Loaded only here: a plain `converge serve` starts without the operator machinery (the kinds
-      // library, the NATS client, the webhook host), which is most of what a start would compile.
+      // library, the metrics registry, the webhook host), which is most of what a start would compile.
       const {
         DevWebhooks,
         examplesHints,

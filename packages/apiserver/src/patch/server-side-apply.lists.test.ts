@@ -1,18 +1,10 @@
 import { ConflictError, InvalidError } from '@converge/runtime';
 import { describe, expect, it } from 'vitest';
+import { cpuMs } from '../cpu-test-support.ts';
 import { patchSchemaFor } from './builtin-schemas.ts';
 import type { ManagedFieldsEntry } from './managed-fields.ts';
 import type { PatchSchema } from './schema.ts';
 import { type ServerSideApplyInput, serverSideApply } from './server-side-apply.ts';
-
-/**
- * This thread's CPU time in milliseconds. Work is bounded in CPU time, not wall time: on a loaded
- * machine the thread is descheduled for as long as the scheduler likes, which is no work of ours.
- */
-const cpuMs = (): number => {
-  const { user, system } = process.threadCpuUsage();
-  return (user + system) / 1_000;
-};
 
 /* Server-side apply of lists (by key, as sets, atomic) and of subresources. */
 

@@ -1,17 +1,9 @@
 import { BadRequestError, InvalidError } from '@converge/runtime';
 import { describe, expect, it } from 'vitest';
+import { cpuMs } from '../cpu-test-support.ts';
 import { PatchErrorCodes } from './errors.ts';
 import type { PatchSchema } from './schema.ts';
 import { applyStrategicMergePatch } from './strategic-merge.ts';
-
-/**
- * This thread's CPU time in milliseconds. Work is bounded in CPU time, not wall time: on a loaded
- * machine the thread is descheduled for as long as the scheduler likes, which is no work of ours.
- */
-const cpuMs = (): number => {
-  const { user, system } = process.threadCpuUsage();
-  return (user + system) / 1_000;
-};
 
 /** A schema like upstream's test type: a merged list by name, a merged int list, a plain list. */
 const schema: PatchSchema = {

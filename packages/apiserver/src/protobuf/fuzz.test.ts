@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { cpuMs } from '../cpu-test-support.ts';
 import { decodeProtobufObject, ProtobufDecodeError, ProtobufUnsupportedKindError } from './index.ts';
 import {
   ANNOTATED_CONFIGMAP,
@@ -11,15 +12,6 @@ import {
   KUBECTL_NAMESPACE,
 } from './testdata/fixtures.ts';
 import { encodeProtobufObject, envelope, ProtoWriter } from './testdata/proto-writer.ts';
-
-/**
- * This thread's CPU time in milliseconds. Work is bounded in CPU time, not wall time: on a loaded
- * machine the thread is descheduled for as long as the scheduler likes, which is no work of ours.
- */
-const cpuMs = (): number => {
-  const { user, system } = process.threadCpuUsage();
-  return (user + system) / 1_000;
-};
 
 const text = fc.string({ unit: 'grapheme', maxLength: 12 });
 const nonEmpty = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 });
