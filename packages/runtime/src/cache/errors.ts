@@ -14,6 +14,8 @@ export const CacheErrorCodes = {
   INVALID_OBJECT: 'CONVERGE_ERR_CACHE_INVALID_OBJECT',
   /** A staged replace was used after it was committed or discarded. */
   STAGE_FINISHED: 'CONVERGE_ERR_CACHE_STAGE_FINISHED',
+  /** A cached read of a kind the server does not serve (its list is 404: no CRD installed). */
+  KIND_NOT_SERVED: 'CONVERGE_ERR_CACHE_KIND_NOT_SERVED',
 } as const;
 
 /**
@@ -109,5 +111,45 @@ export class StageFinishedError extends ConvergeError {
       CacheErrorCodes.STAGE_FINISHED,
       `cache ${cache}: the staged replace was already committed or discarded`,
     );
+  }
+}
+
+/**
+ * A cached read (`manager.client.get` / `list`) of a kind the server does not serve: the informer
+ * that fills the cache got 404 for its list, which for a collection means the resource does not
+ * exist (a custom resource whose CustomResourceDefinition is not installed, or a group or version
+ * the server lacks). Not a `NotFoundError`, so `ignoreNotFound` does not take it for a missing
+ * object (controller-runtime's `NoKindMatchError`). The informer keeps retrying: once the CRD is
+ * applied, the next read waits for it to sync as usual.
+ *
+ * @example
+ * try { await manager.client.get(backupType, key); } catch (error) { if (error instanceof KindNotServedError) log.warn(error.message); }
+ */
+export class KindNotServedError extends ConvergeError {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly plural: string;
+  constructor(
+    type: {
+      readonly group: string;
+      readonly version: string;
+      readonly kind: string;
+      readonly plural: string;
+    },
+    options?: ConvergeErrorOptions,
+  ) {
+    const apiVersion = type.group === '' ? type.version : `${type.group}/${type.version}`;
+    const resource = type.group === '' ? type.plural : `${type.plural}.${type.group}`;
+    super(
+      CacheErrorCodes.KIND_NOT_SERVED,
+      `cannot read ${type.kind} (${apiVersion}) through the cache: the server does not serve ${resource} ` +
+        `in ${apiVersion} (its list answered 404); install its CustomResourceDefinition, or check the group and version`,
+      options,
+    );
+    this.group = type.group;
+    this.version = type.version;
+    this.kind = type.kind;
+    this.plural = type.plural;
   }
 }

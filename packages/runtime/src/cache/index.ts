@@ -37,6 +37,7 @@ export {
   IndexFunctionError,
   IndexNotFoundError,
   InvalidObjectError,
+  KindNotServedError,
   StageFinishedError,
 } from './errors.ts';
 export type { IndexFunc, IndexStats } from './field-index.ts';

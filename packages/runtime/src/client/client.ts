@@ -35,6 +35,12 @@ export interface ClientOptions {
   readonly backend: Backend;
   /** Where reads come from. Default: none, every read goes to the backend. */
   readonly cache?: CacheProvider;
+  /**
+   * The cache of a type if one is synced already, without starting one: a delete reads the
+   * object's uid there for read-your-writes, and never waits for (or starts) an informer the
+   * delete does not need. Default: none (deletes record no uid).
+   */
+  readonly syncedCache?: (type: ResourceType) => ObjectReader | undefined;
   /** Field manager recorded on writes that do not name one. */
   readonly fieldManager?: string;
   readonly clock?: Clock;
@@ -77,6 +83,7 @@ export interface ClientListOptions {
 export class Client {
   readonly backend: Backend;
   readonly #cache: CacheProvider | undefined;
+  readonly #syncedCache: ((type: ResourceType) => ObjectReader | undefined) | undefined;
   readonly #fieldManager: string | undefined;
   readonly #pending: PendingWrites;
   #interceptor: ClientInterceptor | undefined;
@@ -87,8 +94,16 @@ export class Client {
     if (options.cache !== undefined && typeof options.cache !== 'function') {
       throw new OptionsError('cache', options.cache, 'a function (type) => Promise<ObjectReader>');
     }
+    if (options.syncedCache !== undefined && typeof options.syncedCache !== 'function') {
+      throw new OptionsError(
+        'syncedCache',
+        options.syncedCache,
+        'a function (type) => ObjectReader | undefined',
+      );
+    }
     this.backend = options.backend;
     this.#cache = options.cache;
+    this.#syncedCache = options.syncedCache;
     this.#fieldManager = options.fieldManager;
     this.#pending = new PendingWrites(
       options.clock ?? realClock,
@@ -303,14 +318,14 @@ export class Client {
     key: ObjectKey,
     options?: DeleteOptions,
   ): Promise<DeleteResult<T>> {
-    let uid: string | undefined;
-    if (this.#cache !== undefined) {
-      try {
-        uid = (await this.get(type, key)).metadata?.uid;
-      } catch {
-        uid = undefined;
-      }
-    }
+    // The uid of the incarnation being deleted, so that a read hides it but not a recreated one. Read
+    // only from a cache that is synced already: a delete must not start an informer (a cluster-wide
+    // watch the caller may not be allowed) nor wait for one to sync.
+    const synced = this.#cache === undefined ? undefined : this.#syncedCache?.(untyped(type));
+    const uid =
+      synced === undefined
+        ? undefined
+        : this.#pending.resolve(this.#id(type, key), synced.get(key), synced)?.metadata.uid;
     const result = await this.#send('delete', type, key, options, undefined, () =>
       this.backend.delete(untyped(type), key, options),
     );

@@ -40,7 +40,7 @@ export {
   WatchExpiredAtStartError,
   WatchListUnsupportedError,
 } from './errors.ts';
-export { Informer } from './informer.ts';
+export { Informer, type WaitForSyncOptions } from './informer.ts';
 export type { BackoffOptions, InformerOptions, InitialListMode } from './options.ts';
 export type { InformerState, ListFrom, ListMethod } from './reflector.ts';
 export {

@@ -19,6 +19,12 @@ import { type InformerOptions, type ResolvedInformerOptions, resolveInformerOpti
 import { type InformerState, Reflector, type ReflectorSink } from './reflector.ts';
 import { type InformerCounters, type InformerMetrics, type InformerStats, newCounters } from './stats.ts';
 
+/** Options of {@link Informer.waitForSync}. */
+export interface WaitForSyncOptions {
+  /** Give up waiting when a list fails with an error this returns true for (a 403, say). */
+  readonly failOn?: (error: unknown) => boolean;
+}
+
 /**
  * Keeps a {@link CacheReader} in step with a backend and tells listeners what changed (client-go's
  * SharedIndexInformer, kube-rs' `reflector(watcher())`). It is an {@link EventSource}: plug it into
@@ -81,6 +87,9 @@ export class Informer<T extends KubeObject = KubeObject> implements EventSource<
   #hooks: InformerMetrics | undefined;
   #emitting: Promise<unknown> = Promise.resolve();
   #started = false;
+  /** The last failed list's error (cleared by the next complete list). */
+  #listFailure: { readonly error: unknown } | undefined;
+  readonly #listFailureWaiters = new Set<(error: unknown) => void>();
 
   constructor(options: InformerOptions<T>) {
     this.#o = resolveInformerOptions(options);
@@ -146,9 +155,54 @@ export class Informer<T extends KubeObject = KubeObject> implements EventSource<
     }
   }
 
-  /** Resolves once the initial list is cached and delivered; rejects if the informer stops first or `signal` aborts. */
-  waitForSync(signal: AbortSignal): Promise<void> {
-    return this.cache.waitForSync(signal);
+  /**
+   * Resolves once the initial list is cached and delivered; rejects if the informer stops first or
+   * `signal` aborts. With `failOn`, it also rejects with a list's error when `failOn(error)` holds:
+   * at once when the last list before sync failed so, else when the next one does. The informer
+   * goes on retrying (a later RBAC grant or CRD install still syncs it); only this wait gives up.
+   * A cached client read uses it so that a 403 on the list fails the read instead of hanging it.
+   */
+  waitForSync(signal: AbortSignal, options: WaitForSyncOptions = {}): Promise<void> {
+    const failOn = options.failOn;
+    if (failOn === undefined || this.cache.hasSynced()) return this.cache.waitForSync(signal);
+    const last = this.#listFailure;
+    if (last !== undefined && failOn(last.error)) return Promise.reject(asError(last.error));
+    return new Promise<void>((resolve, reject) => {
+      // The cache's waiter must leave with this wait (not linger until sync or `signal`).
+      const local = new AbortController();
+      const onAbort = (): void => local.abort(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      const settle = (): void => {
+        signal.removeEventListener('abort', onAbort);
+        this.#listFailureWaiters.delete(onFailure);
+        local.abort();
+      };
+      const onFailure = (error: unknown): void => {
+        if (!failOn(error)) return;
+        settle();
+        reject(asError(error));
+      };
+      this.#listFailureWaiters.add(onFailure);
+      if (signal.aborted) onAbort();
+      this.cache.waitForSync(local.signal).then(
+        () => {
+          settle();
+          resolve();
+        },
+        (error: unknown) => {
+          settle();
+          reject(asError(error));
+        },
+      );
+    });
+  }
+
+  /**
+   * The error of the last list, while the informer has not synced and is backing off before the
+   * next: what keeps it from syncing. `undefined` once synced, and before any list failed.
+   */
+  get listFailure(): unknown {
+    return this.cache.hasSynced() ? undefined : this.#listFailure?.error;
   }
 
   hasSynced(): boolean {
@@ -170,6 +224,10 @@ export class Informer<T extends KubeObject = KubeObject> implements EventSource<
       stageItem: (stage, item) => this.#stageItem(stage, item),
       commit: (stage, resourceVersion, signal) => this.#commit(stage, resourceVersion, signal),
       apply: (event) => this.#apply(event),
+      listFailed: (error) => {
+        this.#listFailure = { error };
+        for (const waiter of [...this.#listFailureWaiters]) waiter(error);
+      },
     };
   }
 
@@ -189,6 +247,7 @@ export class Informer<T extends KubeObject = KubeObject> implements EventSource<
   async #commit(stage: CacheStage<T>, resourceVersion: string, signal: AbortSignal): Promise<void> {
     const initial = !this.cache.hasSynced();
     const result = stage.commit(resourceVersion);
+    this.#listFailure = undefined;
     const targets = this.#dispatcher.snapshot();
     await this.#exclusive(() => this.#dispatcher.emitBatch(targets, listEvents(result, initial), signal));
     if (initial && !signal.aborted) this.#writer.markSynced();
@@ -294,4 +353,9 @@ function* resyncEvents<T extends KubeObject>(
     const key = { namespace: object.metadata.namespace ?? '', name: object.metadata.name as string };
     if (cache.get(key) === object) yield { type: 'update', oldObject: object, object, isResync: true };
   }
+}
+
+/** What a wait rejects with: the error itself, or an Error describing a thrown non-Error. */
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }

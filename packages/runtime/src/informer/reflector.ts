@@ -1,6 +1,7 @@
 import {
   BackendErrorCodes,
   isExpired,
+  isNotFound,
   type ListOptions,
   type SelectorOptions,
   type WatchEvent,
@@ -58,6 +59,8 @@ export interface ReflectorSink<T extends KubeObject> {
   commit(stage: CacheStage<T>, resourceVersion: string, signal: AbortSignal): Promise<void>;
   /** Transforms and applies one well-formed watch event and tells listeners. */
   apply(event: WatchEvent<T>): void;
+  /** A list failed (it is retried after a backoff): the informer tells readers waiting for sync. */
+  listFailed(error: unknown): void;
 }
 
 type Step = { readonly kind: 'list'; readonly from: ListFrom } | { readonly kind: 'watch' };
@@ -195,7 +198,18 @@ export class Reflector<T extends KubeObject> {
             }
             step = { kind: 'list', from: 'consistent' };
           } else {
-            this.#log.warn({ err: outcome.error }, 'List failed; backing off');
+            if (isNotFound(outcome.error)) {
+              // A list is never 404 for a served resource: the kind is not served (no CRD yet).
+              const { kind, group, version } = this.#o.type;
+              this.#log.warn(
+                { err: outcome.error, kind, group, version },
+                `List failed: the server does not serve ${kind} (${group === '' ? '' : `${group}/`}${version}); ` +
+                  'is its CustomResourceDefinition installed? Retrying after a backoff',
+              );
+            } else {
+              this.#log.warn({ err: outcome.error }, 'List failed; backing off');
+            }
+            this.#sink.listFailed(outcome.error);
             if (!(await this.#pause('list', outcome.error, signal))) break;
           }
           continue;

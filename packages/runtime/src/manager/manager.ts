@@ -1,5 +1,12 @@
-import type { Backend, ResourceType } from '../backend/index.ts';
+import {
+  type Backend,
+  BackendErrorCodes,
+  ForbiddenError,
+  qualifiedResource,
+  type ResourceType,
+} from '../backend/index.ts';
 import { type BuilderWatchOptions, ControllerBuilder } from '../builder/index.ts';
+import { KindNotServedError } from '../cache/index.ts';
 import { Client } from '../client/index.ts';
 import { type Clock, realClock, type Timer } from '../clock/index.ts';
 import { DynamicController, type DynamicControllerOptions } from '../dynamic/index.ts';
@@ -156,6 +163,7 @@ export class Manager implements Runnable {
         clock: this.#clock,
         fieldManager: options.fieldManager ?? 'converge',
         cache: (type, signal) => this.#reader(type, signal),
+        syncedCache: (type) => this.#syncedReader(type),
       });
     }
     const webhookServer = options.webhookServer;
@@ -288,8 +296,18 @@ export class Manager implements Runnable {
       handle = this.#informers.acquire<KubeObject>({ backend: this.backend, type });
       this.#readers.set(id, handle);
     }
-    await handle.informer.waitForSync(signal ?? this.#stop.signal);
+    try {
+      await handle.informer.waitForSync(signal ?? this.#stop.signal, { failOn: refusesCachedReads });
+    } catch (error) {
+      throw cachedReadError(type, error);
+    }
     return handle.informer.cache;
+  }
+
+  /** The client's cached reader of `type` if it has one and it has synced; never starts one. */
+  #syncedReader(type: ResourceType) {
+    const handle = this.#readers.get(`${type.group}/${type.version}/${type.plural}`);
+    return handle?.informer.hasSynced() ? handle.informer.cache : undefined;
   }
 
   get state(): ManagerState {
@@ -487,4 +505,29 @@ export class Manager implements Runnable {
       this.#logger.info({}, 'Manager stopped');
     }
   }
+}
+
+/**
+ * List errors that keep a cached read's informer from syncing until someone acts: RBAC refused the
+ * list or watch (403), or the kind is not served (404). The read fails at once with them instead of
+ * waiting; the informer goes on retrying.
+ */
+function refusesCachedReads(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === BackendErrorCodes.FORBIDDEN || code === BackendErrorCodes.NOT_FOUND;
+}
+
+/** The error a cached read of `type` fails with when its informer's list was refused. */
+function cachedReadError(type: ResourceType, error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === BackendErrorCodes.NOT_FOUND) return new KindNotServedError(type, { cause: error });
+  if (code !== BackendErrorCodes.FORBIDDEN) return error;
+  const resource = qualifiedResource(type);
+  const message = error instanceof Error ? error.message : String(error);
+  return new ForbiddenError(
+    `cannot read ${type.kind} through the cache: it lists and watches ${resource} in all namespaces, ` +
+      `and the server refused: ${message}. Grant list and watch on ${resource} cluster-wide ` +
+      `(declare it with manager.permissions.require(type, ['get', 'list', 'watch']) for converge manifests)`,
+    { cause: error, details: { group: type.group, kind: type.plural } },
+  );
 }
