@@ -115,6 +115,26 @@ async function convergeFails(
   throw new Error(`converge ${args.join(' ')} succeeded`);
 }
 
+/**
+ * A Node older than the packages' engines allow: the machine's own (Debian's, on PATH outside any
+ * node_modules) when it is older, as on a fresh machine whose system Node is 20; else Node 22.17
+ * from the registry, so the check never depends on the machine.
+ */
+async function olderNode(): Promise<string> {
+  const path = (process.env.PATH ?? '')
+    .split(':')
+    .filter((dir) => dir !== '' && !dir.includes('node_modules'));
+  for (const dir of path) {
+    const candidate = join(dir, 'node');
+    if (!existsSync(candidate)) continue;
+    const { stdout } = await exec(candidate, ['--version']);
+    const [major = 0, minor = 0] = stdout.trim().slice(1).split('.').map(Number);
+    if (major < 22 || (major === 22 && minor < 18)) return candidate;
+    break;
+  }
+  return installNode('22.17.0', join(repo, 'node_modules', '.cache'), env);
+}
+
 /** The passed and failed counts node --test reported (spec or TAP reporter). */
 function testCounts(output: string): { pass: number; fail: number } {
   const count = (what: string): number =>
@@ -180,6 +200,22 @@ describe('a project made by create-converge, outside the repository', { timeout:
   it('passes its own npm test: tsc --noEmit, then node --test against the embedded API server', async () => {
     const { stdout } = await run('npm', ['test'], { cwd: project, env });
     expect(testCounts(stdout), stdout).toEqual({ pass: 3, fail: 0 });
+  });
+
+  it('on a Node older than engines allow, npm test stops with the version sentence (not a glob or module error)', async () => {
+    const tooOld = await olderNode();
+    const onTooOld = envFor(tooOld);
+    const { stdout: version } = await run('node', ['--version'], { cwd: project, env: onTooOld });
+    const failed = await exec('npm', ['test'], { cwd: project, env: onTooOld, timeout: COMMAND_MS }).then(
+      () => undefined,
+      (error: { code?: unknown; stdout?: string; stderr?: string }) => error,
+    );
+    expect(failed, `npm test passed on ${version}`).toBeDefined();
+    expect(failed?.code).not.toBe(0);
+    expect(failed?.stderr).toContain(
+      `converge: Node ${version.trim().slice(1)} is too old; Converge needs Node 22.18 or newer`,
+    );
+    expect(`${failed?.stdout}${failed?.stderr}`).not.toMatch(/Could not find|ERR_MODULE|SyntaxError/);
   });
 
   it('converge create api adds a cluster-scoped kind, and npm test passes with its test too, on the oldest Node engines allow', async () => {

@@ -30,6 +30,9 @@ export function packageJson(name: string, dependencies: Readonly<Record<string, 
     description: `${name}: a Kubernetes operator written with Converge.`,
     engines: { node: '>=22.18' },
     scripts: {
+      // On a Node older than 22.18, converge stops with the version sentence before node --test
+      // could fail on the glob (Node 20 takes no globs) or on the .ts files.
+      pretest: 'converge --version',
       test: 'tsc --noEmit && node --test "test/**/*.test.ts"',
       dev: 'converge dev',
       manifests: 'converge manifests',
@@ -98,13 +101,15 @@ every ${first.kind} a ConfigMap holding \`spec.message\` and a \`Ready\` conditi
 | \`test/\` | \`node:test\` tests against an embedded Kubernetes API server |
 | \`config/\` | deploy manifests (\`npm run manifests\`): CRDs, RBAC, Deployment, kustomize base |
 
-Needs Node 22.18 or newer (it runs the TypeScript sources directly).
+Needs Node 22.18 or newer (it runs the TypeScript sources directly). On a machine whose \`node
+--version\` is older, give the project its own: \`npm install -D node@24\`; \`npm test\`, \`npm run
+dev\` and \`npx converge\` then run on it. Without it, \`npm test\` stops with the version it needs.
 
 ## Test
 
 \`\`\`sh
 npm install
-npm test            # tsc --noEmit, then node --test against an embedded API server
+npm test            # converge --version (checks the Node), tsc --noEmit, then node --test against an embedded API server
 \`\`\`
 
 ## Run it locally

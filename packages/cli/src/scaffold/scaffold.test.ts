@@ -198,6 +198,7 @@ describe('converge init', () => {
     expect(manifest.type).toBe('module');
     expect(manifest.engines).toEqual({ node: '>=22.18' });
     expect(manifest.scripts).toMatchObject({
+      pretest: 'converge --version',
       test: expect.stringMatching(/^tsc --noEmit && node --test /),
       dev: 'converge dev',
       manifests: 'converge manifests',

@@ -71,6 +71,68 @@ describe('Controller.observe and inspect', () => {
     await run;
   });
 
+  it('a retry scheduled by a failure is cancelled when an event runs the key early and it succeeds (its object was deleted): no leftover backoff entry, no second run', async () => {
+    const clock = new VirtualClock();
+    const { source, push } = pushSource();
+    const objects = new Set(['default/web']);
+    const runs: string[] = [];
+    const controller = new Controller<string>({
+      name: 'widgets',
+      clock,
+      sources: [source],
+      rateLimiter: new ExponentialRateLimiter({ baseDelayMs: 10_000 }),
+      reconciler: async (key) => {
+        runs.push(objects.has(key) ? 'present' : 'gone');
+        if (objects.has(key)) throw new Error('upstream unavailable');
+        return done();
+      },
+    });
+    const abort = new AbortController();
+    const run = controller.start(abort.signal);
+    await flushMicrotasks();
+    push('default/web');
+    await clock.advance(0);
+    expect(controller.inspect()[0]).toMatchObject({ state: 'backoff', requeues: 1, waitingUntil: 10_000 });
+    // The object is deleted: its event runs the key at once, long before the retry is due.
+    objects.delete('default/web');
+    push('default/web');
+    await clock.advance(1_000);
+    expect(runs).toEqual(['present', 'gone']);
+    expect(controller.inspect()).toEqual([]);
+    await clock.advance(60_000);
+    expect(runs).toEqual(['present', 'gone']);
+    abort.abort();
+    await run;
+  });
+
+  it('a key whose early run fails again keeps one retry: the earliest deadline, with both attempts counted', async () => {
+    const clock = new VirtualClock();
+    const { source, push } = pushSource();
+    const runs: number[] = [];
+    const controller = new Controller<string>({
+      name: 'widgets',
+      clock,
+      sources: [source],
+      rateLimiter: new ExponentialRateLimiter({ baseDelayMs: 10_000 }),
+      reconciler: async () => {
+        runs.push(clock.now());
+        throw new Error('still failing');
+      },
+    });
+    const abort = new AbortController();
+    const run = controller.start(abort.signal);
+    await flushMicrotasks();
+    push('default/web');
+    await clock.advance(1_000);
+    push('default/web');
+    await clock.advance(0);
+    // Both runs failed: the earlier retry (due at 10 000) stays, the earliest deadline wins.
+    expect(runs).toEqual([0, 1_000]);
+    expect(controller.inspect()[0]).toMatchObject({ state: 'backoff', requeues: 2, waitingUntil: 10_000 });
+    abort.abort();
+    await run;
+  });
+
   it('shows a failing key in backoff with its attempts, last error and next retry time, until it succeeds', async () => {
     const clock = new VirtualClock();
     const { source, push } = pushSource();

@@ -452,7 +452,10 @@ export class Controller<R> implements Runnable {
     if (this.#lastErrors.size !== 0 && c.kind !== 'error') this.#lastErrors.delete(this.#keyOf(request));
     switch (c.kind) {
       case 'success':
+        // A retry an earlier failure scheduled is moot once a later run succeeded (an event ran
+        // the key before its retry came due: say its object was deleted).
         queue.forget(request);
+        queue.cancelRetry(request);
         queue.done(request);
         return 'success';
       case 'requeue':
@@ -460,6 +463,7 @@ export class Controller<R> implements Runnable {
         return 'requeue';
       case 'requeueAfter':
         queue.forget(request);
+        queue.cancelRetry(request);
         queue.requeueAfter(request, c.afterMs);
         return 'requeue_after';
       case 'requeueNow':
@@ -469,6 +473,7 @@ export class Controller<R> implements Runnable {
         this.#report(c.error, request, logger, 'Reconciler error (terminal, not retried)');
         this.#failed(request, c.error, 'terminal', timedOut);
         queue.forget(request);
+        queue.cancelRetry(request);
         queue.done(request);
         return 'terminal';
       case 'error': {
@@ -487,6 +492,7 @@ export class Controller<R> implements Runnable {
           this.#failed(request, c.error, 'dropped', timedOut);
           if (this.#lastErrors.size !== 0) this.#lastErrors.delete(this.#keyOf(request));
           queue.forget(request);
+          queue.cancelRetry(request);
           queue.done(request);
           return 'dropped';
         }

@@ -22,6 +22,8 @@ export interface Entry<K> extends ReadyEntry {
   waitTicket: number;
   waitHold: boolean;
   waitPriority: number;
+  /** The delayed add is a rate-limited retry and nothing else (see `WorkQueue.cancelRetry`). */
+  waitRetry: boolean;
   /** Causes of the next run (the key is queued, or dirty while processing); allocated on first use. */
   causes: CauseSlot;
   /** Causes of the run in progress, taken at hand-out. */

@@ -446,3 +446,40 @@ describe('rate-limited adds through the queue (C1, C2, C5)', () => {
     expect(q.numRequeues('a')).toBe(2);
   });
 });
+
+describe('cancelRetry', () => {
+  it('cancels a delayed add made only by rate-limited requeues, and nothing else', async () => {
+    const { q, clock } = queue({ rateLimiter: new ExponentialRateLimiter({ baseDelayMs: 100 }) });
+    q.addRateLimited('retry');
+    q.addAfter('plain', 100);
+    q.addRateLimited('merged');
+    q.addAfter('merged', 500);
+    q.addAfter('held', 100, { hold: true });
+    expect(q.cancelRetry('retry')).toBe(true);
+    expect(q.cancelRetry('retry')).toBe(false);
+    expect(q.cancelRetry('plain')).toBe(false);
+    expect(q.cancelRetry('merged')).toBe(false);
+    expect(q.cancelRetry('held')).toBe(false);
+    expect(q.cancelRetry('unknown')).toBe(false);
+    expect(q.has('retry')).toBe(false);
+    expect(q.waitingCount).toBe(3);
+    await clock.advance(1_000);
+    expect(drain(q).sort()).toEqual(['held', 'merged', 'plain']);
+    expect(q.inspect()).toEqual([]);
+  });
+
+  it('cancels the retry of a key that is processing, which then ends with done and is gone', async () => {
+    const { q, clock } = queue({ rateLimiter: new ExponentialRateLimiter({ baseDelayMs: 100 }) });
+    q.add('a');
+    expect(q.tryGet()).toBe('a');
+    q.requeueRateLimited('a');
+    q.add('a');
+    expect(q.tryGet()).toBe('a');
+    expect(q.cancelRetry('a')).toBe(true);
+    q.done('a');
+    expect(q.has('a')).toBe(false);
+    await clock.advance(1_000);
+    expect(q.length).toBe(0);
+    expect(clock.pendingTimers).toBe(0);
+  });
+});

@@ -248,6 +248,10 @@ export class WorkQueue<K> {
    * wins, unless one of the two is a hold (then the first wins).
    */
   addAfter(key: K, delayMs: number, options?: AddAfterOptions): void {
+    this.#addAfter(key, delayMs, options, false);
+  }
+
+  #addAfter(key: K, delayMs: number, options: AddAfterOptions | undefined, retry: boolean): void {
     const delay = delayOption(delayMs);
     const priority = priorityOption(options?.priority);
     const hold = booleanOption('hold', options?.hold, this.#hold);
@@ -268,7 +272,7 @@ export class WorkQueue<K> {
     } else {
       e = this.#newEntry(key, id);
     }
-    this.#schedule(e, this.#clock.now() + delay, priority, hold);
+    this.#schedule(e, this.#clock.now() + delay, priority, hold, retry);
     this.#noteWait(e, cause);
   }
 
@@ -285,11 +289,32 @@ export class WorkQueue<K> {
       return;
     }
     const delay = this.#limit(key, delayMs);
-    this.addAfter(
+    this.#addAfter(
       key,
       delay,
       options?.priority === undefined ? { cause } : { priority: options.priority, cause },
+      true,
     );
+  }
+
+  /**
+   * Cancels the key's pending rate-limited retry: a delayed add made only by `addRateLimited` or
+   * `requeueRateLimited` (any other delayed add merged into it keeps it). For a controller whose
+   * run succeeded after a failure had scheduled a retry (an event ran the key early): the retry
+   * would reconcile again for nothing, for an object that may be gone. Its causes go with it.
+   * Returns whether one was cancelled.
+   */
+  cancelRetry(key: K): boolean {
+    const e = this.#entries.get(this.#keyOf(key));
+    if (e === undefined || !e.waiting || !e.waitRetry || e.waitHold) return false;
+    e.waiting = false;
+    e.waitRetry = false;
+    this.#waiting--;
+    this.#clearWait(e);
+    this.#release(e);
+    this.#depth();
+    this.#arm();
+    return true;
   }
 
   /**
@@ -388,6 +413,10 @@ export class WorkQueue<K> {
    * processing runs at once with its causes (unless a hold supersedes it, and its causes with it).
    */
   requeueAfter(key: K, delayMs: number, options?: RequeueOptions): void {
+    this.#requeueAfter(key, delayMs, options, false);
+  }
+
+  #requeueAfter(key: K, delayMs: number, options: RequeueOptions | undefined, retry: boolean): void {
     const delay = delayOption(delayMs);
     const priority = priorityOption(options?.priority);
     const hold = booleanOption('hold', options?.hold, this.#hold);
@@ -395,7 +424,7 @@ export class WorkQueue<K> {
     const cause = causeOption(options?.cause) ?? requeueAfterCause;
     const e = this.#entries.get(this.#keyOf(key));
     if (e === undefined || !e.processing) {
-      this.addAfter(key, delay, options?.cause === undefined ? { ...options, cause } : options);
+      this.#addAfter(key, delay, options?.cause === undefined ? { ...options, cause } : options, retry);
       return;
     }
     this.#finish(e);
@@ -419,7 +448,7 @@ export class WorkQueue<K> {
         return;
       }
       this.#clearNext(e);
-      this.#schedule(e, this.#clock.now() + delay, priority, true);
+      this.#schedule(e, this.#clock.now() + delay, priority, true, retry);
       this.#carryRun(e, keep, true);
       this.#noteWait(e, cause);
       this.#endRun(e);
@@ -435,7 +464,7 @@ export class WorkQueue<K> {
       return;
     }
     if (!(e.waiting && e.waitHold)) {
-      this.#schedule(e, this.#clock.now() + delay, priority, false);
+      this.#schedule(e, this.#clock.now() + delay, priority, false, retry);
       this.#carryRun(e, keep, true);
       this.#noteWait(e, cause);
     }
@@ -468,7 +497,7 @@ export class WorkQueue<K> {
       ...(options?.hold === undefined ? {} : { hold: options.hold }),
       ...(options?.keepCauses === undefined ? {} : { keepCauses: options.keepCauses }),
     };
-    this.requeueAfter(key, delay, next);
+    this.#requeueAfter(key, delay, next, true);
   }
 
   /**
@@ -655,6 +684,7 @@ export class WorkQueue<K> {
         waitTicket: 0,
         waitHold: false,
         waitPriority: 0,
+        waitRetry: false,
         prevProcessing: undefined,
         nextProcessing: undefined,
         causes: undefined,
@@ -862,15 +892,18 @@ export class WorkQueue<K> {
     return delayMs ?? limited;
   }
 
-  #schedule(e: Entry<K>, at: number, priority: number, hold: boolean): void {
+  #schedule(e: Entry<K>, at: number, priority: number, hold: boolean, retry: boolean): void {
     if (e.waiting) {
-      // A waiting key keeps the highest priority it was given, whichever deadline wins.
+      // A waiting key keeps the highest priority it was given, whichever deadline wins; it is a
+      // retry only while every delayed add merged into it was one.
       e.waitPriority = Math.max(e.waitPriority, priority);
+      e.waitRetry &&= retry;
       if (at >= e.waitAt) return;
     } else {
       e.waiting = true;
       this.#waiting++;
       e.waitPriority = priority;
+      e.waitRetry = retry;
     }
     e.waitAt = at;
     e.waitHold = hold;
