@@ -214,8 +214,9 @@ ${SERVE_OPTIONS}
 ${operationsHelp(DEV_OPERATIONS_DEFAULTS)}
   --as-service-account     Run the operators as the ServiceAccount converge manifests generates
                            for them (its Namespace, CRDs and RBAC applied first; modules default
-                           to package.json's converge.module, else src/operator.ts): a missing
-                           permission fails with the API server's 403, as in a cluster
+                           to package.json's converge.module, else src/operator.ts or operator.ts,
+                           the first that exists): a missing permission fails with the API
+                           server's 403, as in a cluster
 ${HELP_LINE}`,
 };
 

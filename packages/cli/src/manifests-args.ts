@@ -50,7 +50,8 @@ Options:
   --force                  Rewrite the Dockerfile and .dockerignore even if they exist
   -h, --help               Show this help
 
-Defaults for MODULE, NAME: package.json's "converge": { "module": "src/operator.ts" } and "name".`;
+Defaults for MODULE, NAME: package.json's "converge": { "module": "src/operator.ts" } (else
+src/operator.ts or operator.ts, the first that exists) and "name".`;
 
 const SPECS = {
   out: { type: 'string', value: 'DIR' },

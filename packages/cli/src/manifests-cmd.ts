@@ -15,7 +15,7 @@ import {
   type ManifestSet,
 } from '@converge/kube';
 import { type Backend, Manager } from '@converge/runtime';
-import { quote, UsageError } from './errors.ts';
+import { OperatorModuleError, quote, UsageError } from './errors.ts';
 import type { ManifestsArgs } from './manifests-args.ts';
 import { wireModule } from './operator-module.ts';
 import type { RunIo } from './process-io.ts';
@@ -102,9 +102,14 @@ async function readPackageJson(dir: string): Promise<PackageJson> {
   }
 }
 
+/** Where an operator module is looked for when none is given nor configured, in this order. */
+export const DEFAULT_MODULES = ['src/operator.ts', 'operator.ts'] as const;
+
 /**
  * The operator modules: those given, else package.json's `converge.module` (a path or a list),
- * else `src/operator.ts`.
+ * else the first of {@link DEFAULT_MODULES} that exists (`converge init` writes `src/operator.ts`,
+ * the README's first operator is `operator.ts`). When none exists, an {@link OperatorModuleError}
+ * says where it looked and how to name the module.
  */
 export async function operatorModules(
   given: readonly string[],
@@ -115,7 +120,13 @@ export async function operatorModules(
   if (typeof configured === 'string') return [configured];
   if (Array.isArray(configured) && configured.length > 0 && configured.every((m) => typeof m === 'string'))
     return configured as string[];
-  return ['src/operator.ts'];
+  const found = DEFAULT_MODULES.find((m) => existsSync(join(cwd, m)));
+  if (found !== undefined) return [found];
+  throw new OperatorModuleError(
+    DEFAULT_MODULES[0],
+    `does not exist, nor does ${DEFAULT_MODULES.slice(1).join(', ')} (in ${cwd}): give the module's path ` +
+      '(converge manifests path/to/operator.ts) or name it in package.json ("converge": { "module": "path/to/operator.ts" })',
+  );
 }
 
 /** What the project's modules and options generate, by path relative to `cwd`. */

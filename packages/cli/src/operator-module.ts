@@ -18,7 +18,9 @@ export async function loadModule(file: string): Promise<OperatorModule> {
   try {
     await stat(path);
   } catch (error) {
-    throw new OperatorModuleError(file, `does not exist (${path})`, { cause: error });
+    throw new OperatorModuleError(file, path === file ? 'does not exist' : `does not exist (${path})`, {
+      cause: error,
+    });
   }
   if (/\.[cm]?ts$/.test(path) && !process.features.typescript) {
     throw new OperatorModuleError(

@@ -14,7 +14,7 @@ import { type ApiServer, createApiServer } from '@converge/apiserver';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
-import { parseCommand, UsageError } from '../src/index.ts';
+import { OperatorModuleError, parseCommand, UsageError } from '../src/index.ts';
 import { localPackagesOf, nameFromPackage, operatorModules, runManifests } from '../src/manifests-cmd.ts';
 import type { RunIo } from '../src/process-io.ts';
 import { spawnConverge, within } from './processes.ts';
@@ -581,6 +581,26 @@ describe('converge manifests command line', () => {
     expect(await operatorModules([], dir)).toEqual(['src/operator.ts']);
     writeFileSync(join(dir, 'package.json'), '{ not json');
     await expect(operatorModules([], dir)).rejects.toThrow(UsageError);
+  });
+
+  it('with no module given nor configured, src/operator.ts else operator.ts (the README puts it at the root); neither: one message naming both and how to say where it is', async () => {
+    const dir = mkdtempSync(join(PROJECTS, 'modules-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'x', type: 'module' }));
+    const missing = await operatorModules([], dir).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(missing).toBeInstanceOf(OperatorModuleError);
+    expect((missing as Error).message).toBe(
+      `operator module src/operator.ts does not exist, nor does operator.ts (in ${dir}): give the module's path ` +
+        '(converge manifests path/to/operator.ts) or name it in package.json ("converge": { "module": "path/to/operator.ts" })',
+    );
+    writeFileSync(join(dir, 'operator.ts'), 'export default function operator(): void {}\n');
+    expect(await operatorModules([], dir)).toEqual(['operator.ts']);
+    mkdirSync(join(dir, 'src'));
+    writeFileSync(join(dir, 'src', 'operator.ts'), 'export default function operator(): void {}\n');
+    expect(await operatorModules([], dir)).toEqual(['src/operator.ts']);
   });
 
   it('dev --as-service-account is a dev flag only, and needs tokens', () => {
