@@ -244,6 +244,12 @@ describe('a project made by create-converge, outside the repository', { timeout:
     const { process: dev, kubeconfig } = server('dev', []);
     try {
       await dev.line(/converge: running operator src\/operator\.ts/);
+      // It says that it installed the CRDs of the project's defineKind kinds (a fresh data dir).
+      for (const crd of ['guestbooks.webapp.example.com', 'policies.webapp.example.com']) {
+        expect(dev.output()).toContain(
+          `converge: created CustomResourceDefinition ${crd} (from the defineKind kinds src/operator.ts wires)`,
+        );
+      }
       const objects = join(work, 'objects.yaml');
       writeFileSync(
         objects,

@@ -26,16 +26,20 @@ export async function ensureCrd(
   server: ApiServer,
   crd: CustomResourceDefinition,
   options: { readonly update: boolean },
-): Promise<void> {
+): Promise<'created' | 'updated' | 'unchanged'> {
+  let outcome: 'created' | 'updated' | 'unchanged' = 'created';
   try {
     await server.store.create(customResourceDefinitionType, crd);
   } catch (error) {
     if (!isAlreadyExists(error)) throw error;
+    outcome = 'unchanged';
     if (options.update) {
       const key = { namespace: '', name: crd.metadata.name ?? '' };
       const stored = await server.store.get<CustomResourceDefinition>(customResourceDefinitionType, key);
-      if (JSON.stringify(stored.spec) !== JSON.stringify(crd.spec))
+      if (JSON.stringify(stored.spec) !== JSON.stringify(crd.spec)) {
         await server.store.update(customResourceDefinitionType, { ...stored, spec: crd.spec });
+        outcome = 'updated';
+      }
     }
   }
   const { group, names } = crd.spec;
@@ -45,18 +49,27 @@ export async function ensureCrd(
       throw new Error(`the CRD ${crd.metadata.name} was not served within ${SERVED_WITHIN_MS} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+  return outcome;
 }
 
-/** Creates or updates the CRDs of the kinds `manager`'s wiring touched; resolves once they are served. */
-export async function applyKindCrds(server: ApiServer, manager: Manager): Promise<readonly string[]> {
+/**
+ * Creates or updates the CRDs of the kinds `manager`'s wiring touched; resolves once they are
+ * served, with what happened to each (by CRD name).
+ */
+export async function applyKindCrds(
+  server: ApiServer,
+  manager: Manager,
+): Promise<readonly { readonly name: string; readonly outcome: 'created' | 'updated' | 'unchanged' }[]> {
   const kinds = manager.permissions
     .types()
     .map((type) => kindOf(type))
     .filter((kind): kind is Kind => kind !== undefined);
   if (kinds.length === 0) return [];
-  const crds = crdsOf(kinds);
-  for (const crd of crds) await ensureCrd(server, crd, { update: true });
-  return crds.map((crd) => crd.metadata.name ?? '');
+  const applied = [];
+  for (const crd of crdsOf(kinds)) {
+    applied.push({ name: crd.metadata.name ?? '', outcome: await ensureCrd(server, crd, { update: true }) });
+  }
+  return applied;
 }
 
 /**

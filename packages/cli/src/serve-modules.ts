@@ -35,7 +35,7 @@ export async function wireAll(
       }
       await wireModule(file, manager);
       // The CRDs of the defineKind kinds it wired (a project converge init made has no YAML).
-      await applyKindCrds(server, manager).catch((error: unknown) => {
+      const crds = await applyKindCrds(server, manager).catch((error: unknown) => {
         throw new OperatorModuleError(
           file,
           `the CRDs of its kinds could not be applied: ${describe(error)}`,
@@ -44,6 +44,12 @@ export async function wireAll(
           },
         );
       });
+      for (const { name, outcome } of crds) {
+        if (outcome !== 'unchanged')
+          io.out(
+            `converge: ${outcome} CustomResourceDefinition ${name} (from the defineKind kinds ${file} wires)`,
+          );
+      }
     } catch (error) {
       if (!options.bundled) throw error;
       const cause = error instanceof OperatorModuleError && error.cause !== undefined ? error.cause : error;

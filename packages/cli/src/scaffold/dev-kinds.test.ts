@@ -36,12 +36,20 @@ describe('converge dev: the CRDs of the kinds a module wires', () => {
     const server = createApiServer({ port: 0, insecure: true });
     await server.listen();
     try {
-      expect(await applyKindCrds(server, wired(server, gadget(10)))).toEqual(['gadgets.dev.example.com']);
+      expect(await applyKindCrds(server, wired(server, gadget(10)))).toEqual([
+        { name: 'gadgets.dev.example.com', outcome: 'created' },
+      ]);
       expect(server.store.types().some((t) => t.plural === 'gadgets' && t.group === 'dev.example.com')).toBe(
         true,
       );
       // Again (a restart over the same data dir) with another schema: the stored CRD is brought up to date.
-      expect(await applyKindCrds(server, wired(server, gadget(20)))).toEqual(['gadgets.dev.example.com']);
+      expect(await applyKindCrds(server, wired(server, gadget(20)))).toEqual([
+        { name: 'gadgets.dev.example.com', outcome: 'updated' },
+      ]);
+      // And once more with the same schema: nothing to do.
+      expect(await applyKindCrds(server, wired(server, gadget(20)))).toEqual([
+        { name: 'gadgets.dev.example.com', outcome: 'unchanged' },
+      ]);
       const crd = await server.store.get<CustomResourceDefinition>(customResourceDefinitionType, {
         namespace: '',
         name: 'gadgets.dev.example.com',
