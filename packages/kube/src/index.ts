@@ -78,6 +78,8 @@ export {
 } from './errors.ts';
 export { errorFromStatus, type Status } from './http/index.ts';
 export {
+  Condition,
+  Conditions,
   CrdImportError,
   crdsOf,
   defineKind,
@@ -96,6 +98,7 @@ export {
   type ObjectOfKind,
   type PrinterColumn,
   type ScaleOptions,
+  type TCondition,
   type Static,
   type TSchema,
   Type,

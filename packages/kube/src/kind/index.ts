@@ -7,6 +7,7 @@
  * @module
  */
 export { type Static, type TSchema, Type } from 'typebox';
+export { Condition, Conditions, type TCondition } from './conditions.ts';
 export { crdsOf } from './crds.ts';
 export {
   defineKind,
