@@ -41,7 +41,8 @@ Options:
   --name NAME              The operator's name: ServiceAccount, Deployment, roles (default: the
                            package.json name without its scope)
   --namespace NS           Where the operator runs (default NAME-system)
-  --image IMAGE            The Deployment's image (default NAME:latest)
+  --image IMAGE            The Deployment's image (default NAME:VERSION, package.json's version;
+                           NAME:latest without one)
   --check                  Write nothing; exit 1 listing each file that differs from what the
                            modules generate (CRDs that drifted from their TypeScript kinds, RBAC
                            that no longer matches the wiring). For CI.

@@ -23,6 +23,7 @@ import type { RunIo } from './process-io.ts';
 /** The project's package.json, as far as manifests care. */
 interface PackageJson {
   readonly name?: unknown;
+  readonly version?: unknown;
   readonly converge?: { readonly module?: unknown };
   readonly dependencies?: unknown;
   readonly optionalDependencies?: unknown;
@@ -31,23 +32,20 @@ interface PackageJson {
 /**
  * The `file:` dependencies `npm ci --omit=dev` installs from inside the project (the tarballs
  * `converge init --packages` points at), as paths for the Dockerfile to copy before it; and, as
- * warnings, those outside the project, which the image's build context cannot hold.
+ * `outside`, those outside the project, which the image's build context cannot hold.
  */
 export function localPackagesOf(
   pkg: PackageJson,
   cwd: string,
-): { readonly paths: string[]; readonly outside: string[] } {
+): { readonly paths: string[]; readonly outside: { name: string; spec: string }[] } {
   const paths: string[] = [];
-  const outside: string[] = [];
+  const outside: { name: string; spec: string }[] = [];
   for (const deps of [pkg.dependencies, pkg.optionalDependencies]) {
     if (typeof deps !== 'object' || deps === null) continue;
     for (const [name, spec] of Object.entries(deps)) {
       if (typeof spec !== 'string' || !spec.startsWith('file:')) continue;
       const path = relative(cwd, resolve(cwd, spec.slice('file:'.length)));
-      if (path === '' || path.startsWith('..') || isAbsolute(path))
-        outside.push(
-          `dependency ${name} is ${quote(spec)}, outside the project: the Dockerfile's build cannot copy it (move it into the project, e.g. vendor/, and run converge manifests --force)`,
-        );
+      if (path === '' || path.startsWith('..') || isAbsolute(path)) outside.push({ name, spec });
       else paths.push(path.split(sep).join('/'));
     }
   }
@@ -165,13 +163,33 @@ export async function generatedFiles(
     leaderElection: args.leaderElection,
     localPackages: local.paths,
     ...(args.namespace === undefined ? {} : { namespace: args.namespace }),
-    ...(args.image === undefined ? {} : { image: args.image }),
+    image: args.image ?? defaultImage(name, pkg.version),
   });
   const files = new Map<string, string>();
   const out = relative(cwd, resolve(cwd, args.out)) || '.';
   for (const [path, text] of configFiles(set)) files.set(join(out, path), text);
   if (args.helm) for (const [path, text] of helmChart(set)) files.set(join('chart', path), text);
-  return { files, set, modules, warnings: local.outside };
+  return { files, set, modules, warnings: outsideWarning(local.outside) };
+}
+
+/**
+ * The image when `--image` is not given: `NAME:VERSION` from package.json (`my-operator:0.1.0`,
+ * the tag deploy.md builds), since a `latest` tag makes Kubernetes pull on every start
+ * (`imagePullPolicy: Always`); `NAME:latest` only when there is no version a tag can carry.
+ */
+export function defaultImage(name: string, version: unknown): string {
+  return typeof version === 'string' && /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(version)
+    ? `${name}:${version}`
+    : `${name}:latest`;
+}
+
+/** One warning for every `file:` dependency outside the project (a project made with --packages has 8). */
+function outsideWarning(outside: readonly { name: string; spec: string }[]): string[] {
+  if (outside.length === 0) return [];
+  const listed = outside.map((d) => `${d.name} (${quote(d.spec)})`).join(', ');
+  return [
+    `${outside.length === 1 ? 'a dependency is a file: path' : `${outside.length} dependencies are file: paths`} outside the project, which the Dockerfile's build cannot copy: ${listed}; move ${outside.length === 1 ? 'it' : 'them'} into the project (e.g. vendor/, npm install ./vendor/*.tgz) and run converge manifests --force`,
+  ];
 }
 
 /** Generated files (they start with the header) under `dir` that `keep` does not hold: left over. */

@@ -15,7 +15,13 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import { OperatorModuleError, parseCommand, UsageError } from '../src/index.ts';
-import { localPackagesOf, nameFromPackage, operatorModules, runManifests } from '../src/manifests-cmd.ts';
+import {
+  defaultImage,
+  localPackagesOf,
+  nameFromPackage,
+  operatorModules,
+  runManifests,
+} from '../src/manifests-cmd.ts';
 import type { RunIo } from '../src/process-io.ts';
 import { spawnConverge, within } from './processes.ts';
 
@@ -267,7 +273,7 @@ describe('converge manifests', () => {
     };
     expect(values.image).toEqual({
       repository: 'website-operator',
-      tag: 'latest',
+      tag: '0.1.0',
       pullPolicy: 'IfNotPresent',
     });
     const render = (text: string): string =>
@@ -325,7 +331,7 @@ describe('converge manifests', () => {
       '-o',
       'jsonpath={.spec.template.spec.containers[0].image}',
     ]);
-    expect(image.stdout).toBe('website-operator:latest');
+    expect(image.stdout).toBe('website-operator:0.1.0');
   });
 
   it('is deterministic: a second run changes nothing and keeps the Dockerfile unless --force', async () => {
@@ -640,10 +646,41 @@ describe('localPackagesOf', () => {
     for (const spec of ['file:../packs/converge-cli-0.1.0.tgz', 'file:/tmp/packs/x.tgz', 'file:.']) {
       const { paths, outside } = localPackagesOf({ dependencies: { '@converge/cli': spec } }, project);
       expect(paths).toEqual([]);
-      expect(outside).toHaveLength(1);
-      expect(outside[0]).toContain(
-        `dependency @converge/cli is ${JSON.stringify(spec)}, outside the project`,
-      );
+      expect(outside).toEqual([{ name: '@converge/cli', spec }]);
     }
+  });
+
+  it('warns once, naming every tarball outside the project (a project made with --packages has 8), when it writes the Dockerfile', async () => {
+    // A copy of the fixture project (`project` is this block's own folder here).
+    mkdirSync(PROJECTS, { recursive: true });
+    const dir = mkdtempSync(join(PROJECTS, 'manifests-'));
+    dirs.push(dir);
+    cpSync(FIXTURE, dir, { recursive: true });
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    pkg.dependencies = Object.fromEntries(
+      ['apiserver', 'cli', 'kube', 'runtime'].map((p) => [
+        `@converge/${p}`,
+        `file:/tmp/packs/converge-${p}-0.1.0.tgz`,
+      ]),
+    );
+    writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg));
+    const out = io();
+    expect(await runManifests(args(), out, dir)).toBe(0);
+    expect(out.errors).toEqual([
+      'converge manifests: warning: 4 dependencies are file: paths outside the project, which the ' +
+        'Dockerfile\'s build cannot copy: @converge/apiserver ("file:/tmp/packs/converge-apiserver-0.1.0.tgz"), ' +
+        '@converge/cli ("file:/tmp/packs/converge-cli-0.1.0.tgz"), @converge/kube ("file:/tmp/packs/converge-kube-0.1.0.tgz"), ' +
+        '@converge/runtime ("file:/tmp/packs/converge-runtime-0.1.0.tgz"); move them into the project ' +
+        '(e.g. vendor/, npm install ./vendor/*.tgz) and run converge manifests --force',
+    ]);
+  });
+
+  it('the image defaults to NAME:VERSION from package.json, not latest (which Kubernetes pulls on every start)', () => {
+    expect(defaultImage('my-operator', '0.1.0')).toBe('my-operator:0.1.0');
+    expect(defaultImage('my-operator', '1.0.0-rc.1')).toBe('my-operator:1.0.0-rc.1');
+    // No version, or one a tag cannot carry (build metadata's +): latest, as before.
+    expect(defaultImage('my-operator', undefined)).toBe('my-operator:latest');
+    expect(defaultImage('my-operator', '1.0.0+build.5')).toBe('my-operator:latest');
+    expect(defaultImage('my-operator', 7)).toBe('my-operator:latest');
   });
 });
