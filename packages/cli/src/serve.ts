@@ -83,10 +83,16 @@ export async function serve(
   let serviceAccount: ServiceAccountBackend | undefined;
   try {
     io.out(`converge: serving Kubernetes API at ${url} (kubeconfig: ${kubeconfig})`);
-    if (args.faultAdmin)
+    if (args.faultAdmin) {
       io.out(
         `converge: fault injection at ${url}/converge/faults (its own token: ${args.faultAdminToken === undefined ? faultAdminTokenPath : `$${FAULT_ADMIN_TOKEN_ENV} or --fault-admin-token-file`})`,
       );
+      // The rules act on HTTP requests; operators in this process use the store directly.
+      if (modules.length > 0 && options.asServiceAccount !== true)
+        io.out(
+          'converge: fault rules apply to HTTP clients (kubectl, other processes); the operators here use the store in process, so they are not faulted: add --as-service-account to run them over HTTP, through the rules',
+        );
+    }
     if (args.insecure)
       io.err(`converge: WARNING: --insecure: ${insecureExposure(url, args.host, args.faultAdmin)}`);
     if (modules.length > 0) {

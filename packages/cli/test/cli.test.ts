@@ -230,6 +230,10 @@ describe('converge command line', () => {
     );
     expect(status).toBe('True');
     expect(lines.some((l) => l.includes('running operator'))).toBe(true);
+    // Fault rules act on HTTP requests: it says that its in-process operators are not faulted.
+    expect(lines).toContain(
+      'converge: fault rules apply to HTTP clients (kubectl, other processes); the operators here use the store in process, so they are not faulted: add --as-service-account to run them over HTTP, through the rules',
+    );
     // The hint names the bundled examples' kinds: it is printed for them, not for a user's module.
     expect(lines.some((l) => l.includes('get configmapgenerators,configmaps -A'))).toBe(true);
     // …and says where the sample to apply is.

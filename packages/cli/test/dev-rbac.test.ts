@@ -5,11 +5,13 @@
  * declaration converges. The admin kubeconfig stays all-powerful throughout.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:https';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { type ConvergeProcess, now, sleep, spawnConverge, WAIT_MS, waitFor, within } from './processes.ts';
 
 const exec = promisify(execFile);
@@ -145,4 +147,70 @@ describe('converge dev --as-service-account', () => {
     ).toBe('touch-web');
     expect(second.process.output()).not.toContain('ForbiddenError');
   });
+
+  it("runs the operators over HTTP, so the server's fault rules reach their requests", async () => {
+    const dir = project();
+    const { process: p, kubeconfig } = await dev(dir, 'src/operator-declared.ts');
+    expect(p.stdout()).not.toContain('the operators here use the store in process');
+    await kubectl(kubeconfig, 'create', 'deployment', 'web', '--image=nginx', '-n', 'default');
+    // Every update of a Deployment fails with a 500, twice, then the rule is spent.
+    const rule = await faultAdmin(kubeconfig, {
+      type: 'failRatio',
+      pathPattern: '/apis/apps/v1/namespaces/default/deployments/*',
+      methods: ['PUT', 'PATCH'],
+      ratio: 1,
+      status: 500,
+      times: 2,
+    });
+    expect(rule.status).toBe(201);
+    await kubectl(
+      kubeconfig,
+      'create',
+      'configmap',
+      'touch-web',
+      '-n',
+      'default',
+      '--from-literal=deployment=web',
+    );
+    expect(await eventually('the Deployment to be annotated', () => touchedBy(kubeconfig), p.output)).toBe(
+      'touch-web',
+    );
+    // The operator's own requests met the rule: its reconciles failed with the injected 500 first.
+    expect(p.output()).toContain('"type":"InternalError"');
+    const rules = await faultAdmin(kubeconfig);
+    // Spent after its two failures, which the counters record.
+    expect(rules.body).toMatchObject({ kind: 'FaultRuleList', items: [], counters: { failed: { 500: 2 } } });
+  });
 });
+
+/** A request to the fault admin endpoint of the server `kubeconfig` names, with its own token beside it. */
+async function faultAdmin(kubeconfig: string, rule?: object): Promise<{ status: number; body: unknown }> {
+  const config = parse(readFileSync(kubeconfig, 'utf8')) as {
+    clusters: { cluster: { server: string; 'certificate-authority-data': string } }[];
+  };
+  const cluster = config.clusters[0]?.cluster;
+  if (cluster === undefined) throw new Error(`${kubeconfig} has no cluster`);
+  const token = readFileSync(join(dirname(kubeconfig), 'fault-admin-token'), 'utf8').trim();
+  return new Promise((resolve, reject) => {
+    const req = request(
+      new URL('/converge/faults', cluster.server),
+      {
+        method: rule === undefined ? 'GET' : 'POST',
+        ca: Buffer.from(cluster['certificate-authority-data'], 'base64'),
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        timeout: 30_000,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: text === '' ? undefined : JSON.parse(text) }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(rule === undefined ? undefined : JSON.stringify(rule));
+  });
+}
