@@ -96,6 +96,8 @@ export type Command =
       readonly modules: readonly string[];
       /** `--as-service-account`: the operators run as their generated ServiceAccount (see dev-service-account.ts). */
       readonly asServiceAccount: boolean;
+      /** `--nats URL`: modules get a NATS JetStream KV backend named `nats` (`manager.useBackend('nats', …)`). */
+      readonly nats: string | undefined;
     } & ServeArgs &
       OperationsArgs)
   | ({ readonly command: 'kv' } & KvArgs)
@@ -212,6 +214,10 @@ other examples run.
 
 ${SERVE_OPTIONS}
 ${operationsHelp(DEV_OPERATIONS_DEFAULTS)}
+  --nats URL               Connect to NATS JetStream at URL and give the modules a backend
+                           named nats: manager.useBackend('nats', [type]) keeps those kinds in
+                           its KV buckets (prefixed with $CONVERGE_NATS_BUCKET_PREFIX, default
+                           converge_); every other kind stays in the API server
   --as-service-account     Run the operators as the ServiceAccount converge manifests generates
                            for them (its Namespace, CRDs and RBAC applied first; modules default
                            to package.json's converge.module, else src/operator.ts or operator.ts,
@@ -260,6 +266,7 @@ const DEV_SPECS = {
   ...SERVE_SPECS,
   ...OPERATIONS_SPECS,
   'as-service-account': { type: 'boolean' },
+  nats: { type: 'string', value: 'URL' },
 } as const satisfies OptionSpecs;
 
 const RUN_SPECS = {
@@ -382,6 +389,9 @@ function parseServe(
       command,
       '--as-service-account is only used by converge dev (serve runs no operators)',
     );
+  if (command === 'serve' && values.nats !== undefined)
+    throw new UsageError(command, '--nats is only used by converge dev (serve runs no operators)');
+  if (values.nats !== undefined) checkNatsUrl(command, values.nats);
   const host = values.host ?? '127.0.0.1';
   const insecure = values.insecure ?? false;
   const insecureBindNonLoopback = values['insecure-bind-non-loopback'] ?? false;
@@ -440,7 +450,31 @@ function parseServe(
   const asServiceAccount = values['as-service-account'] ?? false;
   if (asServiceAccount && insecure)
     throw new UsageError(command, '--as-service-account needs tokens checked; drop --insecure');
-  return { command: 'dev', modules: positionals, asServiceAccount, ...common, ...operations };
+  return {
+    command: 'dev',
+    modules: positionals,
+    asServiceAccount,
+    nats: values.nats,
+    ...common,
+    ...operations,
+  };
+}
+
+/** A NATS server URL: `nats://`, `tls://`, `ws://` or `wss://` with a host (a comma-separated list of them). */
+function checkNatsUrl(command: string, value: string): void {
+  for (const part of value.split(',')) {
+    let url: URL | undefined;
+    try {
+      url = new URL(part.trim());
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || !/^(nats|tls|ws|wss):$/.test(url.protocol) || url.hostname === '')
+      throw new UsageError(
+        command,
+        `--nats must be a NATS server URL such as nats://127.0.0.1:4222, got ${quote(value)}`,
+      );
+  }
 }
 
 /** The API token: `--token`, else `--token-file`, else `$CONVERGE_TOKEN`, else none (generated). */

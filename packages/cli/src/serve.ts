@@ -5,7 +5,7 @@
 import { statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { type ApiServer, createApiServer, insecureExposure } from '@converge/apiserver';
-import type { Logger } from '@converge/runtime';
+import type { Backend, Logger } from '@converge/runtime';
 import { Store } from '@converge/store';
 import { FAULT_ADMIN_TOKEN_ENV, type ServeArgs, TOKEN_ENV } from './args.ts';
 import { commandLogger } from './cli-logger.ts';
@@ -27,7 +27,7 @@ const STOPPED = Symbol('stopped');
  * modules load stops at once.
  */
 export async function serve(
-  args: ServeArgs & Partial<OperationsArgs>,
+  args: ServeArgs & Partial<OperationsArgs> & { readonly nats?: string | undefined },
   io: RunIo,
   modules: readonly string[],
   options: { bundled?: boolean; asServiceAccount?: boolean } = {},
@@ -81,6 +81,7 @@ export async function serve(
   let failed = false;
   let webhooks: DevWebhooks | undefined;
   let serviceAccount: ServiceAccountBackend | undefined;
+  let nats: { readonly backend: Backend; close(): Promise<void> } | undefined;
   try {
     io.out(`converge: serving Kubernetes API at ${url} (kubeconfig: ${kubeconfig})`);
     if (args.faultAdmin) {
@@ -119,8 +120,20 @@ export async function serve(
       // --as-service-account: the operators talk HTTP to the server with their ServiceAccount's token.
       if (options.asServiceAccount === true)
         serviceAccount = await serviceAccountBackend(server, kubeconfig, modules, logger, io);
+      // --nats URL: a NATS JetStream KV backend the modules route their kinds to by name.
+      if (args.nats !== undefined) {
+        nats = await natsBackend(args.nats, logger);
+        io.out(
+          `converge: NATS JetStream at ${args.nats} is the backend named nats (buckets ${natsBucketPrefix()}…): manager.useBackend('nats', [type]) keeps a kind there`,
+        );
+      }
       const { manager: m, server: operations } = operatedManager(
-        { backend: serviceAccount?.backend ?? server.store, logger, webhookServer: devWebhooks.host },
+        {
+          backend: serviceAccount?.backend ?? server.store,
+          ...(nats === undefined ? {} : { backends: { nats: nats.backend } }),
+          logger,
+          webhookServer: devWebhooks.host,
+        },
         {
           metricsBindAddress: args.metricsBindAddress ?? '0',
           healthProbeBindAddress: args.healthProbeBindAddress ?? '0',
@@ -153,6 +166,7 @@ export async function serve(
     stop.abort();
     await manager;
     await serviceAccount?.backend.close();
+    await nats?.close();
     await server.close();
     // The server does not own a store it was given: closing it releases the data directory.
     await store.close();
@@ -181,5 +195,44 @@ function openToOthers(path: string): boolean {
     return (statSync(path).mode & 0o077) !== 0;
   } catch {
     return false;
+  }
+}
+
+/** The prefix of the KV buckets `--nats` keeps kinds in (`converge kv` reads the same variable). */
+function natsBucketPrefix(): string {
+  return process.env.CONVERGE_NATS_BUCKET_PREFIX ?? 'converge_';
+}
+
+/**
+ * The backend `converge dev --nats URL` gives modules as `nats`, connected at once and reconnecting
+ * for as long as dev runs (loaded only then: a start without --nats does not compile the NATS
+ * client). Nothing answering is a NatsUnreachableError naming the URL and how to start a server; a
+ * server without JetStream is the backend's UnavailableError.
+ */
+async function natsBackend(
+  url: string,
+  logger: Logger,
+): Promise<{ readonly backend: Backend; close(): Promise<void> }> {
+  const [{ NatsBackend }, { connectNats }] = await Promise.all([
+    import('@converge/nats'),
+    import('./nats-connection.ts'),
+  ]);
+  const connection = await connectNats(url, { name: 'converge dev', reconnectForever: true });
+  try {
+    const backend = await NatsBackend.connect({
+      connection,
+      bucketPrefix: natsBucketPrefix(),
+      logger: logger.child({ backend: 'nats' }),
+    });
+    return {
+      backend,
+      close: async () => {
+        await backend.close();
+        await connection.close();
+      },
+    };
+  } catch (error) {
+    await connection.close();
+    throw error;
   }
 }

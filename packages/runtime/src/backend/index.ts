@@ -56,4 +56,5 @@ export {
   resourceType,
   typeId,
 } from './resource-type.ts';
+export { RoutedBackend } from './routed.ts';
 export { statusError } from './status-errors.ts';

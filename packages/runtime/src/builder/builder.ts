@@ -1,4 +1,4 @@
-import type { Backend, ResourceType } from '../backend/index.ts';
+import { type Backend, type ResourceType, RoutedBackend } from '../backend/index.ts';
 import type { Clock } from '../clock/index.ts';
 import { Controller, type ControllerOptions } from '../controller/index.ts';
 import { OptionsError } from '../errors.ts';
@@ -276,8 +276,12 @@ export class ControllerBuilder {
       ),
       ...this.#reads.map((r) => [r.type, 'reads', r.options] as [ResourceType, 'reads', ReadsOptions]),
     ];
+    // Kinds kept elsewhere (another backend given, or routed there by manager.useBackend) need
+    // nothing from the API server.
+    const host = this.#host.backend;
+    const api = host instanceof RoutedBackend ? host.fallback : host;
     for (const [type, role, options] of wired) {
-      if (options.backend !== undefined && options.backend !== this.#host.backend) continue;
+      if (homeOf(options.backend ?? host, type) !== api) continue;
       const namespace =
         options.namespace === undefined || options.namespace === '' ? undefined : options.namespace;
       permissions.recordType(type);
@@ -289,8 +293,8 @@ export class ControllerBuilder {
   /** An `owns` watch with its handler (and, for label ownership, its label selector). */
   #owned(w: Watch, primary: Watch): Watch {
     const options = w.options as OwnsOptions;
-    const primaryBackend = primary.options.backend ?? this.#host.backend;
-    const ownedBackend = options.backend ?? this.#host.backend;
+    const primaryBackend = homeOf(primary.options.backend ?? this.#host.backend, primary.type);
+    const ownedBackend = homeOf(options.backend ?? this.#host.backend, w.type);
     const { ownerLabels } = options;
     const ownership =
       options.ownership ??
@@ -370,4 +374,9 @@ export function controllerFor(
   options?: BuilderWatchOptions,
 ): ControllerBuilder {
   return new ControllerBuilder(host).for(type, options);
+}
+
+/** The backend that holds `type`: through a manager's routes when `backend` is its routed backend. */
+function homeOf(backend: Backend, type: ResourceType): Backend {
+  return backend instanceof RoutedBackend ? backend.backendFor(type) : backend;
 }

@@ -1,4 +1,4 @@
-import { type Backend, type ResourceType, resourceType, typeId } from '../backend/index.ts';
+import { type Backend, type ResourceType, RoutedBackend, resourceType, typeId } from '../backend/index.ts';
 import { AlreadyStartedError, OptionsError } from '../errors.ts';
 import type { KubeObject } from '../object/index.ts';
 import { whenAborted } from '../runnable/index.ts';
@@ -102,10 +102,16 @@ export class InformerRegistry {
    * The shared informer for `spec`, created (and started, if the registry runs) on first use.
    * Throws an OptionsError for a bad spec and a {@link RegistryStoppedError} once the registry stopped.
    */
-  acquire<T extends KubeObject = KubeObject>(spec: InformerSpec): InformerHandle<T> {
+  acquire<T extends KubeObject = KubeObject>(given: InformerSpec): InformerHandle<T> {
     if (this.#state.phase === 'stopped') throw new RegistryStoppedError();
-    if (typeof spec !== 'object' || spec === null)
-      throw new OptionsError('spec', spec, 'an informer spec object');
+    if (typeof given !== 'object' || given === null)
+      throw new OptionsError('spec', given, 'an informer spec object');
+    // A routed backend (a manager's) is the backend holding the kind: one informer per kind
+    // whether it was asked for through the route or with that backend itself.
+    const spec =
+      given.backend instanceof RoutedBackend && typeof given.type === 'object' && given.type !== null
+        ? { ...given, backend: given.backend.backendFor(given.type) }
+        : given;
     const key = specKey(spec);
     let byKey = this.#entries.get(spec.backend);
     let entry = byKey?.get(key);

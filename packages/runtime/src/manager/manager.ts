@@ -4,6 +4,7 @@ import {
   ForbiddenError,
   qualifiedResource,
   type ResourceType,
+  RoutedBackend,
 } from '../backend/index.ts';
 import { type BuilderWatchOptions, ControllerBuilder } from '../builder/index.ts';
 import { KindNotServedError } from '../cache/index.ts';
@@ -65,6 +66,12 @@ export interface ManagerOptions {
    * runnable synced before controllers start) and a cached `client` with read-your-writes.
    */
   readonly backend?: Backend;
+  /**
+   * More backends, by name, for the kinds that live elsewhere than the default: a host that
+   * connects them (`converge dev --nats URL` gives `nats`) passes them here, and an operator module
+   * routes its kinds to one with {@link Manager.useBackend} (`manager.useBackend('nats', [type])`).
+   */
+  readonly backends?: Readonly<Record<string, Backend>>;
   /** Field manager the client records on writes. Default 'converge'. */
   readonly fieldManager?: string;
   /**
@@ -115,7 +122,8 @@ export class Manager implements Runnable {
   #leading = false;
   #failure: Error | undefined;
   #count = 0;
-  readonly #backend: Backend | undefined;
+  readonly #backend: RoutedBackend | undefined;
+  readonly #named: ReadonlyMap<string, Backend>;
   readonly #informers: InformerRegistry;
   readonly #client: Client | undefined;
   readonly #readers = new Map<string, ReturnType<InformerRegistry['acquire']>>();
@@ -155,11 +163,12 @@ export class Manager implements Runnable {
       logger: this.#baseLogger,
       resyncPeriodMs: durationMs('resyncPeriodMs', options.resyncPeriodMs, 0),
     });
-    this.#backend = options.backend;
-    if (options.backend !== undefined) {
+    this.#backend = options.backend === undefined ? undefined : new RoutedBackend(options.backend);
+    this.#named = namedBackends(options.backends);
+    if (this.#backend !== undefined) {
       this.addCache(this.#informers, 'informers');
       this.#client = new Client({
-        backend: options.backend,
+        backend: this.#backend,
         clock: this.#clock,
         fieldManager: options.fieldManager ?? 'converge',
         cache: (type, signal) => this.#reader(type, signal),
@@ -214,11 +223,57 @@ export class Manager implements Runnable {
     return this.#informers;
   }
 
-  /** The default backend. Throws if the manager was created without one. */
+  /**
+   * The manager's backend: the `backend` of its options for every kind, but those routed elsewhere
+   * with {@link Manager.useBackend}. The client, controllers and shared informers use it, so each
+   * kind is read, watched and written where it lives. Throws if the manager was created without one.
+   */
   get backend(): Backend {
     if (this.#backend === undefined)
       throw new OptionsError('backend', undefined, 'a backend in ManagerOptions');
     return this.#backend;
+  }
+
+  /**
+   * A backend the host gave by name (`ManagerOptions.backends`; `converge dev --nats URL` gives
+   * `nats`). Throws an OptionsError naming the ones there are when there is none by that name.
+   */
+  namedBackend(name: string): Backend {
+    const backend = this.#named.get(name);
+    if (backend !== undefined) return backend;
+    const known = [...this.#named.keys()];
+    throw new OptionsError(
+      'name',
+      name,
+      known.length === 0
+        ? 'a backend the host gave, and it gave none (converge dev --nats URL gives one named nats)'
+        : `one of the backends the host gave: ${known.join(', ')}`,
+    );
+  }
+
+  /**
+   * Keeps `types` in `backend` (or the named backend `backend` names) instead of the default:
+   * `manager.client`, `manager.controller(type)`, the shared informers and everything built on the
+   * manager's backend read, watch and write those kinds there, with no `backend` option per call.
+   * A backend that registers kinds (a NATS backend creates their buckets) registers them first.
+   * Before the manager starts only (informers already running would stay where they are).
+   *
+   * @example
+   * export default async function operator(manager: Manager): Promise<void> {
+   *   await manager.useBackend('nats', [applicationType]); // converge dev --nats URL
+   *   manager.controller(applicationType).owns(configMapType).complete(reconcile);
+   * }
+   */
+  async useBackend(backend: Backend | string, types: readonly ResourceType[]): Promise<void> {
+    const routed = this.#backend;
+    if (routed === undefined) throw new OptionsError('backend', undefined, 'a backend in ManagerOptions');
+    if (this.#state !== 'new') throw new AlreadyStartedError('manager (useBackend before start)');
+    const target = typeof backend === 'string' ? this.namedBackend(backend) : backend;
+    if (typeof target?.get !== 'function') throw new OptionsError('backend', target, 'a Backend or a name');
+    if (!Array.isArray(types)) throw new OptionsError('types', types, 'an array of resource types');
+    const register = (target as { registerType?: (type: ResourceType) => unknown }).registerType;
+    if (typeof register === 'function') for (const type of types) await register.call(target, type);
+    routed.route(target, types);
   }
 
   /** The cached client over the default backend. Throws if the manager was created without one. */
@@ -530,4 +585,17 @@ function cachedReadError(type: ResourceType, error: unknown): unknown {
       `(declare it with manager.permissions.require(type, ['get', 'list', 'watch']) for converge manifests)`,
     { cause: error, details: { group: type.group, kind: type.plural } },
   );
+}
+
+/** The named backends of the options, checked. */
+function namedBackends(
+  backends: Readonly<Record<string, Backend>> | undefined,
+): ReadonlyMap<string, Backend> {
+  if (backends === undefined) return new Map();
+  if (typeof backends !== 'object' || backends === null)
+    throw new OptionsError('backends', backends, 'an object of backends by name');
+  for (const [name, backend] of Object.entries(backends)) {
+    if (typeof backend?.get !== 'function') throw new OptionsError(`backends.${name}`, backend, 'a Backend');
+  }
+  return new Map(Object.entries(backends));
 }
