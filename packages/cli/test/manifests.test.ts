@@ -609,6 +609,24 @@ describe('converge manifests command line', () => {
     expect(await operatorModules([], dir)).toEqual(['src/operator.ts']);
   });
 
+  it('dev --nats takes a NATS URL (a list of them too), and is a dev flag only', () => {
+    expect(parseCommand(['dev', '--nats', 'nats://127.0.0.1:4222'])).toMatchObject({
+      command: 'dev',
+      nats: 'nats://127.0.0.1:4222',
+    });
+    expect(parseCommand(['dev', '--nats', 'nats://a:4222,tls://b:4222'])).toMatchObject({
+      nats: 'nats://a:4222,tls://b:4222',
+    });
+    expect(parseCommand(['dev'])).toMatchObject({ command: 'dev', nats: undefined });
+    expect(() => parseCommand(['dev', '--nats', ''])).toThrow(/--nats needs a value/);
+    for (const bad of ['127.0.0.1:4222', 'http://x:4222', 'nats://', 'nats://a,']) {
+      expect(() => parseCommand(['dev', '--nats', bad]), bad).toThrow(
+        /--nats must be a NATS server URL such as nats:\/\/127\.0\.0\.1:4222/,
+      );
+    }
+    expect(() => parseCommand(['serve', '--nats', 'nats://x:4222'])).toThrow(/only used by converge dev/);
+  });
+
   it('dev --as-service-account is a dev flag only, and needs tokens', () => {
     expect(parseCommand(['dev', '--as-service-account'])).toMatchObject({
       command: 'dev',
