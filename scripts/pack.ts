@@ -76,5 +76,5 @@ const packages = tarballs.map((t) => `--package=${t}`).join(' ');
 process.stdout.write(
   `${tarballs.join('\n')}\n\nIn your project:\n  npm install ${installed.join(' ')}\n\n` +
     `A new project depending on them (npm create converge DIR, with unreleased Converge):\n` +
-    `  npm exec ${packages} -- create-converge DIR --packages ${out}\n`,
+    `  npm exec --yes ${packages} -- create-converge DIR --packages ${out}\n`,
 );
