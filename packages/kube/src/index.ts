@@ -98,8 +98,8 @@ export {
   type ObjectOfKind,
   type PrinterColumn,
   type ScaleOptions,
-  type TCondition,
   type Static,
+  type TCondition,
   type TSchema,
   Type,
 } from './kind/index.ts';
