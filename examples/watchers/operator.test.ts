@@ -114,7 +114,15 @@ async function waitForLine(p: Converge, line: string, what: string): Promise<voi
 
 /** Starts the operator as its own process and waits until it says it runs. */
 async function startOperator(): Promise<Converge> {
-  const operator = converge(['run', OPERATOR, '--kubeconfig', kubeconfig]);
+  // No probe server: its default :8081 is one port for the whole machine (a second suite beside this one holds it).
+  const operator = converge([
+    'run',
+    OPERATOR,
+    '--kubeconfig',
+    kubeconfig,
+    '--health-probe-bind-address',
+    '0',
+  ]);
   operators.push(operator);
   await waitForLine(operator, 'converge: running operator', 'the operator to start');
   return operator;

@@ -213,11 +213,25 @@ for (const [label, node] of [
       let operator: Running | undefined;
       try {
         await serve.line(/converge: serving Kubernetes API at/);
-        operator = start('npx', ['converge', 'run', './operator.ts', '--kubeconfig', kubeconfig], {
-          cwd: project,
-          env,
-        });
+        // The README's command, with the probes on a free port: its default :8081 is one port for the
+        // whole machine, and a second suite (or anything else) beside this one may hold it.
+        operator = start(
+          'npx',
+          [
+            'converge',
+            'run',
+            './operator.ts',
+            '--kubeconfig',
+            kubeconfig,
+            '--health-probe-bind-address',
+            '127.0.0.1:0',
+          ],
+          { cwd: project, env },
+        );
+        const [, probes] = await operator.line(/health probes at (http:\/\/\S+)\/healthz/);
         await copiedByKubectl(kubeconfig, 'run');
+        // Synced and copying: the kubelet's readiness probe says so.
+        expect((await fetch(`${probes}/readyz`)).status).toBe(200);
       } finally {
         if (operator !== undefined) expectCleanStop(await operator.stop(), operator);
         expectCleanStop(await serve.stop(), serve);
