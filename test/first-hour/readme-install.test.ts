@@ -1,10 +1,11 @@
 /**
- * README "Install", followed as a new user does, from an empty folder outside the repository with
- * the machine's own Node (Node 20 on these machines; the README says what to add then): its shell
- * lines are read from the README and run one by one with bash, its `operator.ts` is saved from the
- * README, `npx converge dev ./operator.ts` runs it, and the README's kubectl lines drive it to a
- * copied and then garbage-collected ConfigMap. Only the tarballs' folder is this run's (the shared
- * packs, in place of `../converge/.packs/`, which the README's first block makes with `npm run pack`).
+ * README "Install" and docs/guide/getting-started.md, followed as a new user does, from an empty
+ * folder outside the repository with the machine's own Node (Node 20 on these machines; both say
+ * what to add then): their shell lines are read from the documents and run with bash, their
+ * `operator.ts` is saved from them, `npx converge dev ./operator.ts` runs it, and their kubectl lines
+ * drive it: the README's to a copied and then garbage-collected ConfigMap, getting-started's to the
+ * log line it promises. Only the tarballs' folder is this run's (the shared packs, in place of
+ * `../converge/.packs/`, which the documents' first block makes with `npm run pack`).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,10 +27,10 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** The fenced blocks (`lang`) of the README section `heading`, in order. */
-function blocks(heading: string, lang: string): string[] {
-  const section = readme.split(/^## /m).find((s) => s.startsWith(`${heading}\n`));
-  if (section === undefined) throw new Error(`README: no section "${heading}"`);
+/** The fenced blocks (`lang`) of the section `heading` of `doc` (the README unless given), in order. */
+function blocks(heading: string, lang: string, doc = readme): string[] {
+  const section = doc.split(/^## /m).find((s) => s.startsWith(`${heading}\n`));
+  if (section === undefined) throw new Error(`no section "${heading}"`);
   return [...section.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, 'g'))].map(
     (m) => m[1] as string,
   );
@@ -68,7 +69,7 @@ function userEnv(node: string): NodeJS.ProcessEnv {
   return env;
 }
 
-describe('README "Install", word for word, from an empty folder with the machine\'s Node', () => {
+describe('README "Install" and getting-started, word for word, from an empty folder with the machine\'s Node', () => {
   it(
     'installs the tarballs, runs the README operator with converge dev, and the README kubectl lines see it copy and collect',
     async () => {
@@ -144,6 +145,52 @@ describe('README "Install", word for word, from an empty folder with the machine
       }, dev);
       expect(dev.output()).toContain('"msg":"Copied"');
       expect(dev.output()).not.toMatch(/"level":"(error|fatal)"/);
+      const exit = await dev.stop();
+      expect(dev.output()).toMatch(/^converge: stopped$/m);
+      expect(exit.code === 0 || exit.signal === 'SIGINT', JSON.stringify(exit)).toBe(true);
+    },
+    COMMAND_MS * 2,
+  );
+
+  it(
+    'getting-started: its install lines in one shell, its operator under npx converge dev, and the log line it shows for kubectl create configmap',
+    async () => {
+      const node = await systemNode();
+      const env = userEnv(node.path);
+      const guide = readFileSync(join(repo, 'docs', 'guide', 'getting-started.md'), 'utf8');
+      const [, setup] = blocks('Install', 'sh', guide);
+      const [operator] = blocks('Write an operator', 'ts', guide);
+      const [devBlock, kubectlBlock] = blocks('Run it', 'sh', guide);
+      const packs = await sharedPacks(envFor(process.execPath));
+      const folder = mkdtempSync(join(work, 'getting-started-'));
+      // As typed into one terminal (the `cd` carries over); the node@24 line only where it is needed.
+      const script = lines(setup ?? '')
+        .filter((line) => node.tooOld || line !== 'npm install -D node@24')
+        .map((line) => line.replaceAll('../converge/.packs/', `${packs}/`));
+      expect(script[0]).toBe('mkdir my-operator && cd my-operator');
+      await run('bash', ['-ec', script.join('\n')], { cwd: folder, env });
+      const project = join(folder, 'my-operator');
+      writeFileSync(join(project, 'operator.ts'), operator ?? '');
+      const [devCommand, ...devArgs] = (lines(devBlock ?? '')[0] ?? '').split(' ');
+      expect([devCommand, ...devArgs].join(' ')).toBe('npx converge dev ./operator.ts');
+      const dev: Running = start(devCommand ?? 'npx', devArgs, { cwd: project, env });
+      await dev.line(/"Starting workers"/);
+      const kubectlLines = lines(kubectlBlock ?? '');
+      expect(kubectlLines).toEqual([
+        'export KUBECONFIG=$PWD/.converge/kubeconfig',
+        'kubectl create configmap hello --from-literal=greeting=hi',
+      ]);
+      await run('bash', ['-ec', kubectlLines.join('\n')], { cwd: project, env });
+      // The guide: the first terminal shows a line like {"level":"info","msg":"ConfigMap changed",…}.
+      const [logged] = await dev.line(/^\{(?=.*"msg":"ConfigMap changed")(?=.*"name":"hello").*\}$/m);
+      expect(JSON.parse(logged)).toMatchObject({
+        level: 'info',
+        msg: 'ConfigMap changed',
+        controller: 'configmap',
+        namespace: 'default',
+        name: 'hello',
+        keys: ['greeting'],
+      });
       const exit = await dev.stop();
       expect(dev.output()).toMatch(/^converge: stopped$/m);
       expect(exit.code === 0 || exit.signal === 'SIGINT', JSON.stringify(exit)).toBe(true);
