@@ -51,7 +51,7 @@ function converge(args: readonly string[]): Converge {
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   const exited = new Promise<number | null>((resolve) => {
-    child.once('exit', (code) => resolve(code));
+    child.once('close', (code) => resolve(code)); // its last lines may outlive 'exit' in the pipes
     child.once('error', () => resolve(null));
   });
   return { child, exited, output: () => output };

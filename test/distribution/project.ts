@@ -86,7 +86,8 @@ export function start(
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('exit', (code, signal) => {
+    // 'close', not 'exit': what it printed last may still be in its pipes when it exits.
+    child.once('close', (code, signal) => {
       resolve({ code, signal });
       for (const wake of waiters) wake();
     });

@@ -56,10 +56,16 @@ function start(
   });
 }
 
+/** Its exit code, once its output has been read to the end ('close': the pipes may outlive 'exit'). */
 function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => {
-    if (child.exitCode !== null) resolve(child.exitCode);
-    else child.once('exit', (code) => resolve(code));
+    if (
+      child.exitCode !== null &&
+      child.stdout?.readableEnded !== false &&
+      child.stderr?.readableEnded !== false
+    )
+      resolve(child.exitCode);
+    else child.once('close', (code) => resolve(code));
   });
 }
 

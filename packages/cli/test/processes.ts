@@ -64,7 +64,13 @@ export function spawnConverge(
     stderr = (stderr + chunk.toString()).slice(-OUTPUT_KEPT);
   });
   const exited = new Promise<Exit>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal, at: now() }));
+    // Timed at 'exit', settled at 'close': what the process printed last (an error, "converge:
+    // stopped") may still be in its pipes when it exits, and a test reads the output next.
+    let exit: Exit | undefined;
+    child.once('exit', (code, signal) => {
+      exit = { code, signal, at: now() };
+    });
+    child.once('close', (code, signal) => resolve(exit ?? { code, signal, at: now() }));
     child.once('error', (error) => {
       output += `\nspawn failed: ${error.message}`;
       resolve({ code: null, signal: null, at: now() });
