@@ -282,9 +282,10 @@ describe('converge dev with the Kumori example', () => {
     const env = { NATS_URL: url, CONVERGE_NATS_BUCKET_PREFIX: prefix };
     const dev = spawnConverge(dir, ['dev', '--port', '0'], env);
     processes.push(dev);
+    // The hint's last line: its two lines may arrive in two chunks (seen on a loaded run).
     await waitFor(
       'the kumori hint',
-      () => (dev.output().includes('converge kv apply -f') ? true : undefined),
+      () => (dev.output().includes(`get configmaps,deployments -A -l ${OWNED}`) ? true : undefined),
       dev.output,
     );
     expect(dev.output()).toMatch(/converge: running operator .*examples\/kumori\/operator\.ts/);
