@@ -4,11 +4,11 @@
  * with `setStatusCondition` are written through the status subresource and read back; a condition
  * that breaks metav1.Condition's rules is refused with 422 naming the field.
  */
-import { request } from 'node:https';
 import { Conditions, crdsOf, defineKind, type ObjectOfKind, Type } from '@converge/kube';
 import { type Condition, setStatusCondition } from '@converge/runtime';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { type ApiServer, createApiServer } from '../../packages/apiserver/src/server/api-server.ts';
+import { call as callServer, served } from './http.ts';
 
 const backup = defineKind({
   group: 'example.com',
@@ -21,29 +21,7 @@ type Backup = ObjectOfKind<typeof backup>;
 
 let server: ApiServer;
 
-function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      new URL(path, server.url),
-      {
-        method,
-        ca: server.ca,
-        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, body: text === '' ? undefined : JSON.parse(text) }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
+const call = (method: string, path: string, body?: unknown) => callServer(server, method, path, body);
 
 beforeAll(async () => {
   server = createApiServer({});
@@ -84,11 +62,7 @@ describe('Conditions()', () => {
     const created = await call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const base = '/apis/example.com/v1/namespaces/default/backups';
-    const deadline = Date.now() + 30_000;
-    while ((await call('GET', base)).status !== 200) {
-      if (Date.now() > deadline) throw new Error('backups not served within 30 s');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await served(server, base, 30_000);
     const object = await call('POST', base, {
       apiVersion: 'example.com/v1',
       kind: 'Backup',

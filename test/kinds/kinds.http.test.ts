@@ -3,56 +3,17 @@
  * `crdsOf` generates is created (201) and served, and every value TypeBox accepts is created as an
  * object (201) and read back unchanged.
  */
-import { request } from 'node:https';
 import { crdsOf, defineKind, Type } from '@converge/kube';
 import fc from 'fast-check';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiServer, createApiServer } from '../../packages/apiserver/src/server/api-server.ts';
 import { generated } from './arbitraries.ts';
+import { call as callServer, served as servedBy } from './http.ts';
 
 let server: ApiServer;
-
-interface Response {
-  readonly status: number;
-  readonly body: unknown;
-}
-
-function call(method: string, path: string, body?: unknown): Promise<Response> {
-  const url = new URL(path, server.url);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      {
-        method,
-        ca: server.ca,
-        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, body: text === '' ? undefined : JSON.parse(text) }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
-
-/** Polls until the new resource is served (a CRD is established asynchronously), for 10 s at most. */
-async function served(path: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const { status } = await call('GET', path);
-    if (status === 200) return;
-    if (Date.now() > deadline) throw new Error(`${path} not served: ${status}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const call = (method: string, path: string, body?: unknown) => callServer(server, method, path, body);
+const served = (path: string) => servedBy(server, path);
 
 beforeAll(async () => {
   server = createApiServer({});
