@@ -46,7 +46,7 @@ describe('the setup of docs/guide/operations.md', () => {
     const ready = await fetch(`${server.url('health')}/readyz?verbose`);
     expect([ready.status, await ready.text()]).toEqual([
       200,
-      '[+]ping ok\n[+]caches-synced ok\nreadyz check passed\n',
+      '[+]ping ok\n[+]caches-synced ok\n[+]controllers-synced ok\nreadyz check passed\n',
     ]);
     const families = parseExposition(await (await fetch(`${server.url('metrics')}/metrics`)).text());
     expect(sampleValue(families, Names.reconcileTotal, { controller: 'website', result: 'success' })).toBe(1);

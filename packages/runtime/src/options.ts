@@ -15,6 +15,23 @@ export function durationMs(field: string, value: number | undefined, fallback: n
   return value;
 }
 
+/** While caches or sources have not synced, a warning every this long says which, and why. */
+export const SYNC_PROGRESS_MS = 30_000;
+
+/**
+ * How long to wait for something to sync: a finite number of milliseconds >= 0 (0 gives up at once
+ * when it is not synced already), or `Infinity` to wait for as long as it takes (the seeds' way:
+ * log and keep trying).
+ */
+export function syncTimeoutMs(field: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (value === Number.POSITIVE_INFINITY) return value;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new OptionsError(field, value, 'a number of milliseconds >= 0, or Infinity to wait for ever');
+  }
+  return value;
+}
+
 /** A finite positive duration in milliseconds, > 0. */
 export function positiveDurationMs(field: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;

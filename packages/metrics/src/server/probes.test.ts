@@ -54,7 +54,7 @@ describe('/readyz and /healthz', () => {
     let response = await http.get('/readyz');
     expect(response.status).toBe(500);
     expect(await response.text()).toBe(
-      '[+]ping ok\n[-]caches-synced failed: caches are not synced\nreadyz check failed\n',
+      '[+]ping ok\n[-]caches-synced failed: caches are not synced\n[+]controllers-synced ok\nreadyz check failed\n',
     );
     response = await http.get('/readyz/caches-synced');
     expect([response.status, await response.text()]).toEqual([
@@ -70,7 +70,9 @@ describe('/readyz and /healthz', () => {
     response = await http.get('/readyz');
     expect([response.status, await response.text()]).toEqual([200, 'ok']);
     response = await http.get('/readyz?verbose');
-    expect(await response.text()).toBe('[+]ping ok\n[+]caches-synced ok\nreadyz check passed\n');
+    expect(await response.text()).toBe(
+      '[+]ping ok\n[+]caches-synced ok\n[+]controllers-synced ok\nreadyz check passed\n',
+    );
     response = await http.get('/readyz?verbose&exclude=nope');
     expect(await response.text()).toContain(
       'warn: some readyz checks cannot be excluded: no matches for "nope"\n',

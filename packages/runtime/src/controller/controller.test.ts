@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ConflictError, NotFoundError } from '../backend/errors.ts';
 import { VirtualClock } from '../clock/virtual-clock.ts';
 import { AlreadyStartedError, isConvergeError, OptionsError } from '../errors.ts';
 import { MemoryLogger } from '../log/index.ts';
@@ -14,7 +15,7 @@ import {
   TerminalError,
 } from '../reconcile/index.ts';
 import type { Source } from '../source/source.ts';
-import { exponentialBackoffRetryPolicy, maxRetries } from '../workqueue/index.ts';
+import { exponentialBackoffRetryPolicy, kroRetryPolicy, maxRetries } from '../workqueue/index.ts';
 import { Controller } from './controller.ts';
 import { ShutdownTimeoutError, SourceFailedError, SourceSyncError } from './errors.ts';
 import type { ControllerOptions } from './options.ts';
@@ -158,6 +159,35 @@ describe('Controller', () => {
     await clock.advance(4_000);
     expect(total()).toBe(300);
     stop.abort();
+    await run;
+  });
+
+  it("answers has(), length, processingCount and waitingCount on a running controller's queue (openclarity's Has and Len)", async () => {
+    const clock = new VirtualClock();
+    const controller = new Controller<string>({
+      name: 'c',
+      clock,
+      reconciler: async (key) => {
+        if (key === 'slow') await clock.sleep(100);
+      },
+    });
+    const abort = new AbortController();
+    const run = controller.start(abort.signal);
+    await clock.advance(0);
+    const queue = controller.queue;
+    queue.add('slow');
+    queue.add('next');
+    queue.addAfter('later', 1000);
+    await clock.advance(1);
+    // 'slow' is processing, 'next' queued behind it (one worker), 'later' waiting.
+    expect(['slow', 'next', 'later', 'other'].map((k) => queue.has(k))).toEqual([true, true, true, false]);
+    expect([queue.length, queue.processingCount, queue.waitingCount]).toEqual([1, 1, 1]);
+    await clock.advance(200);
+    expect([queue.has('slow'), queue.has('next'), queue.has('later')]).toEqual([false, false, true]);
+    await clock.advance(1000);
+    expect(queue.has('later')).toBe(false);
+    expect([queue.length, queue.processingCount, queue.waitingCount]).toEqual([0, 0, 0]);
+    abort.abort();
     await run;
   });
 
@@ -344,6 +374,35 @@ describe('Controller', () => {
       expect(calls.map((c) => c.at)).toEqual([0, 5000, 15_000, 35_000, 75_000, 155_000, 315_000]);
     });
 
+    it("kro's retry policy: NotFound (also as a cause) is a success with no onError and no retry; other errors run 1 + max times", async () => {
+      const errors: Error[] = [];
+      const results: string[] = [];
+      const gone = await drive(
+        (_k, _c, n) => {
+          if (n === 1) throw new NotFoundError('configmaps "x" not found');
+          throw new Error('wrapped', { cause: new NotFoundError('gone') });
+        },
+        100_000,
+        {
+          retryPolicy: kroRetryPolicy(3),
+          onError: (e) => errors.push(e),
+          metrics: { onReconcile: (_n, result) => results.push(result) },
+        },
+      );
+      expect(gone.calls.map((c) => [c.at, c.failures])).toEqual([[0, 0]]);
+      expect(errors).toEqual([]);
+      expect(results).toEqual(['success']);
+      const failing = await drive(
+        () => {
+          throw new ConflictError('conflict');
+        },
+        100_000,
+        { retryPolicy: kroRetryPolicy(3), onError: (e) => errors.push(e) },
+      );
+      expect(failing.calls.map((c) => c.failures)).toEqual([0, 1, 2, 3]);
+      expect(errors).toHaveLength(4);
+    });
+
     it('calls onError for every failed attempt, retries included', async () => {
       const errors: Error[] = [];
       await drive(
@@ -528,6 +587,61 @@ describe('Controller', () => {
       expect(calls).toEqual([]);
     });
 
+    it('with syncTimeoutMs: Infinity waits for a source that is down at start for as long as it takes, saying every 30 s which it waits for', async () => {
+      const poller = manualSource('vms');
+      const ready = manualSource('config');
+      const calls: string[] = [];
+      const { clock, controller, abort, logger } = setup((k) => void calls.push(k), {
+        sources: [poller.source, ready.source],
+        syncTimeoutMs: Number.POSITIVE_INFINITY,
+      });
+      const run = controller.start(abort.signal);
+      await clock.advance(0);
+      ready.sync();
+      poller.push('x');
+      await clock.advance(0);
+      expect(controller.syncStatus()).toEqual({ synced: false, waitingFor: ['vms'] });
+      // An hour of virtual time: no failure, a line every 30 s, no reconcile before the sync.
+      await clock.advance(3_600_000);
+      expect(controller.state).toBe('syncing');
+      expect(calls).toEqual([]);
+      const waits = logger.records.filter((r) => r.message === 'Sources not synced yet; still waiting');
+      expect(waits).toHaveLength(120);
+      expect(waits[0]?.fields).toMatchObject({ waitingFor: ['vms'], waitedMs: 30_000 });
+      expect(waits[0]?.fields).not.toHaveProperty('syncTimeoutMs');
+      expect(waits[0]?.level).toBe('warn');
+      poller.sync();
+      await clock.advance(1);
+      expect(controller.state).toBe('running');
+      expect(controller.syncStatus()).toEqual({ synced: true, waitingFor: [] });
+      expect(calls).toEqual(['x']);
+      // No line after the sync, and no timer left behind by the progress reports.
+      await clock.advance(60_000);
+      expect(
+        logger.records.filter((r) => r.message === 'Sources not synced yet; still waiting'),
+      ).toHaveLength(120);
+      abort.abort();
+      await run;
+    });
+
+    it('with syncTimeoutMs 90 000, says at 30 s and 60 s which sources it waits for, then fails naming them', async () => {
+      const m = manualSource('poller');
+      const { clock, controller, abort, logger } = setup(() => done(), {
+        sources: [m.source],
+        syncTimeoutMs: 90_000,
+      });
+      const run = controller.start(abort.signal).catch((e: unknown) => e);
+      await clock.advance(90_000);
+      const error = (await run) as SourceSyncError;
+      expect(error).toBeInstanceOf(SourceSyncError);
+      expect(error.source).toBe('poller');
+      const waits = logger.records.filter((r) => r.message === 'Sources not synced yet; still waiting');
+      expect(waits.map((r) => r.fields)).toEqual([
+        expect.objectContaining({ waitingFor: ['poller'], waitedMs: 30_000, syncTimeoutMs: 90_000 }),
+        expect.objectContaining({ waitingFor: ['poller'], waitedMs: 60_000, syncTimeoutMs: 90_000 }),
+      ]);
+    });
+
     it('fails with SourceSyncError when a source rejects its sync', async () => {
       const m = manualSource('bad');
       const { clock, controller, abort } = setup(() => done(), { sources: [m.source] });
@@ -592,6 +706,8 @@ describe('Controller', () => {
       ['shutdownTimeoutMs', { shutdownTimeoutMs: -5 }],
       ['abandonGraceMs', { abandonGraceMs: Number.POSITIVE_INFINITY }],
       ['syncTimeoutMs', { syncTimeoutMs: Number.NaN }],
+      ['syncTimeoutMs', { syncTimeoutMs: -1 }],
+      ['syncTimeoutMs', { syncTimeoutMs: Number.NEGATIVE_INFINITY }],
       ['name', { name: '' }],
       ['reconciler', { reconciler: 42 as never }],
     ])('throws an OptionsError naming %s', (field, extra) => {

@@ -3,7 +3,7 @@ import { AlreadyStartedError, OptionsError } from '../errors.ts';
 import type { RequestQueue } from '../handler/index.ts';
 import { type LogFields, type Logger, noopLogger } from '../log/index.ts';
 import { keyToString } from '../object/index.ts';
-import { durationMs, integer, nonEmptyString } from '../options.ts';
+import { durationMs, integer, nonEmptyString, SYNC_PROGRESS_MS, syncTimeoutMs } from '../options.ts';
 import { classify, type Outcome, type Reconciler, toError } from '../reconcile/index.ts';
 import { type Runnable, whenAborted } from '../runnable/index.ts';
 import type { Source } from '../source/index.ts';
@@ -48,6 +48,18 @@ interface Running<R> {
   readonly request: R;
   readonly id: string;
   readonly settled: Promise<unknown>;
+}
+
+/** The queue of a {@link Controller}: its add side and what it holds. */
+export interface ControllerQueue<R> extends RequestQueue<R> {
+  /** True while the request is queued, processing or waiting (a delayed add or a retry). */
+  has(request: R): boolean;
+  /** Requests queued and not yet handed to a worker (processing and waiting ones not counted). */
+  readonly length: number;
+  /** Requests a worker is reconciling now. */
+  readonly processingCount: number;
+  /** Requests waiting for a delayed add or a retry to come due. */
+  readonly waitingCount: number;
 }
 
 /**
@@ -104,6 +116,8 @@ export class Controller<R> implements Runnable {
   #state: ControllerState = 'new';
   #failure: Error | undefined;
   #sourceRuns: Promise<void>[] = [];
+  /** While syncing: the labels of the sources not synced yet. */
+  #unsynced: ReadonlySet<string> | undefined;
   #workerRuns: Promise<void>[] = [];
   #seq = 0;
 
@@ -122,7 +136,7 @@ export class Controller<R> implements Runnable {
     this.#reconcileTimeoutMs = durationMs('reconcileTimeoutMs', options.reconcileTimeoutMs, 600_000);
     this.#abandonGraceMs = durationMs('abandonGraceMs', options.abandonGraceMs, 5_000);
     this.#shutdownTimeoutMs = durationMs('shutdownTimeoutMs', options.shutdownTimeoutMs, 30_000);
-    this.#syncTimeoutMs = durationMs('syncTimeoutMs', options.syncTimeoutMs, 120_000);
+    this.#syncTimeoutMs = syncTimeoutMs('syncTimeoutMs', options.syncTimeoutMs, 120_000);
     this.#retryPolicy = options.retryPolicy ?? unlimitedRetries;
     if (typeof this.#retryPolicy.decide !== 'function') {
       throw new OptionsError('retryPolicy', options.retryPolicy, 'a RetryPolicy');
@@ -157,8 +171,12 @@ export class Controller<R> implements Runnable {
     return this.#state;
   }
 
-  /** The add side of the controller's queue: enqueue requests from anywhere. */
-  get queue(): RequestQueue<R> {
+  /**
+   * The controller's queue as the rest of a program sees it: enqueue requests from anywhere, and
+   * ask what it holds (openclarity's `Has`, `Len` and `ProcessingCount`). Taking requests out
+   * stays with the controller's workers.
+   */
+  get queue(): ControllerQueue<R> {
     return this.#queue;
   }
 
@@ -311,26 +329,61 @@ export class Controller<R> implements Runnable {
     this.#sourceRuns.push(run);
   }
 
+  /**
+   * Whether its sources synced; while it waits for them (state `syncing`), which ones it still
+   * waits for, by name. A manager's readiness check reports it.
+   */
+  syncStatus(): { readonly synced: boolean; readonly waitingFor: readonly string[] } {
+    const unsynced = this.#unsynced;
+    if (this.#state === 'syncing' && unsynced !== undefined)
+      return { synced: false, waitingFor: [...unsynced] };
+    return { synced: this.#state === 'running' || this.#state === 'stopping', waitingFor: [] };
+  }
+
   async #waitForSync(sources: readonly Source<R>[]): Promise<void> {
     const signal = this.#stop.signal;
+    const timeoutMs = this.#syncTimeoutMs;
+    const started = this.#clock.now();
+    const labels = sources.map((source, i) => {
+      const name = source.name ?? 'unnamed';
+      return sources.findIndex((other) => (other.name ?? 'unnamed') === name) === i ? name : `${name}#${i}`;
+    });
+    const unsynced = new Set(labels);
+    this.#unsynced = unsynced;
     let timer: Timer | undefined;
     const deadline = new Promise<never>((_, reject) => {
+      // Infinity waits for as long as it takes (logging progress below), as the seeds do.
+      if (timeoutMs === Number.POSITIVE_INFINITY) return;
       timer = this.#clock.setTimer(
         () =>
           reject(
             new SourceSyncError(
               `controller ${this.name}`,
-              'all',
-              `did not sync within ${this.#syncTimeoutMs}ms`,
+              [...unsynced].join(', ') || 'all',
+              `did not sync within ${timeoutMs}ms`,
             ),
           ),
-        this.#syncTimeoutMs,
+        timeoutMs,
       );
     });
+    let progress: Timer | undefined;
+    const report = (): void => {
+      this.#logger.warn(
+        {
+          waitingFor: [...unsynced],
+          waitedMs: this.#clock.now() - started,
+          ...(timeoutMs === Number.POSITIVE_INFINITY ? {} : { syncTimeoutMs: timeoutMs }),
+        },
+        'Sources not synced yet; still waiting',
+      );
+      progress = this.#clock.setTimer(report, SYNC_PROGRESS_MS);
+    };
+    if (SYNC_PROGRESS_MS < timeoutMs) progress = this.#clock.setTimer(report, SYNC_PROGRESS_MS);
     const stopped = whenAborted(signal);
-    const syncs = sources.map(async (source) => {
+    const syncs = sources.map(async (source, i) => {
       try {
         await source.waitForSync?.(signal);
+        unsynced.delete(labels[i] as string);
       } catch (error) {
         if (signal.aborted) return;
         throw new SourceSyncError(`controller ${this.name}`, source.name ?? 'unnamed', 'failed to sync', {
@@ -342,6 +395,8 @@ export class Controller<R> implements Runnable {
       await Promise.race([Promise.all(syncs), deadline, stopped]);
     } finally {
       timer?.cancel();
+      progress?.cancel();
+      this.#unsynced = undefined;
     }
   }
 
@@ -477,13 +532,27 @@ export class Controller<R> implements Runnable {
         queue.done(request);
         return 'terminal';
       case 'error': {
-        this.#report(c.error, request, logger, 'Reconciler error');
         let decision: ReturnType<RetryPolicy['decide']> = { retry: true };
         try {
           decision = this.#retryPolicy.decide({ failures: queue.numRequeues(request), error: c.error });
         } catch (error) {
           logger.error({ err: error }, 'Retry policy threw; retrying with backoff');
         }
+        if (!decision.retry && decision.succeeded === true) {
+          // The policy reads this error as "nothing left to do" (kro's NotFound): a success.
+          if (logger !== noopLogger) {
+            logger.debug(
+              { err: c.error, policy: this.#retryPolicy.name },
+              'Reconcile error counted as success by the retry policy',
+            );
+          }
+          if (this.#lastErrors.size !== 0) this.#lastErrors.delete(this.#keyOf(request));
+          queue.forget(request);
+          queue.cancelRetry(request);
+          queue.done(request);
+          return 'success';
+        }
+        this.#report(c.error, request, logger, 'Reconciler error');
         if (!decision.retry) {
           logger.error(
             { err: c.error, failures: queue.numRequeues(request) + 1, policy: this.#retryPolicy.name },

@@ -4,7 +4,7 @@
  *
  * @module
  */
-export { Controller, type ControllerState } from './controller.ts';
+export { Controller, type ControllerQueue, type ControllerState } from './controller.ts';
 export { ShutdownTimeoutError, SourceFailedError, SourceSyncError } from './errors.ts';
 export type { ControllerKeyInfo } from './inspect.ts';
 export type { ReconcileInfo, ReconcileInterceptor, ReconcileSummary } from './intercept.ts';

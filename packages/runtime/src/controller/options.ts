@@ -89,7 +89,12 @@ export interface ControllerOptions<R> {
   readonly abandonGraceMs?: number;
   /** How long stopping waits for in-flight reconciles. Default 30 000; 0 does not wait. */
   readonly shutdownTimeoutMs?: number;
-  /** How long `start` waits for sources to sync before failing. Default 120 000. */
+  /**
+   * How long `start` waits for its sources to sync before failing with a `SourceSyncError`.
+   * Default 120 000. `Infinity` waits for as long as it takes (a Poller whose source is down at
+   * start, an informer whose list is refused): every 30 s a warning names the sources still
+   * waited for, and a manager's `/readyz` says which until they sync.
+   */
   readonly syncTimeoutMs?: number;
   /** Whether a manager runs it only while leading. Default true. */
   readonly needLeaderElection?: boolean;

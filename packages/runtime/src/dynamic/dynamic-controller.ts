@@ -5,17 +5,18 @@ import {
   Controller,
   type ControllerKeyInfo,
   type ControllerMetrics,
+  type ControllerQueue,
   type ReconcileInterceptor,
   ShutdownTimeoutError,
   SourceSyncError,
 } from '../controller/index.ts';
 import { AbortedError, AlreadyStartedError, OptionsError } from '../errors.ts';
 import type { ObjectEvent } from '../event/index.ts';
-import { causeObjectOf, eventCause, type RequestQueue } from '../handler/index.ts';
+import { causeObjectOf, eventCause } from '../handler/index.ts';
 import { type InformerHandle, InformerRegistry } from '../informer/index.ts';
 import { type Logger, noopLogger } from '../log/index.ts';
 import type { KubeObject } from '../object/index.ts';
-import { durationMs, integer, nonEmptyString } from '../options.ts';
+import { durationMs, integer, nonEmptyString, syncTimeoutMs } from '../options.ts';
 import { generationChanged } from '../predicate/index.ts';
 import { done, type ReconcileContext, type ReconcileReturn, toError } from '../reconcile/index.ts';
 import { linkSignals, type Runnable, scopedSignal } from '../runnable/index.ts';
@@ -85,7 +86,10 @@ export interface DynamicControllerOptions {
    * 30 000; 0 does not wait.
    */
   readonly shutdownTimeoutMs?: number;
-  /** How long a newly served kind may take to sync before `serve` rejects. Default 120 000. */
+  /**
+   * How long a newly served kind may take to sync before `serve` rejects. Default 120 000;
+   * `Infinity` waits for as long as it takes.
+   */
   readonly syncTimeoutMs?: number;
   /** Per-reconcile timeout. Default 600 000; 0 disables it. */
   readonly reconcileTimeoutMs?: number;
@@ -218,7 +222,7 @@ export class DynamicController implements Runnable, ServesKinds {
       options.informers ?? new InformerRegistry({ clock: this.#clock, logger: options.logger ?? noopLogger });
     this.#resyncPeriodMs = durationMs('resyncPeriodMs', options.resyncPeriodMs, 0);
     this.#shutdownTimeoutMs = durationMs('shutdownTimeoutMs', options.shutdownTimeoutMs, 30_000);
-    this.#syncTimeoutMs = durationMs('syncTimeoutMs', options.syncTimeoutMs, 120_000);
+    this.#syncTimeoutMs = syncTimeoutMs('syncTimeoutMs', options.syncTimeoutMs, 120_000);
     this.#filter = booleanOption('filterUnchangedGeneration', options.filterUnchangedGeneration, true);
     this.needLeaderElection = booleanOption('needLeaderElection', options.needLeaderElection, true);
     this.#metrics = options.metrics;
@@ -255,8 +259,8 @@ export class DynamicController implements Runnable, ServesKinds {
     return this.#state;
   }
 
-  /** The add side of the shared queue: enqueue a request of a served kind from anywhere. */
-  get queue(): RequestQueue<KindRequest> {
+  /** The shared queue: enqueue a request of a served kind from anywhere, ask what it holds. */
+  get queue(): ControllerQueue<KindRequest> {
     return this.#controller.queue;
   }
 

@@ -232,3 +232,54 @@ describe('Informer under list faults', () => {
     await h.stop();
   });
 });
+
+describe("Informer onError (app-sdk's informer ErrorHandler, client-go's watch error handler)", () => {
+  it('is told of each failed list and watch with what comes next and when, and of a listener that threw', async () => {
+    const seen: [string, unknown][] = [];
+    const h = await startInformer(
+      [configMap('a')],
+      {
+        backoff: { jitter: 0 },
+        onError: (error, info) => {
+          seen.push([(error as Error).message, info]);
+          throw new Error('a broken handler is logged, never breaks the informer');
+        },
+      },
+      { prepare: (backend) => backend.failNext('list', new UnavailableError('down'), 2) },
+    );
+    await h.clock.advance(800);
+    await settle();
+    await h.clock.advance(1_600);
+    await settle();
+    expect(seen).toEqual([
+      ['down', { informer: 'configmaps', during: 'list', next: 'list', retryInMs: 800 }],
+      ['down', { informer: 'configmaps', during: 'list', next: 'list', retryInMs: 1_600 }],
+    ]);
+    expect(h.informer.hasSynced()).toBe(true);
+    seen.length = 0;
+    h.backend.breakWatches(new UnavailableError('reset'));
+    await settle();
+    expect(seen).toEqual([
+      ['reset', { informer: 'configmaps', during: 'watch', next: 'watch', retryInMs: 3_200 }],
+    ]);
+    seen.length = 0;
+    h.informer.subscribe((event) => {
+      if (event.object.metadata.name === 'b') throw new Error('listener bug');
+    });
+    await h.clock.advance(3_200);
+    h.backend.set(configMaps, configMap('b'));
+    await settle();
+    expect(seen).toEqual([
+      ['listener bug', { informer: 'configmaps', during: 'listener', eventType: 'create' }],
+    ]);
+    expect(
+      h.logger.records.filter((r) => r.message === 'Informer onError handler threw; ignored'),
+    ).toHaveLength(4);
+    expect(h.cacheObjects()).toEqual(h.backendObjects());
+    await h.stop();
+  });
+
+  it('is an option error when not a function', async () => {
+    await expect(startInformer([], { onError: 'log' as never })).rejects.toThrow(/onError/);
+  });
+});

@@ -103,6 +103,13 @@ export class Informer<T extends KubeObject = KubeObject> implements EventSource<
     this.#dispatcher = new Dispatcher<T>((error, event) => {
       this.#counters.listenerErrors++;
       this.#log.error({ eventType: event.type, err: error }, 'Informer listener failed');
+      const onError = this.#o.onError;
+      if (onError === undefined) return;
+      try {
+        onError(error, { informer: this.name, during: 'listener', eventType: event.type });
+      } catch (handlerError) {
+        this.#log.error({ err: handlerError }, 'Informer onError handler threw; ignored');
+      }
     });
     this.#reflector = new Reflector(this.#o, this.#sink(), this.#counters, this.#log);
   }

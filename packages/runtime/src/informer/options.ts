@@ -78,7 +78,32 @@ export interface InformerOptions<T extends KubeObject = KubeObject> {
   readonly watchTimeoutMinMs?: number;
   readonly watchTimeoutMaxMs?: number;
   readonly backoff?: BackoffOptions;
+  /**
+   * Told of every error the informer recovers from on its own (grafana app-sdk's informer
+   * `ErrorHandler`, client-go's `SetWatchErrorHandler`): a list or watch that failed (retried
+   * after `retryInMs`), and a listener that threw (its event is not delivered again). The informer
+   * logs each one anyway; a handler that throws is logged and ignored. Default none.
+   */
+  readonly onError?: (error: unknown, info: InformerErrorInfo) => void;
 }
+
+/** What an {@link InformerOptions.onError} handler learns about an error. */
+export type InformerErrorInfo =
+  | {
+      /** The informer's name. */
+      readonly informer: string;
+      /** What failed: the list or the watch (the informer retries on its own). */
+      readonly during: 'list' | 'watch';
+      /** What it does next, and after how long. */
+      readonly next: 'list' | 'watch';
+      readonly retryInMs: number;
+    }
+  | {
+      readonly informer: string;
+      /** A listener (an event handler) threw on an event of this type. */
+      readonly during: 'listener';
+      readonly eventType: string;
+    };
 
 /** {@link InformerOptions} with every default filled in and every value checked. */
 export interface ResolvedInformerOptions<T extends KubeObject> {
@@ -97,6 +122,7 @@ export interface ResolvedInformerOptions<T extends KubeObject> {
   readonly watchTimeoutMinMs: number;
   readonly watchTimeoutMaxMs: number;
   readonly backoff: Required<BackoffOptions>;
+  readonly onError: ((error: unknown, info: InformerErrorInfo) => void) | undefined;
 }
 
 /** Checks `options` once and fills in the defaults; throws an {@link OptionsError} naming the field. */
@@ -153,6 +179,7 @@ export function resolveInformerOptions<T extends KubeObject>(
     watchTimeoutMinMs,
     watchTimeoutMaxMs,
     backoff: resolveBackoff(options.backoff),
+    onError: func('onError', options.onError, undefined),
   };
 }
 

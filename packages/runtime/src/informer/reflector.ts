@@ -194,7 +194,7 @@ export class Reflector<T extends KubeObject> {
             this.#log.info({ from: step.from, err: outcome.error }, 'List expired; listing again');
             this.#listReason = 'expired';
             if (step.from === 'consistent' && consistentExpiries++ > 0) {
-              if (!(await this.#pause('list', outcome.error, signal))) break;
+              if (!(await this.#pause('list', 'list', outcome.error, signal))) break;
             }
             step = { kind: 'list', from: 'consistent' };
           } else {
@@ -210,7 +210,7 @@ export class Reflector<T extends KubeObject> {
               this.#log.warn({ err: outcome.error }, 'List failed; backing off');
             }
             this.#sink.listFailed(outcome.error);
-            if (!(await this.#pause('list', outcome.error, signal))) break;
+            if (!(await this.#pause('list', 'list', outcome.error, signal))) break;
           }
           continue;
         }
@@ -220,7 +220,7 @@ export class Reflector<T extends KubeObject> {
         this.#log.error({ err: error }, 'Informer loop failed unexpectedly; relisting');
         step = { kind: 'list', from: 'consistent' };
         this.#listReason = 'error';
-        if (!(await this.#pause('list', error, signal))) break;
+        if (!(await this.#pause('list', 'list', error, signal))) break;
       }
     }
     this.#state = { phase: 'stopped' };
@@ -238,7 +238,7 @@ export class Reflector<T extends KubeObject> {
           this.#counters.shortWatches++;
           const error = new ShortWatchError(this.#o.name, outcome.durationMs);
           this.#log.warn({ err: error }, 'Watch closed at once without events; backing off');
-          await this.#pause('watch', error, signal);
+          await this.#pause('watch', 'watch', error, signal);
         }
         return watch;
       }
@@ -246,7 +246,7 @@ export class Reflector<T extends KubeObject> {
         this.#watchEnded('error');
         this.#counters.watchErrors++;
         this.#log.warn({ err: outcome.error, resourceVersion: this.#lastSeen }, 'Watch failed; backing off');
-        await this.#pause('watch', outcome.error, signal);
+        await this.#pause('watch', 'watch', outcome.error, signal);
         return watch;
       case 'expired': {
         this.#watchEnded('expired');
@@ -255,7 +255,7 @@ export class Reflector<T extends KubeObject> {
         if (outcome.events === 0) {
           const error = new WatchExpiredAtStartError(this.#o.name, this.#lastSeen, { cause: outcome.error });
           this.#log.warn({ err: error }, 'Watch expired before any event; relisting after a backoff');
-          await this.#pause('list', error, signal);
+          await this.#pause('watch', 'list', error, signal);
         } else {
           this.#log.info({ resourceVersion: this.#lastSeen }, 'Watch expired; relisting');
         }
@@ -265,7 +265,8 @@ export class Reflector<T extends KubeObject> {
         this.#watchEnded('regressed');
         this.#listReason = 'regressed';
         // A stream that goes backwards before any progress may do it again: do not relist in a loop.
-        if (outcome.events === 0) await this.#pause('list', outcome.error, signal);
+        if (outcome.events === 0) await this.#pause('watch', 'list', outcome.error, signal);
+        else this.#reportError(outcome.error, 'watch', 'list', 0);
         return { kind: 'list', from: 'consistent' };
     }
   }
@@ -280,10 +281,29 @@ export class Reflector<T extends KubeObject> {
     }
   }
 
-  /** Waits out the next backoff delay; false when `signal` aborted meanwhile. */
-  async #pause(next: 'list' | 'watch', error: unknown, signal: AbortSignal): Promise<boolean> {
+  #reportError(error: unknown, during: 'list' | 'watch', next: 'list' | 'watch', retryInMs: number): void {
+    const onError = this.#o.onError;
+    if (onError === undefined) return;
+    try {
+      onError(error, { informer: this.#o.name, during, next, retryInMs });
+    } catch (handlerError) {
+      this.#log.error({ err: handlerError }, 'Informer onError handler threw; ignored');
+    }
+  }
+
+  /**
+   * After a failure `during` a list or watch: tells the `onError` handler, then waits out the next
+   * backoff delay; false when `signal` aborted meanwhile.
+   */
+  async #pause(
+    during: 'list' | 'watch',
+    next: 'list' | 'watch',
+    error: unknown,
+    signal: AbortSignal,
+  ): Promise<boolean> {
     const delayMs = this.#backoff.next();
     this.#state = { phase: 'backingOff', next, delayMs, error };
+    this.#reportError(error, during, next, delayMs);
     try {
       await this.#o.clock.sleep(delayMs, signal);
       return true;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ForbiddenError, NotFoundError, UnavailableError } from '../backend/index.ts';
 import { KindNotServedError } from '../cache/index.ts';
 import { ignoreNotFound } from '../client/index.ts';
+import { Controller } from '../controller/index.ts';
 import { object, widgetKind } from '../dynamic/test-support.ts';
 import { AbortedError } from '../errors.ts';
 import { FakeBackend, MemoryLogger, settle, VirtualClock } from '../testing/index.ts';
@@ -15,7 +16,10 @@ const denied = (): ForbiddenError =>
   );
 
 /** A manager over a FakeBackend whose lists and watches fail with `refuse()` while it is set. */
-async function setup(refuse: (() => Error) | undefined) {
+async function setup(
+  refuse: (() => Error) | undefined,
+  onInformerError?: (error: unknown, info: unknown) => void,
+) {
   const clock = new VirtualClock();
   const backend = new FakeBackend({ clock });
   backend.set(widgets, object(widgets, 'a'));
@@ -27,7 +31,7 @@ async function setup(refuse: (() => Error) | undefined) {
     if (state.refuse) throw state.refuse();
   };
   const logger = new MemoryLogger();
-  const manager = new Manager({ clock, backend, logger });
+  const manager = new Manager({ clock, backend, logger, ...(onInformerError ? { onInformerError } : {}) });
   const stop = new AbortController();
   const run = manager.start(stop.signal);
   await settle();
@@ -138,5 +142,105 @@ describe('Manager client reads whose informer cannot list', () => {
     const again = await h.manager.client.get(widgets, key);
     expect(again.metadata.uid).not.toBe(uid);
     await h.stop();
+  });
+});
+
+describe('Manager onInformerError', () => {
+  it("hears every list its shared informers retry (app-sdk's informer ErrorHandler), and a non-function is an OptionsError", async () => {
+    const heard: unknown[] = [];
+    const h = await setup(denied, (error, info) => heard.push([(error as Error).name, info]));
+    await h.manager.client.get(widgets, key).catch(() => undefined);
+    expect(heard[0]).toEqual([
+      'ForbiddenError',
+      { informer: 'widget1s', during: 'list', next: 'list', retryInMs: expect.any(Number) },
+    ]);
+    h.state.refuse = undefined;
+    await h.clock.advance(60_000);
+    const failures = heard.length;
+    expect((await h.manager.client.get(widgets, key)).metadata.name).toBe('a');
+    expect(heard).toHaveLength(failures);
+    await h.stop();
+    expect(() => new Manager({ onInformerError: 'log' as never })).toThrow(/onInformerError/);
+  });
+});
+
+describe('Manager start-up that never gives up (cacheSyncTimeoutMs: Infinity)', () => {
+  it('waits for an informer whose list is refused, warns every 30 s naming it and the error, /readyz says why, and runs once it syncs', async () => {
+    const clock = new VirtualClock();
+    const backend = new FakeBackend({ clock });
+    backend.set(widgets, object(widgets, 'a'));
+    let refuse = true;
+    // Its first list is streamed (a watch with sendInitialEvents), then paginated lists: refuse both.
+    backend.beforeList = () => {
+      if (refuse) throw new UnavailableError('connection refused');
+    };
+    backend.beforeWatch = backend.beforeList;
+    const logger = new MemoryLogger();
+    const manager = new Manager({ clock, backend, logger, cacheSyncTimeoutMs: Number.POSITIVE_INFINITY });
+    manager.informers.acquire({ backend, type: widgets });
+    let controllerStarted = false;
+    manager.add(async (signal) => {
+      controllerStarted = true;
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+    });
+    const stop = new AbortController();
+    const run = manager.start(stop.signal);
+    await clock.advance(10 * 60_000);
+    expect(controllerStarted).toBe(false);
+    const report = await manager.ready();
+    expect(report.ok).toBe(false);
+    expect(report.checks['caches-synced']?.error).toBe(
+      'caches are not synced: informer widget1s (its last list failed: connection refused)',
+    );
+    const waits = logger.records.filter((r) => r.message === 'Caches not synced yet; still waiting');
+    expect(waits).toHaveLength(20);
+    expect(waits[0]?.fields).toMatchObject({
+      waitingFor: ['informer widget1s (its last list failed: connection refused)'],
+      waitedMs: 30_000,
+    });
+    refuse = false;
+    await clock.advance(60_000);
+    expect(controllerStarted).toBe(true);
+    expect((await manager.ready()).ok).toBe(true);
+    stop.abort();
+    await run;
+    expect(() => new Manager({ cacheSyncTimeoutMs: -1 })).toThrow(/cacheSyncTimeoutMs/);
+  });
+
+  it("/readyz names a controller still waiting for its sources (openclarity's poller down at start), and is ready once they sync", async () => {
+    const clock = new VirtualClock();
+    const manager = new Manager({ clock });
+    let synced: () => void = () => {};
+    const whenSynced = new Promise<void>((resolve) => {
+      synced = resolve;
+    });
+    const controller = new Controller<string>({
+      name: 'vms',
+      clock,
+      reconciler: () => undefined,
+      syncTimeoutMs: Number.POSITIVE_INFINITY,
+      sources: [
+        {
+          name: 'poller',
+          start: (signal) =>
+            new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })),
+          waitForSync: () => whenSynced,
+        },
+      ],
+    });
+    manager.add(controller);
+    const stop = new AbortController();
+    const run = manager.start(stop.signal);
+    await clock.advance(5 * 60_000);
+    const report = await manager.ready();
+    expect(report.checks['controllers-synced']).toEqual({
+      ok: false,
+      error: 'sources are not synced: controller vms waits for poller',
+    });
+    synced();
+    await clock.advance(1);
+    expect((await manager.ready()).ok).toBe(true);
+    stop.abort();
+    await run;
   });
 });

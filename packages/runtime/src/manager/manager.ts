@@ -12,10 +12,10 @@ import { Client } from '../client/index.ts';
 import { type Clock, realClock, type Timer } from '../clock/index.ts';
 import { DynamicController, type DynamicControllerOptions } from '../dynamic/index.ts';
 import { AlreadyStartedError, OptionsError } from '../errors.ts';
-import { InformerRegistry } from '../informer/index.ts';
+import { type InformerErrorInfo, type InformerOptions, InformerRegistry } from '../informer/index.ts';
 import { type Logger, noopLogger } from '../log/index.ts';
 import type { KubeObject } from '../object/index.ts';
-import { durationMs } from '../options.ts';
+import { durationMs, func, SYNC_PROGRESS_MS, syncTimeoutMs } from '../options.ts';
 import { Permissions } from '../permissions/index.ts';
 import { type LeaderElection, type Runnable, whenAborted } from '../runnable/index.ts';
 import {
@@ -52,12 +52,22 @@ export interface AddOptions {
   readonly group?: RunnableGroupName;
 }
 
+/** A runnable that says whether its sources synced (a {@link Controller}'s `syncStatus`). */
+interface SyncReporting {
+  syncStatus(): { readonly synced: boolean; readonly waitingFor: readonly string[] };
+}
+
 export interface ManagerOptions {
   readonly clock?: Clock;
   readonly logger?: Logger;
   /** How long stopping waits for all runnables. Default 30 000. */
   readonly gracefulShutdownTimeoutMs?: number;
-  /** How long start waits for caches to sync. Default 120 000. */
+  /**
+   * How long start waits for caches to sync before failing with a `CacheSyncTimeoutError`.
+   * Default 120 000. `Infinity` waits for as long as it takes (a server down at start, a list
+   * refused until RBAC is fixed): every 30 s a warning names the informers not synced and their
+   * last error, and `ready()` (`/readyz`) fails saying the same.
+   */
   readonly cacheSyncTimeoutMs?: number;
   /** Run 'leader' runnables only while leading. Default: none (they start at once). */
   readonly leaderElection?: LeaderElection;
@@ -82,6 +92,13 @@ export interface ManagerOptions {
    * Default 0: no resync (controller-runtime resyncs every 10 hours by default).
    */
   readonly resyncPeriodMs?: number;
+  /**
+   * Told of every error the manager's shared informers recover from on their own: a failed list or
+   * watch (retried after a backoff) and an event handler that threw (see
+   * {@link InformerOptions.onError}; grafana app-sdk's informer `ErrorHandler`). They are logged
+   * either way. Default none.
+   */
+  readonly onInformerError?: (error: unknown, info: InformerErrorInfo) => void;
   /**
    * Serves every webhook registered with {@link Manager.webhook} (also those completed after
    * start), and runs in the servers group on every replica (no leadership needed). Usually
@@ -113,6 +130,8 @@ export class Manager implements Runnable {
   readonly #leaderElection: LeaderElection | undefined;
   readonly #groups: Record<RunnableGroupName, RunnableGroup>;
   readonly #caches: SyncingRunnable[] = [];
+  /** Runnables that say whether their sources synced (controllers), for the readiness check. */
+  readonly #syncing: { readonly name: string; readonly runnable: SyncReporting }[] = [];
   readonly #health: Checks;
   readonly #ready: Checks;
   readonly #stop = new AbortController();
@@ -139,7 +158,7 @@ export class Manager implements Runnable {
       options.gracefulShutdownTimeoutMs,
       30_000,
     );
-    this.#cacheSyncTimeoutMs = durationMs('cacheSyncTimeoutMs', options.cacheSyncTimeoutMs, 120_000);
+    this.#cacheSyncTimeoutMs = syncTimeoutMs('cacheSyncTimeoutMs', options.cacheSyncTimeoutMs, 120_000);
     const election = options.leaderElection;
     if (election !== undefined && typeof election.acquire !== 'function') {
       throw new OptionsError('leaderElection', election, 'an object with an acquire(signal) method');
@@ -156,12 +175,27 @@ export class Manager implements Runnable {
     this.#health = new Checks(this.#clock);
     this.#ready = new Checks(this.#clock);
     this.#ready.add('caches-synced', () => {
-      if (!this.#synced) throw new Error('caches are not synced');
+      if (this.#synced) return;
+      const waiting = this.#unsyncedInformers();
+      throw new Error(
+        waiting.length === 0 ? 'caches are not synced' : `caches are not synced: ${waiting.join('; ')}`,
+      );
     });
+    this.#ready.add('controllers-synced', () => {
+      const waiting: string[] = [];
+      for (const { name, runnable } of this.#syncing) {
+        const status = runnable.syncStatus();
+        if (!status.synced && status.waitingFor.length > 0)
+          waiting.push(`${name} waits for ${status.waitingFor.join(', ')}`);
+      }
+      if (waiting.length > 0) throw new Error(`sources are not synced: ${waiting.join('; ')}`);
+    });
+    const onInformerError = func('onInformerError', options.onInformerError, undefined);
     this.#informers = new InformerRegistry({
       clock: this.#clock,
       logger: this.#baseLogger,
       resyncPeriodMs: durationMs('resyncPeriodMs', options.resyncPeriodMs, 0),
+      ...(onInformerError === undefined ? {} : { onError: onInformerError }),
     });
     this.#backend = options.backend === undefined ? undefined : new RoutedBackend(options.backend);
     this.#named = namedBackends(options.backends);
@@ -407,6 +441,15 @@ export class Manager implements Runnable {
       }
       this.#caches.push(r as SyncingRunnable);
     }
+    // A controller says while it waits for its sources (the readiness check above reports it).
+    const status = (r as Partial<SyncReporting>).syncStatus;
+    if (typeof status === 'function') {
+      const named = (r as { name?: unknown }).name;
+      this.#syncing.push({
+        name: typeof named === 'string' ? `controller ${named}` : name,
+        runnable: r as Runnable & SyncReporting,
+      });
+    }
     if (!this.#groups[group].add({ name, runnable: r })) {
       this.#logger.info({ runnable: name }, 'Runnable added after stop; ignored');
     }
@@ -472,15 +515,29 @@ export class Manager implements Runnable {
 
   async #syncCaches(stop: AbortSignal): Promise<void> {
     if (this.#caches.length === 0) return;
+    const timeoutMs = this.#cacheSyncTimeoutMs;
+    const started = this.#clock.now();
     let timer: Timer | undefined;
+    let progress: Timer | undefined;
+    const report = (): void => {
+      this.#logger.warn(
+        {
+          waitingFor: this.#unsyncedInformers(),
+          waitedMs: this.#clock.now() - started,
+          ...(timeoutMs === Number.POSITIVE_INFINITY ? {} : { cacheSyncTimeoutMs: timeoutMs }),
+        },
+        'Caches not synced yet; still waiting',
+      );
+      progress = this.#clock.setTimer(report, SYNC_PROGRESS_MS);
+    };
+    if (SYNC_PROGRESS_MS < timeoutMs) progress = this.#clock.setTimer(report, SYNC_PROGRESS_MS);
     try {
       await Promise.race([
         Promise.all(this.#caches.map((c) => c.waitForSync(stop))),
         new Promise<never>((_, reject) => {
-          timer = this.#clock.setTimer(
-            () => reject(new CacheSyncTimeoutError(this.#cacheSyncTimeoutMs)),
-            this.#cacheSyncTimeoutMs,
-          );
+          // Infinity waits for as long as it takes, reporting progress above.
+          if (timeoutMs === Number.POSITIVE_INFINITY) return;
+          timer = this.#clock.setTimer(() => reject(new CacheSyncTimeoutError(timeoutMs)), timeoutMs);
         }),
         whenAborted(stop),
       ]);
@@ -488,7 +545,21 @@ export class Manager implements Runnable {
       if (!stop.aborted) this.#fail(error);
     } finally {
       timer?.cancel();
+      progress?.cancel();
     }
+  }
+
+  /** The shared informers not synced yet, each with its last list or watch error if it backs off. */
+  #unsyncedInformers(): string[] {
+    return this.#informers
+      .informers()
+      .filter((informer) => !informer.hasSynced())
+      .map((informer) => {
+        const state = informer.state;
+        if (state.phase !== 'backingOff') return `informer ${informer.name} (${state.phase})`;
+        const error = state.error instanceof Error ? state.error.message : String(state.error);
+        return `informer ${informer.name} (its last ${state.next === 'list' ? 'list' : 'watch'} failed: ${error})`;
+      });
   }
 
   #startLeaderGroup(stop: AbortSignal): void {

@@ -50,7 +50,8 @@ export function scopedSignal(
 ): ScopedSignal {
   const timeout = new AbortController();
   const linked = linkSignals(...sources, timeout.signal);
-  if (linked.signal.aborted) return linked;
+  // No timer for an infinite timeout (a real clock would fire a non-finite delay at once).
+  if (linked.signal.aborted || timeoutMs === Number.POSITIVE_INFINITY) return linked;
   const timer = clock.setTimer(() => timeout.abort(onTimeout()), timeoutMs);
   return {
     signal: linked.signal,

@@ -42,13 +42,16 @@ export {
   defaultRateLimiter,
   ExponentialRateLimiter,
   type ExponentialRateLimiterOptions,
+  kroRateLimiter,
   MaxOfRateLimiter,
   type RateLimiter,
 } from './rate-limiter.ts';
 export {
   exponentialBackoffRetryPolicy,
+  kroRetryPolicy,
   maxRetries,
   noRetries,
+  notFoundAsSuccess,
   type RetryContext,
   type RetryDecision,
   type RetryPolicy,

@@ -148,3 +148,14 @@ export function defaultRateLimiter(): RateLimiter {
 export function defaultControllerRateLimiter(clock: Clock = realClock): RateLimiter {
   return new MaxOfRateLimiter(new ExponentialRateLimiter(), new BucketRateLimiter({ clock }));
 }
+
+/**
+ * kro's dynamic-controller limiter: max(exponential 200 ms → 1000 s per key, token bucket 10 qps
+ * burst 100 shared by every key).
+ */
+export function kroRateLimiter(clock: Clock = realClock): RateLimiter {
+  return new MaxOfRateLimiter(
+    new ExponentialRateLimiter({ baseDelayMs: 200, maxDelayMs: 1_000_000 }),
+    new BucketRateLimiter({ clock }),
+  );
+}

@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { NotFoundError } from '../backend/errors.ts';
 import { VirtualClock } from '../clock/virtual-clock.ts';
 import { OptionsError } from '../errors.ts';
 import { WorkQueue } from './queue.ts';
-import { ExponentialRateLimiter } from './rate-limiter.ts';
+import { ExponentialRateLimiter, kroRateLimiter } from './rate-limiter.ts';
 import {
   exponentialBackoffRetryPolicy,
+  kroRetryPolicy,
   maxRetries,
   noRetries,
+  notFoundAsSuccess,
   type RetryPolicy,
   unlimitedRetries,
 } from './retry-policy.ts';
@@ -180,5 +183,49 @@ describe('retry policy decisions', () => {
       ['max', () => exponentialBackoffRetryPolicy(1000, Number.POSITIVE_INFINITY)],
     ];
     for (const [field, make] of cases) expect(optionsErrorOf(make).field).toBe(field);
+  });
+});
+
+describe("kro's presets", () => {
+  it('notFoundAsSuccess reads NotFound anywhere in the cause chain as a success and asks its policy otherwise', () => {
+    const policy = notFoundAsSuccess(maxRetries(1));
+    const succeeded = { retry: false, succeeded: true };
+    expect(policy.decide({ failures: 0, error: new NotFoundError('gone') })).toEqual(succeeded);
+    const deep = new Error('a', { cause: new Error('b', { cause: new NotFoundError('gone') }) });
+    expect(policy.decide({ failures: 5, error: deep })).toEqual(succeeded);
+    expect(policy.decide({ failures: 0, error: new Error('x') })).toEqual({ retry: true });
+    expect(policy.decide({ failures: 1, error: new Error('x') })).toEqual({ retry: false });
+    // A cause cycle ends; a thrown non-error is not NotFound.
+    const loop = new Error('loop') as Error & { cause?: unknown };
+    loop.cause = loop;
+    expect(policy.decide({ failures: 0, error: loop })).toEqual({ retry: true });
+    expect(policy.decide({ failures: 0, error: 'a string' })).toEqual({ retry: true });
+    expect(policy.name).toBe('not-found-as-success(max-retries(1))');
+    expect(() => notFoundAsSuccess({} as RetryPolicy)).toThrow(OptionsError);
+  });
+
+  it("kroRetryPolicy() drops after 20 retries (QueueMaxRetries), as kro's default flags do", async () => {
+    const { calls } = await drive(kroRetryPolicy(), always);
+    expect(calls).toHaveLength(21);
+    expect(kroRetryPolicy().decide({ failures: 0, error: new NotFoundError('x') })).toEqual({
+      retry: false,
+      succeeded: true,
+    });
+  });
+
+  it('kroRateLimiter waits 200 ms doubling to 1000 s per key, and its bucket (10 qps, burst 100) is shared', () => {
+    const clock = new VirtualClock();
+    const limiter = kroRateLimiter(clock);
+    const delays = Array.from({ length: 15 }, () => limiter.when('a'));
+    expect(delays.slice(0, 4)).toEqual([200, 400, 800, 1600]);
+    expect(delays.at(-1)).toBe(1_000_000);
+    limiter.forget('a');
+    expect(limiter.when('a')).toBe(200);
+    // The 16 calls above and 84 new keys take the burst of 100; from then on the bucket's wait
+    // (100 ms more per call at 10 qps) passes each new key's 200 ms.
+    for (let i = 0; i < 84; i++) expect(limiter.when(`k${i}`)).toBe(200);
+    const next = Array.from({ length: 5 }, (_, i) => limiter.when(`fresh${i}`));
+    expect(next).toEqual([200, 200, 300, 400, 500]);
+    expect(limiter.numRequeues('a')).toBe(1);
   });
 });

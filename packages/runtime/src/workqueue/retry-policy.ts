@@ -1,12 +1,20 @@
+import { isNotFound } from '../backend/errors.ts';
+import { OptionsError } from '../errors.ts';
 import { integer, positiveDurationMs } from '../options.ts';
 
 /**
  * What to do with a key whose reconcile failed with a retryable error.
- * - `{ retry: false }`: drop it and forget its failures (it runs again on its next add);
+ * - `{ retry: false }`: drop it and forget its failures (it runs again on its next add); logged
+ *   and counted as `dropped`;
+ * - `{ retry: false, succeeded: true }`: the error means the work is done (kro's handlers return
+ *   NotFound for an object that is gone): forget its failures as a success does, with no error
+ *   logged or counted;
  * - `{ retry: true }`: requeue it through the queue's rate limiter;
  * - `{ retry: true, delayMs }`: requeue it after exactly `delayMs` (the limiter still counts it).
  */
-export type RetryDecision = { readonly retry: false } | { readonly retry: true; readonly delayMs?: number };
+export type RetryDecision =
+  | { readonly retry: false; readonly succeeded?: boolean }
+  | { readonly retry: true; readonly delayMs?: number };
 
 /** The facts a retry policy decides on. */
 export interface RetryContext {
@@ -24,6 +32,7 @@ export interface RetryPolicy {
 
 const RETRY: RetryDecision = Object.freeze({ retry: true });
 const GIVE_UP: RetryDecision = Object.freeze({ retry: false });
+const SUCCEEDED: RetryDecision = Object.freeze({ retry: false, succeeded: true });
 
 /** Retry forever through the rate limiter (controller-runtime's behaviour). The default. */
 export const unlimitedRetries: RetryPolicy = Object.freeze({
@@ -63,4 +72,43 @@ export function exponentialBackoffRetryPolicy(initialMs: number, max: number): R
     decide: ({ failures }: RetryContext): RetryDecision =>
       failures > limit ? GIVE_UP : { retry: true, delayMs: initial * 2 ** failures },
   });
+}
+
+/** How deep {@link notFoundAsSuccess} follows `cause` links (a chain is never longer in practice). */
+const CAUSE_DEPTH = 16;
+
+/** True when `error` or an error in its `cause` chain is a NotFound backend error. */
+function notFoundInChain(error: unknown): boolean {
+  let current = error;
+  for (let depth = 0; depth < CAUSE_DEPTH && current !== null && typeof current === 'object'; depth++) {
+    if (isNotFound(current)) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/**
+ * kro's handler contract: a reconcile that fails with NotFound (anywhere in its `cause` chain)
+ * has nothing left to do, so it counts as a success; any other error is decided by `policy`
+ * (default: retry forever). The requeue signals (`RequeueError`, `requeueAfter`) are read before
+ * any policy, as kro checks them before NotFound.
+ */
+export function notFoundAsSuccess(policy: RetryPolicy = unlimitedRetries): RetryPolicy {
+  if (policy === null || typeof policy !== 'object' || typeof policy.decide !== 'function') {
+    throw new OptionsError('policy', policy, 'a RetryPolicy');
+  }
+  return Object.freeze({
+    name: `not-found-as-success(${policy.name})`,
+    decide: (context: RetryContext): RetryDecision =>
+      notFoundInChain(context.error) ? SUCCEEDED : policy.decide(context),
+  });
+}
+
+/**
+ * kro's dynamic controller, whole: NotFound is a success, any other error is retried through the
+ * rate limiter while `failures < max` (its `QueueMaxRetries`, default 20), then dropped. Pair it
+ * with {@link kroRateLimiter} for kro's delays.
+ */
+export function kroRetryPolicy(max = 20): RetryPolicy {
+  return notFoundAsSuccess(maxRetries(max));
 }
