@@ -39,7 +39,7 @@ export interface BackendUnderTest {
   close(): Promise<void>;
 }
 
-const crdType: ResourceType = resourceType({
+export const crdType: ResourceType = resourceType({
   group: 'apiextensions.k8s.io',
   version: 'v1',
   kind: 'CustomResourceDefinition',
@@ -48,7 +48,7 @@ const crdType: ResourceType = resourceType({
 });
 
 /** A CRD serving `type` with free-form objects. */
-function crdOf(type: ResourceType): KubeObject {
+export function crdOf(type: ResourceType): KubeObject {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',

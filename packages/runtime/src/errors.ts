@@ -46,6 +46,8 @@ export const ErrorCodes = {
   ABORTED: 'CONVERGE_ERR_ABORTED',
   /** A reconcile's kind stopped being served (the reason its signal aborted). */
   DYNAMIC_KIND_STOPPED: 'CONVERGE_ERR_DYNAMIC_KIND_STOPPED',
+  /** `serve` got a GroupVersionResource its backend does not serve. */
+  DYNAMIC_RESOURCE_NOT_SERVED: 'CONVERGE_ERR_DYNAMIC_RESOURCE_NOT_SERVED',
   /** The same informer was added twice for one kind to an InformerController. */
   WATCHER_INFORMER_ALREADY_ADDED: 'CONVERGE_ERR_WATCHER_INFORMER_ALREADY_ADDED',
   /** An event reconciler returned something that is not a ReconcileResult. */

@@ -143,6 +143,18 @@ export class Store implements Backend {
     return this.#core.byKind(apiVersion, kind)?.type;
   }
 
+  /** The served type of a group, version and resource (plural). */
+  findResource(resource: {
+    readonly group: string;
+    readonly version: string;
+    readonly resource: string;
+  }): Promise<ResourceType | undefined> {
+    const { group, version } = resource;
+    return Promise.resolve(
+      this.types().find((t) => t.group === group && t.version === version && t.plural === resource.resource),
+    );
+  }
+
   /** Resolves when the garbage collector and namespace lifecycle have nothing left to do. */
   gcSettled(): Promise<void> {
     return this.#gc.settled();

@@ -64,6 +64,29 @@ export class Discovery {
     return this.lookup(apiVersion, kind);
   }
 
+  /** The cached type of a group, version and resource (plural). */
+  lookupResource(group: string, version: string, resource: string): ResourceType | undefined {
+    for (const type of this.#types.values()) {
+      if (type.group === group && type.version === version && type.plural === resource) return type;
+    }
+    return undefined;
+  }
+
+  /** {@link lookupResource}, refreshing discovery on a miss (at most once a second). */
+  async resolveResource(
+    group: string,
+    version: string,
+    resource: string,
+    signal?: AbortSignal,
+  ): Promise<ResourceType | undefined> {
+    const known = this.lookupResource(group, version, resource);
+    if (known !== undefined) return known;
+    if (this.#refreshedAt === undefined || this.#clock.now() - this.#refreshedAt >= MISS_REFRESH_MS) {
+      await this.refresh(signal);
+    }
+    return this.lookupResource(group, version, resource);
+  }
+
   /** Reloads discovery; concurrent calls share one reload. */
   refresh(signal?: AbortSignal): Promise<void> {
     this.#refreshing ??= this.#load(signal).finally(() => {

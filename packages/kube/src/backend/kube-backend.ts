@@ -123,6 +123,17 @@ export class KubeBackend implements Backend {
     return this.#discovery.resolve(apiVersion, kind, signal);
   }
 
+  /**
+   * The type serving a GroupVersionResource, from API discovery (refreshed on a miss, at most
+   * once a second): how `DynamicController.serve` takes a bare `{ group, version, resource }`.
+   */
+  findResource(
+    resource: { readonly group: string; readonly version: string; readonly resource: string },
+    signal?: AbortSignal,
+  ): Promise<ResourceType | undefined> {
+    return this.#discovery.resolveResource(resource.group, resource.version, resource.resource, signal);
+  }
+
   /** Loads (or reloads) API discovery; returns every served kind. */
   async discover(signal?: AbortSignal): Promise<ResourceType[]> {
     await this.#discovery.refresh(signal);

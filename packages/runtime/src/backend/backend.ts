@@ -165,4 +165,13 @@ export interface Backend extends BackendReader, BackendWriter {
   readonly name: string;
   /** The resource type serving `apiVersion` + `kind`, if the backend knows it. */
   resolveType?(apiVersion: string, kind: string): ResourceType | undefined;
+  /**
+   * The resource type serving a group, version and resource (the lower-case plural: Kubernetes'
+   * GroupVersionResource), if the backend serves it. A backend with API discovery (a Kubernetes
+   * API server) refreshes it on a miss, so a kind registered since is found.
+   */
+  findResource?(
+    resource: { readonly group: string; readonly version: string; readonly resource: string },
+    signal?: AbortSignal,
+  ): Promise<ResourceType | undefined>;
 }

@@ -87,6 +87,20 @@ export class RoutedBackend implements Backend {
     return this.fallback.resolveType?.(apiVersion, kind);
   }
 
+  /** A routed kind's type (from its backend when it knows more), else the default backend's answer. */
+  async findResource(
+    resource: { readonly group: string; readonly version: string; readonly resource: string },
+    signal?: AbortSignal,
+  ): Promise<ResourceType | undefined> {
+    const route = this.#routes.get(routeKey({ group: resource.group, plural: resource.resource }));
+    if (route !== undefined) {
+      const found = await route.backend.findResource?.(resource, signal);
+      if (found !== undefined) return found;
+      return route.type.version === resource.version ? route.type : undefined;
+    }
+    return this.fallback.findResource?.(resource, signal);
+  }
+
   get<T extends KubeObject = KubeObject>(
     type: ResourceType,
     key: ObjectKey,

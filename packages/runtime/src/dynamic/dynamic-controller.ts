@@ -30,7 +30,7 @@ import {
   type WorkQueueMetrics,
   type WorkQueueStats,
 } from '../workqueue/index.ts';
-import { ControllerShutDownError, KindStoppedError } from './errors.ts';
+import { ControllerShutDownError, KindStoppedError, ResourceNotServedError } from './errors.ts';
 import {
   type GroupVersionResource,
   gvrOf,
@@ -335,12 +335,20 @@ export class DynamicController implements Runnable, ServesKinds {
     return { ...this.#controller.stats(), kinds: this.#kinds.size };
   }
 
+  /**
+   * Serves `type` with `handler` (see {@link ServesKinds.serve}). Besides a `ResourceType`, a bare
+   * GroupVersionResource (`{ group, version, resource }`, as kro names a kind) is resolved through
+   * the backend's discovery first (`Backend.findResource`; a Kubernetes API server's is refreshed
+   * on a miss); one the backend does not serve rejects with a {@link ResourceNotServedError}.
+   */
   async serve<T extends KubeObject = KubeObject>(
-    type: ResourceType<T>,
+    type: ResourceType<T> | GroupVersionResource,
     handler: KindHandler,
     options: ServeOptions = {},
   ): Promise<void> {
-    const checked = resourceType(type as ResourceType) as ResourceType;
+    const checked = isGroupVersionResource(type)
+      ? await this.#discovered(type)
+      : (resourceType(type as ResourceType) as ResourceType);
     const reconciler = handlerOption(handler);
     const opts = serveOptions(options);
     if (this.#state === 'stopping' || this.#state === 'stopped') {
@@ -478,6 +486,23 @@ export class DynamicController implements Runnable, ServesKinds {
       };
       queue.add(requestOf(served, object), { cause });
     }
+  }
+
+  /** The type of a bare GroupVersionResource, from the backend's discovery. */
+  async #discovered(gvr: GroupVersionResource): Promise<ResourceType> {
+    for (const field of ['group', 'version', 'resource'] as const) {
+      if (typeof gvr[field] !== 'string') throw new OptionsError(`type.${field}`, gvr[field], 'a string');
+    }
+    if (gvr.version === '' || gvr.resource === '')
+      throw new OptionsError('type', gvr, 'a GroupVersionResource with a version and a resource');
+    const id = kindId(gvr);
+    const find = this.#backend.findResource;
+    if (typeof find !== 'function')
+      throw new ResourceNotServedError(id, this.#backend.name, 'the backend has no discovery to resolve it');
+    const found = await find.call(this.#backend, gvr, this.#stop.signal);
+    if (found === undefined)
+      throw new ResourceNotServedError(id, this.#backend.name, 'the backend does not serve it');
+    return found;
   }
 
   /** Waits for a kind's cache to sync (once per informer), then arms its resync timer. */
@@ -657,4 +682,9 @@ function booleanOption(field: string, value: boolean | undefined, fallback: bool
   if (value === undefined) return fallback;
   if (typeof value !== 'boolean') throw new OptionsError(field, value, 'a boolean');
   return value;
+}
+
+/** A bare GroupVersionResource rather than a ResourceType (which has a plural, not a resource). */
+function isGroupVersionResource(type: unknown): type is GroupVersionResource {
+  return typeof type === 'object' && type !== null && 'resource' in type && !('plural' in type);
 }

@@ -11,6 +11,23 @@ export class KindStoppedError extends ConvergeError {
   }
 }
 
+/**
+ * `serve` was given a GroupVersionResource its backend does not serve (its discovery does not list
+ * it, refreshed once), or a backend that cannot resolve one.
+ */
+export class ResourceNotServedError extends ConvergeError {
+  /** `group/version/resource`. */
+  readonly resource: string;
+
+  constructor(resource: string, backend: string, why: string) {
+    super(
+      ErrorCodes.DYNAMIC_RESOURCE_NOT_SERVED,
+      `cannot serve ${resource}: ${why} (backend ${backend}); install its CustomResourceDefinition, check the group, version and plural, or pass a ResourceType`,
+    );
+    this.resource = resource;
+  }
+}
+
 /** `serve` was called after the dynamic controller stopped. */
 export class ControllerShutDownError extends ConvergeError {
   constructor(component: string) {

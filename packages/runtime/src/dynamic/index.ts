@@ -20,7 +20,7 @@ export {
   type DynamicControllerOptions,
   type DynamicControllerState,
 } from './dynamic-controller.ts';
-export { ControllerShutDownError, KindStoppedError } from './errors.ts';
+export { ControllerShutDownError, KindStoppedError, ResourceNotServedError } from './errors.ts';
 export {
   type GroupVersionResource,
   gvrOf,

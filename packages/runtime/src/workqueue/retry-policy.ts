@@ -1,4 +1,4 @@
-import { isNotFound } from '../backend/errors.ts';
+import { isNotFound } from '../backend/index.ts';
 import { OptionsError } from '../errors.ts';
 import { integer, positiveDurationMs } from '../options.ts';
 
