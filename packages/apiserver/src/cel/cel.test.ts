@@ -99,6 +99,15 @@ describe('compile problems read as cel-go prints them', () => {
   it('refuses a literal regular expression Go would refuse', () => {
     expect(compileProblem("'a'.matches('[a')")).toBe('error parsing regexp: missing closing ]: `[a`');
   });
+
+  it('refuses a computed regular expression Go would refuse when the rule runs', () => {
+    expect(runtimeError("'a'.matches(self)", { self: '[a' }, { self: 'string' })).toBe(
+      'error parsing regexp: missing closing ]: `[a`',
+    );
+    expect(runtimeError("'a'.findAll(self)", { self: 'a**' }, { self: 'string' })).toBe(
+      'error parsing regexp: invalid nested repetition operator: `**`',
+    );
+  });
 });
 
 describe("Kubernetes' CEL libraries", () => {
@@ -230,6 +239,18 @@ describe('the cost meter stops expensive evaluations', () => {
     // charged before matching: 2 for the call and `self`, then ceil((3e6 + 1) * 0.1) * ceil(16 * 0.25)
     expect(() => matches.evaluate({ self: 'a'.repeat(3_000_000) }, meter)).toThrow(CostLimitExceeded);
     expect(meter.cost).toBe(2 + 300_001 * 4);
+  });
+
+  it('charges findAll once per call, however many matches it finds, as kube does', () => {
+    const findAll = program("self.findAll('[0-9]')", { self: 'string' });
+    const many = new CostMeter(PER_CALL_LIMIT);
+    const none = new CostMeter(PER_CALL_LIMIT);
+    expect(findAll.evaluate({ self: '1'.repeat(1000) }, many)).toHaveLength(1000);
+    expect(findAll.evaluate({ self: 'a'.repeat(1000) }, none)).toEqual([]);
+    // the search: kube's ceil((1000 + 1) * 0.1) * ceil(5 * 0.25) either way (charging every search
+    // would be ~100 000); the 1000 results: a tenth per element, as any call's result
+    expect(many.cost).toBe(none.cost + 100);
+    expect(many.cost).toBeLessThan(1_000);
   });
 
   it('bounds every evaluation: it either finishes within the limit or stops with the cost-limit error', () => {

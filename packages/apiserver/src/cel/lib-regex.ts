@@ -1,13 +1,14 @@
 /**
  * Kubernetes' CEL regex library (`find`, `findAll`) and CEL's `matches`, all on the linear-time RE2
- * matcher of `regex-vm.ts`, charged as cel-go charges them: the string's length (+1) times a tenth,
- * times the pattern's size times a quarter. The evaluator's own `matches` (a backtracking
- * JavaScript RegExp) is replaced in every compiled program by {@link useLinearMatches}.
+ * matcher of `regex.ts`, charged as cel-go and kube-apiserver charge them: once per call, the
+ * string's length (+1) times a tenth, times the pattern's length times a quarter. The evaluator's
+ * own `matches` (a backtracking JavaScript RegExp) is replaced in every compiled program by
+ * {@link useLinearMatches}.
  */
 import { type Environment, EvaluationError } from '@marcbachmann/cel-js';
 import { charge, REGEX_LENGTH_FACTOR, STRING_TRAVERSAL_FACTOR } from './cost.ts';
 import { RegexSyntaxError } from './errors.ts';
-import { codePoints, compileRegex, type Regex } from './regex-vm.ts';
+import { codePointLength, compileRegex, type Regex } from './regex.ts';
 
 function regex(pattern: string): Regex {
   try {
@@ -18,52 +19,32 @@ function regex(pattern: string): Regex {
   }
 }
 
-/** Charges one search over `length` code points with `re`, as cel-go's runtime cost does. */
-function chargeSearch(length: number, re: Regex): void {
-  const strCost = Math.ceil((length + 1) * STRING_TRAVERSAL_FACTOR);
-  const regexCost = Math.ceil(Math.max(re.size, re.programSize / 4) * REGEX_LENGTH_FACTOR);
+/** Charges one call on `text` with `re`, as cel-go's and kube's runtime costs do. */
+function chargeCall(text: string, re: Regex): void {
+  const strCost = Math.ceil((codePointLength(text) + 1) * STRING_TRAVERSAL_FACTOR);
+  const regexCost = Math.ceil(re.size * REGEX_LENGTH_FACTOR);
   charge(strCost * regexCost);
 }
 
 /** CEL's `matches`: true when `pattern` matches anywhere in `text`. */
 export function regexMatches(text: string, pattern: string): boolean {
   const re = regex(pattern);
-  const cps = codePoints(text);
-  chargeSearch(cps.length, re);
-  return re.search(cps, 0) !== undefined;
+  chargeCall(text, re);
+  return re.test(text);
 }
 
+/** Kubernetes' `find`: the first match, or the empty string. */
 function find(text: string, pattern: string): string {
   const re = regex(pattern);
-  const cps = codePoints(text);
-  chargeSearch(cps.length, re);
-  const m = re.search(cps, 0);
-  return m === undefined ? '' : String.fromCodePoint(...cps.slice(m[0], m[1]));
+  chargeCall(text, re);
+  return re.find(text) ?? '';
 }
 
-/** Go's `FindAllString(text, limit)`; every search is charged for the rest of the text it walks. */
+/** Kubernetes' `findAll`: Go's `FindAllString(text, limit)`, a negative limit meaning all. */
 function findAll(text: string, pattern: string, limit: bigint): string[] {
   const re = regex(pattern);
-  const cps = codePoints(text);
-  const out: string[] = [];
-  if (limit === 0n) return out;
-  let from = 0;
-  let lastEnd = -1;
-  while (from <= cps.length && (limit < 0n || BigInt(out.length) < limit)) {
-    chargeSearch(cps.length - from, re);
-    const m = re.search(cps, from);
-    if (m === undefined) break;
-    const [start, end] = m;
-    if (end === start && start === lastEnd) {
-      // an empty match right after the previous match is skipped, as Go does
-      from = start + 1;
-      continue;
-    }
-    out.push(String.fromCodePoint(...cps.slice(start, end)));
-    lastEnd = end;
-    from = end === start ? end + 1 : end;
-  }
-  return out;
+  chargeCall(text, re);
+  return re.findAll(text, limit < 0n ? -1 : Number(limit));
 }
 
 /** Registers `find` and `findAll` on `env`. */
