@@ -18,6 +18,7 @@ import {
   ignoreNotFound,
   type KubeObject,
   Manager,
+  MemoryLogger,
   OWNER_KEY_LABEL,
   OWNER_KIND_LABEL,
   OWNER_UID_ANNOTATION,
@@ -33,6 +34,7 @@ import { deleteBuckets } from '../../packages/nats/src/test-support.ts';
 import { connectNats } from './nats.ts';
 import kumori, {
   type Application,
+  applicationController,
   applicationOrphans,
   applicationType,
   reconcileApplication,
@@ -258,6 +260,39 @@ describe('Kumori operator: Applications in NATS KV, their ConfigMap and Deployme
     });
     expect(await find(kube, configMapType, 'taken-config')).toBeDefined();
     await stop();
+  });
+
+  it('gives an Application deleted while the operator was stopped its delete run at the next start (the replayed marker), which deletes its secondaries', async () => {
+    const { kube } = cluster;
+    const logger = new MemoryLogger();
+    const run = () => {
+      const manager = new Manager({ backend: kube, logger });
+      applicationController(manager, nats, nats.replayMarkers(applicationType)); // no orphan collector
+      return start(manager);
+    };
+    const stopFirst = run();
+    await nats.create(applicationType, application('gone', { image: 'nginx:1.27' }));
+    await eventually('the ConfigMap', () => find(kube, configMapType, 'gone-config'));
+    await stopFirst();
+    await nats.delete(applicationType, { namespace: ns, name: 'gone' });
+    const stopSecond = run();
+    await eventually('the ConfigMap deleted', async () =>
+      (await find(kube, configMapType, 'gone-config')) === undefined ? true : undefined,
+    );
+    expect(await find(kube, deploymentType, 'gone')).toBeUndefined();
+    // The run had the replayed marker among its causes: Kumori's Delete operation.
+    const replayed = logger.records.some(
+      (r) =>
+        r.fields.name === 'gone' &&
+        Array.isArray(r.fields.causes) &&
+        r.fields.causes.some(
+          (c) =>
+            String(c).startsWith('deleted Application default/gone@') &&
+            String(c).endsWith('via markers:applications'),
+        ),
+    );
+    expect(replayed).toBe(true);
+    await stopSecond();
   });
 
   it('collects, after the caches synced, a secondary whose owner never existed, and keeps one whose owner exists', async () => {

@@ -5,8 +5,8 @@
  * `converge dev`). Owner references cannot point from Kubernetes into NATS, so the secondaries
  * carry the owner labels (`converge.dev/owner-kind`, `converge.dev/owner-key`): a change to one
  * wakes its Application; when the Application goes (deleted through Converge, or by a bare
- * `kv.delete` from any writer) its secondaries are deleted, and an orphan collector is the
- * backstop. Status (a Ready condition with observedGeneration) goes back to NATS; Events about the
+ * `kv.delete` from any writer, also while the operator was stopped: its delete marker is replayed
+ * at start) its secondaries are deleted, and an orphan collector is the backstop. Status (a Ready condition with observedGeneration) goes back to NATS; Events about the
  * secondaries go to Kubernetes with Kumori's reasons and messages (`EventReasons`, `eventMessages`).
  */
 import { createHash } from 'node:crypto';
@@ -39,6 +39,7 @@ import {
   ownedBySelector,
   type ResourceType,
   requeueAfter,
+  type Source,
   type SyncedOperation,
   setOwnerLabels,
   setStatusCondition,
@@ -195,8 +196,16 @@ export async function reconcileApplication(parts: KumoriParts, key: ObjectKey) {
   }
 }
 
-/** Wires the Application controller: primaries in `nats`, secondaries in the manager's backend. */
-export function applicationController(manager: Manager, nats: Backend): Controller<ObjectKey> {
+/**
+ * Wires the Application controller: primaries in `nats`, secondaries in the manager's backend.
+ * `replay` (the NATS backend's `replayMarkers(applicationType)`) gives Applications deleted or
+ * purged while the operator was stopped their delete run at start, as Kumori's KV watch does.
+ */
+export function applicationController(
+  manager: Manager,
+  nats: Backend,
+  replay?: Source<ObjectKey>,
+): Controller<ObjectKey> {
   const { backend: kube, clock } = manager;
   const events = createEventRecorder({ backend: kube, clock, component: 'kumori-controller' });
   manager.add(events, { name: 'kumori-events' });
@@ -206,11 +215,12 @@ export function applicationController(manager: Manager, nats: Backend): Controll
     events,
     now: () => clock.now(),
   };
-  return controllerFor(manager, applicationType, { backend: nats })
+  const builder = controllerFor(manager, applicationType, { backend: nats })
     .owns(configMapType, { backend: kube }) // not the primary's backend: ownership by owner labels
     .owns(deploymentType, { backend: kube })
-    .named('kumori-application')
-    .complete((key) => reconcileApplication(parts, key));
+    .named('kumori-application');
+  if (replay !== undefined) builder.watchesSource(replay);
+  return builder.complete((key) => reconcileApplication(parts, key));
 }
 
 /** The backstop: deletes secondaries whose Application no longer exists, once every cache synced. */
@@ -233,6 +243,6 @@ export default async function kumori(manager: Manager): Promise<void> {
     await nats.close();
   };
   manager.add(closeOnStop, { group: 'servers', name: 'kumori-nats' });
-  applicationController(manager, nats.backend);
+  applicationController(manager, nats.backend, nats.backend.replayMarkers(applicationType));
   applicationOrphans(manager, nats.backend);
 }

@@ -20,10 +20,14 @@ import {
   CONVERGE_OPERATION,
   type DecodedEntry,
   decodeEntry,
+  decodeObjectKey,
+  encodeObject,
   entryHeaders,
   KV_OPERATION,
   type RawEntry,
 } from './codec.ts';
+import { isValidKvKey } from './keys.ts';
+import { convergeCodec, type KvCodec, type KvCodecContext } from './kv-codec.ts';
 
 /** What a bucket's stream holds right now. */
 export interface StreamState {
@@ -88,17 +92,50 @@ export class TypeBucket {
   readonly name: string;
   /** The JetStream stream behind it (`KV_<name>`). */
   readonly stream: string;
+  /** How objects map to this bucket's keys and values. */
+  readonly codec: KvCodec;
+  readonly #context: KvCodecContext;
   readonly #prefix: string;
   readonly #js: JetStreamClient;
   readonly #jsm: JetStreamManager;
 
-  constructor(js: JetStreamClient, jsm: JetStreamManager, type: ResourceType, name: string) {
+  constructor(
+    js: JetStreamClient,
+    jsm: JetStreamManager,
+    type: ResourceType,
+    name: string,
+    codec: KvCodec = convergeCodec,
+  ) {
     this.#js = js;
     this.#jsm = jsm;
     this.type = type;
     this.name = name;
+    this.codec = codec;
+    this.#context = Object.freeze({ type, bucket: name });
     this.stream = `KV_${name}`;
     this.#prefix = `$KV.${name}.`;
+  }
+
+  /**
+   * The KV key of `namespace/name` under this bucket's codec, or undefined when the codec cannot
+   * hold that pair: it throws, returns an invalid KV key, or one that does not decode back to it.
+   */
+  key(namespace: string, name: string): string | undefined {
+    let key: unknown;
+    try {
+      key = this.codec.encodeKey({ namespace, name }, this.#context);
+    } catch {
+      return undefined;
+    }
+    if (typeof key !== 'string' || !isValidKvKey(key)) return undefined;
+    if (this.codec === convergeCodec) return key;
+    const back = decodeObjectKey(this.codec, this.#context, key);
+    return back?.namespace === namespace && back.name === name ? key : undefined;
+  }
+
+  /** The stored bytes of an object (an InvalidError when the codec cannot store it). */
+  encode(object: object): Uint8Array {
+    return encodeObject(object, this.#context, this.codec);
   }
 
   /** The subject of a key. */
@@ -106,9 +143,18 @@ export class TypeBucket {
     return this.#prefix + key;
   }
 
-  /** The subject filter of every key (`namespace` undefined) or of one namespace token. */
-  filter(namespaceToken?: string): string {
-    return namespaceToken === undefined ? `${this.#prefix}>` : `${this.#prefix}${namespaceToken}.*`;
+  /** The subject filter of every key (`namespace` undefined) or of one namespace's keys. */
+  filter(namespace?: string): string {
+    if (namespace === undefined) return `${this.#prefix}>`;
+    let filter: unknown;
+    try {
+      filter = this.codec.namespaceFilter?.(namespace, this.#context);
+    } catch {
+      filter = undefined;
+    }
+    return typeof filter === 'string' && /^[-/_=.a-zA-Z0-9*>]+$/.test(filter)
+      ? `${this.#prefix}${filter}`
+      : `${this.#prefix}>`;
   }
 
   /** A consumed message as a raw entry. */
@@ -134,7 +180,7 @@ export class TypeBucket {
 
   /** Decodes a raw entry of this bucket. */
   decode(entry: RawEntry): DecodedEntry {
-    return decodeEntry(this.name, this.type, entry);
+    return decodeEntry(this.name, this.type, entry, this.codec);
   }
 
   /** The latest entry of `key` (a live object, a delete marker, garbage), or undefined if it has none. */

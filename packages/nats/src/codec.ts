@@ -1,7 +1,13 @@
-import { apiVersionOf, type KubeObject, type ObjectKey, type ResourceType } from '@converge/runtime';
+import {
+  apiVersionOf,
+  fieldError,
+  type KubeObject,
+  type ObjectKey,
+  type ResourceType,
+} from '@converge/runtime';
 import { checkShape, type JsonObject } from '@converge/store';
-import { MalformedValueError } from './errors.ts';
-import { decodeKey } from './keys.ts';
+import { invalid, MalformedValueError } from './errors.ts';
+import { convergeCodec, type KvCodec, type KvCodecContext } from './kv-codec.ts';
 
 /** The KV client's operation header: `DEL` or `PURGE` on delete markers, absent on puts. */
 export const KV_OPERATION = 'KV-Operation';
@@ -64,8 +70,6 @@ export function entryHeaders(
   };
 }
 
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
-
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -83,20 +87,34 @@ export function objectFromKey(type: ResourceType, objectKey: ObjectKey, seq: num
   };
 }
 
+/** A message for whatever a codec threw. */
+function thrown(error: unknown): string {
+  try {
+    const message: unknown = error instanceof Error ? error.message : String(error);
+    return typeof message === 'string' ? message : String(message);
+  } catch {
+    return 'it threw a value that cannot be printed';
+  }
+}
+
 /**
  * Parses a stored value into an object of `type` with `resourceVersion` = the entry's revision.
- * Returns the reason it is not one (`undefined` object) instead of throwing.
+ * Returns the reason it is not one (`undefined` object) instead of throwing, whatever the codec does.
  */
 function parseObject(
-  type: ResourceType,
-  objectKey: ObjectKey,
+  codec: KvCodec,
+  context: KvCodecContext,
+  objectKey: { namespace: string; name: string },
   entry: RawEntry,
 ): { object: KubeObject } | { reason: string } {
+  const type = context.type;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(UTF8.decode(entry.data));
-  } catch {
-    return { reason: 'not UTF-8 JSON' };
+    parsed = codec.decodeValue(entry.data, { ...context, key: objectKey, revision: entry.seq });
+    // A codec may hand out objects it keeps: the checks below change the copy they return.
+    if (codec !== convergeCodec) parsed = structuredClone(parsed);
+  } catch (error) {
+    return { reason: codec === convergeCodec ? thrown(error) : `codec ${codec.name}: ${thrown(error)}` };
   }
   if (!isObject(parsed)) return { reason: 'not a JSON object' };
   const apiVersion = apiVersionOf(type);
@@ -128,10 +146,35 @@ function parseObject(
   return { object: { apiVersion, kind: type.kind, ...rest } as unknown as KubeObject };
 }
 
-/** Decodes one stored entry of `bucket` (serving `type`). Never throws. */
-export function decodeEntry(bucket: string, type: ResourceType, entry: RawEntry): DecodedEntry {
+/** The object key `codec` decodes `key` to, or undefined when it does not (or throws, or returns junk). */
+export function decodeObjectKey(
+  codec: KvCodec,
+  context: KvCodecContext,
+  key: string,
+): { namespace: string; name: string } | undefined {
+  let namespace: unknown;
+  let name: unknown;
+  try {
+    const decoded = codec.decodeKey(key, context);
+    if (!isObject(decoded)) return undefined;
+    ({ namespace = '', name } = decoded as { namespace?: unknown; name?: unknown });
+  } catch {
+    return undefined;
+  }
+  if (typeof namespace !== 'string' || typeof name !== 'string' || name === '') return undefined;
+  return { namespace, name };
+}
+
+/** Decodes one stored entry of `bucket` (serving `type`) with `codec`. Never throws. */
+export function decodeEntry(
+  bucket: string,
+  type: ResourceType,
+  entry: RawEntry,
+  codec: KvCodec = convergeCodec,
+): DecodedEntry {
   if (entry.key === BUCKET_MARKER_KEY) return { kind: 'internal', entry };
-  const objectKey = decodeKey(entry.key);
+  const context: KvCodecContext = { type, bucket };
+  const objectKey = decodeObjectKey(codec, context, entry.key);
   const malformed = (reason: string, key: ObjectKey | undefined): DecodedEntry => ({
     kind: 'malformed',
     entry,
@@ -139,7 +182,12 @@ export function decodeEntry(bucket: string, type: ResourceType, entry: RawEntry)
     objectKey: key,
   });
   if (objectKey === undefined)
-    return malformed('the key is not <namespace>.<name> as this backend writes it', undefined);
+    return malformed(
+      codec === convergeCodec
+        ? 'the key is not <namespace>.<name> as this backend writes it'
+        : `the key is not one codec ${codec.name} decodes`,
+      undefined,
+    );
   if (type.namespaced === (objectKey.namespace === '')) {
     return malformed(
       type.namespaced ? 'a namespaced kind without a namespace' : 'a cluster-scoped kind with a namespace',
@@ -147,22 +195,43 @@ export function decodeEntry(bucket: string, type: ResourceType, entry: RawEntry)
     );
   }
   if (entry.operation !== 'PUT') {
-    const parsed = entry.data.length === 0 ? undefined : parseObject(type, objectKey, entry);
+    const parsed = entry.data.length === 0 ? undefined : parseObject(codec, context, objectKey, entry);
     if (parsed !== undefined && 'object' in parsed) {
       return { kind: 'deleted', entry, object: parsed.object, known: true };
     }
     return { kind: 'deleted', entry, object: objectFromKey(type, objectKey, entry.seq), known: false };
   }
-  const parsed = parseObject(type, objectKey, entry);
+  const parsed = parseObject(codec, context, objectKey, entry);
   return 'object' in parsed
     ? { kind: 'object', entry, object: parsed.object }
     : malformed(parsed.reason, objectKey);
 }
 
-const ENCODER = new TextEncoder();
-
-/** The stored form of an object: its JSON without `metadata.resourceVersion` (the revision is the KV's). */
-export function encodeObject(object: object): Uint8Array {
+/**
+ * The stored form of an object: what `codec` makes of it without `metadata.resourceVersion` (the
+ * revision is the KV's). A codec that throws or returns no bytes is an InvalidError of the object.
+ */
+export function encodeObject(
+  object: object,
+  context: KvCodecContext,
+  codec: KvCodec = convergeCodec,
+): Uint8Array {
   const { resourceVersion: _rv, ...meta } = (object as { metadata: JsonObject }).metadata;
-  return ENCODER.encode(JSON.stringify({ ...object, metadata: meta }));
+  const stored = { ...object, metadata: meta } as KubeObject;
+  let bytes: unknown;
+  try {
+    bytes = codec.encodeValue(stored, context);
+  } catch (error) {
+    throw codecRefused(context.type, meta.name, `codec ${codec.name} cannot store it: ${thrown(error)}`);
+  }
+  if (!(bytes instanceof Uint8Array)) {
+    throw codecRefused(context.type, meta.name, `codec ${codec.name} returned no bytes for it`);
+  }
+  return bytes;
+}
+
+/** The InvalidError of an object the bucket's codec cannot store. */
+export function codecRefused(type: ResourceType, name: unknown, message: string): Error {
+  const text = typeof name === 'string' ? name : '';
+  return invalid(type, text, [fieldError.invalid('metadata.name', text, message)]);
 }

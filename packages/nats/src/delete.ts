@@ -10,10 +10,8 @@ import {
 } from '@converge/runtime';
 import { rfc3339, tracksGeneration, withMutableMeta } from '@converge/store';
 import type { TypeBucket } from './bucket.ts';
-import { encodeObject } from './codec.ts';
 import type { BackendContext } from './context.ts';
 import { conflict, notFound } from './errors.ts';
-import { encodeKey } from './keys.ts';
 import {
   deleteOperation,
   FOREGROUND_FINALIZER,
@@ -43,7 +41,8 @@ export async function deleteObject(
   const type = bucket.type;
   const policy = checkOptions(options);
   const { name } = objectKey;
-  const key = encodeKey(objectKey.namespace, name);
+  const key = bucket.key(objectKey.namespace, name);
+  if (key === undefined) throw notFound(type, name);
   const dryRun = options.dryRun === true;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const current = await bucket.current(key);
@@ -67,7 +66,7 @@ export async function deleteObject(
     if (policy === 'Orphan' && !finalizers.includes(ORPHAN_FINALIZER)) finalizers.push(ORPHAN_FINALIZER);
     if (finalizers.length === 0) {
       if (dryRun) return { status: 'deleted' };
-      const seq = await bucket.publish(key, encodeObject(prev), {
+      const seq = await bucket.publish(key, bucket.encode(prev), {
         operation: deleteOperation(ctx),
         expected: current.entry.seq,
       });
@@ -84,7 +83,7 @@ export async function deleteObject(
     if (tracksGeneration(type) && generation > 0) meta.generation = generation + 1;
     const object = draft as unknown as KubeObject;
     if (dryRun) return { status: 'pending', object };
-    const seq = await bucket.publish(key, encodeObject(draft), {
+    const seq = await bucket.publish(key, bucket.encode(draft), {
       operation: 'PUT',
       expected: current.entry.seq,
     });

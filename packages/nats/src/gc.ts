@@ -10,7 +10,6 @@ import type { Draft } from '@converge/store';
 import type { TypeBucket } from './bucket.ts';
 import type { BackendContext } from './context.ts';
 import { deleteObject } from './delete.ts';
-import { encodeKey } from './keys.ts';
 import { readSnapshot } from './snapshot.ts';
 import { FOREGROUND_FINALIZER, modifyObject, ORPHAN_FINALIZER } from './writes.ts';
 
@@ -170,7 +169,10 @@ async function liveOwner(
   namespace: string,
   ref: OwnerReference,
 ): Promise<KubeObject | undefined> {
-  const current = await ctx.bucketOf(type).current(encodeKey(namespace, ref.name));
+  const bucket = ctx.bucketOf(type);
+  const key = bucket.key(namespace, ref.name);
+  if (key === undefined) return undefined;
+  const current = await bucket.current(key);
   if (current === undefined || current.kind === 'deleted' || current.kind === 'internal') return undefined;
   if (current.kind === 'malformed') {
     return { metadata: { name: ref.name, uid: ref.uid, ...(namespace === '' ? {} : { namespace }) } };

@@ -10,7 +10,9 @@
  *   characters (`.` → `_2e`, `_` → `_5f`, any other character outside `[-/=A-Za-z0-9]` → `_` plus
  *   its UTF-8 bytes in hex, the empty namespace of cluster-scoped objects → `_`): injective and
  *   reversible. Values are the objects' JSON; `resourceVersion` is the KV revision (the stream
- *   sequence) and is not stored in the value.
+ *   sequence) and is not stored in the value. That is {@link convergeCodec}; `codecFor` gives a
+ *   type's bucket another {@link KvCodec}, to serve buckets another program laid out (Kumori's
+ *   Go controllers, say) in place. Whatever a codec returns is checked like the default's values.
  * - Semantics are the store's, through its shared object strategies: uid, creationTimestamp,
  *   generation (1 on create, +1 on changes outside metadata and status, for types that track it),
  *   the status subresource, name generation, metadata validation, finalizers (a delete of an object
@@ -48,6 +50,9 @@
  *   deleted, recreated (new creation time) or purged bucket (its marker entry, the first revision,
  *   gone) expires it, and messages wait for a running check, so nothing of a recreated bucket is
  *   reported as the old one's. Informers then relist.
+ * - {@link NatsBackend.replayMarkers}: an opt-in controller source that, at start, enqueues every
+ *   key whose last entry is a delete or purge marker with a `deleted` cause (`purged` for a purge),
+ *   so primaries deleted while no controller ran get their delete or purge run.
  * - Garbage collection: after its own deletes the backend runs a pass over its buckets (Background
  *   deletes dependents after their owner, Orphan removes owner references, Foreground waits for
  *   dependents with blockOwnerDeletion). Owners deleted by other processes are caught by
@@ -75,7 +80,14 @@
 export { MalformedValueError, NatsErrorCodes } from './errors.ts';
 export type { GarbageCollectionResult } from './gc.ts';
 export { decodeKey, defaultBucketName, encodeKey, isValidKvKey } from './keys.ts';
+export {
+  convergeCodec,
+  type KvCodec,
+  type KvCodecContext,
+  type KvValueContext,
+} from './kv-codec.ts';
 export * from './lease/index.ts';
+export { MarkerReplay, type MarkerReplayOptions, type MarkerReplayStats } from './marker-replay.ts';
 export {
   type CollectGarbageOptions,
   type GarbageCollectorOptions,

@@ -9,7 +9,6 @@ import {
 } from '@converge/runtime';
 import type { TypeBucket } from './bucket.ts';
 import type { BackendContext } from './context.ts';
-import { encodeToken } from './keys.ts';
 import { readSnapshot, YIELD_EVERY, yieldToEventLoop } from './snapshot.ts';
 
 const DECIMAL = /^(0|[1-9][0-9]*)$/;
@@ -75,8 +74,12 @@ export async function listObjects(
   if (match !== undefined && requested === undefined) {
     throw new BadRequestError('resourceVersionMatch is forbidden unless resourceVersion is provided');
   }
-  const token = namespace === '' ? undefined : encodeToken(namespace);
-  const snapshot = await readSnapshot(ctx.js, bucket, token, options.signal);
+  const snapshot = await readSnapshot(
+    ctx.js,
+    bucket,
+    namespace === '' ? undefined : namespace,
+    options.signal,
+  );
   if (requested !== undefined && requested > snapshot.revision) {
     throw new ExpiredError(
       `resourceVersion ${requested} is newer than the last revision ${snapshot.revision} of bucket ${bucket.name}: the bucket was purged or recreated`,

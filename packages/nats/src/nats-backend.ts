@@ -33,8 +33,10 @@ import { deleteObject } from './delete.ts';
 import { type MalformedValueError, notFound } from './errors.ts';
 import { collectGarbage, type GarbageCollectionResult } from './gc.ts';
 import { CollectionScheduler } from './gc-scheduler.ts';
-import { BUCKET_NAME, defaultBucketName, encodeKey } from './keys.ts';
+import { BUCKET_NAME, defaultBucketName } from './keys.ts';
+import { convergeCodec, isKvCodec } from './kv-codec.ts';
 import { listObjects } from './list.ts';
+import { MarkerReplay, type MarkerReplayOptions } from './marker-replay.ts';
 import { type NatsBackendOptions, type ResolvedOptions, resolveOptions } from './options.ts';
 import { patchObject } from './patch.ts';
 import { readSnapshot } from './snapshot.ts';
@@ -192,6 +194,8 @@ export class NatsBackend implements Backend {
     if (typeof name !== 'string' || !BUCKET_NAME.test(name)) {
       throw new OptionsError('bucketFor', name, 'a bucket name of [-_A-Za-z0-9]');
     }
+    const codec = this.#options.codecFor(checked) ?? convergeCodec;
+    if (!isKvCodec(codec)) throw new OptionsError('codecFor', codec, 'a KvCodec');
     const owner = this.#bucketOwners.get(name);
     if (owner !== undefined && owner !== id) {
       throw new OptionsError('bucketFor', name, `a bucket no other type uses (${owner} uses it)`);
@@ -203,7 +207,7 @@ export class NatsBackend implements Backend {
       this.#bucketOwners.delete(name);
       throw natsFailure(error, `create of bucket ${name}`);
     }
-    const bucket = new TypeBucket(this.#js, await jetstreamManager(this.#nc), checked, name);
+    const bucket = new TypeBucket(this.#js, await jetstreamManager(this.#nc), checked, name, codec);
     await bucket.markIfEmpty();
     this.#buckets.set(id, bucket);
     this.#byKind.set(gvk, checked);
@@ -215,6 +219,23 @@ export class NatsBackend implements Backend {
     return this.#byKind.get(`${apiVersion}\u0000${kind}`);
   }
 
+  /** The served type of a group, version and resource (plural). */
+  findResource(resource: {
+    readonly group: string;
+    readonly version: string;
+    readonly resource: string;
+  }): Promise<ResourceType | undefined> {
+    for (const type of this.#byKind.values()) {
+      if (
+        type.group === resource.group &&
+        type.version === resource.version &&
+        type.plural === resource.resource
+      )
+        return Promise.resolve(type);
+    }
+    return Promise.resolve(undefined);
+  }
+
   /** The bucket a served type lives in. */
   bucketName(type: ResourceType): string {
     return this.#bucket(type).name;
@@ -222,7 +243,8 @@ export class NatsBackend implements Backend {
 
   async get<T extends KubeObject = KubeObject>(type: ResourceType, key: ObjectKey): Promise<T> {
     const bucket = this.#bucket(type);
-    const object = liveObject(await bucket.current(encodeKey(key.namespace ?? '', key.name)));
+    const kvKey = bucket.key(key.namespace ?? '', key.name);
+    const object = kvKey === undefined ? undefined : liveObject(await bucket.current(kvKey));
     if (object === undefined) throw notFound(bucket.type, key.name);
     return object as T;
   }
@@ -338,6 +360,36 @@ export class NatsBackend implements Backend {
         }
       },
     };
+  }
+
+  /**
+   * The opt-in start mode that replays delete and purge markers: a controller source that, when
+   * the controller starts, enqueues every key of `type` whose last entry is a `DEL` or `PURGE`
+   * marker with a `deleted` cause (marked `purged` for a purge), so a primary deleted or purged
+   * while no controller ran gets its `delete` or `purge` run (see {@link MarkerReplay}). Without
+   * it (the default) such a primary gets no run, as with a Kubernetes list.
+   *
+   * @example
+   * manager
+   *   .controller(applicationType)
+   *   .watchesSource(nats.replayMarkers(applicationType))
+   *   .complete(async (key, { causes }) => {
+   *     if (operationOf(causes) === 'purge') await forgetHistory(key);
+   *     return done();
+   *   });
+   */
+  replayMarkers(type: ResourceType, options: MarkerReplayOptions = {}): MarkerReplay {
+    if (typeof options !== 'object' || options === null) {
+      throw new OptionsError('options', options, 'a MarkerReplayOptions object');
+    }
+    const { name, namespace } = options;
+    if (name !== undefined && (typeof name !== 'string' || name === '')) {
+      throw new OptionsError('name', name, 'a non-empty string');
+    }
+    if (namespace !== undefined && typeof namespace !== 'string') {
+      throw new OptionsError('namespace', namespace, 'a string');
+    }
+    return new MarkerReplay(this.#ctx, this.#bucket(type), options);
   }
 
   /** Resolves once the passes this backend started after its own deletes are done. */

@@ -8,6 +8,7 @@ import {
 } from '@converge/runtime';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKET_NAME } from './keys.ts';
+import type { KvCodec } from './kv-codec.ts';
 
 /** How the backend removes a key: a `DEL` marker (history kept) or a `PURGE` marker (history dropped). */
 export type DeleteMode = 'delete' | 'purge';
@@ -35,6 +36,13 @@ export interface NatsBackendOptions {
   readonly bucketPrefix?: string;
   /** The bucket of a type; return undefined for the default (`<prefix><group>_<version>_<plural>`). */
   readonly bucketFor?: (type: ResourceType) => string | undefined;
+  /**
+   * The {@link KvCodec} of a type's bucket: how keys map to namespace and name and values to
+   * objects. Return undefined for the default, {@link convergeCodec} (`<namespace>.<name>` keys,
+   * escaped; the object's JSON as value). Use it to serve buckets another program wrote, such as
+   * those of Kumori's Go controllers (with `bucketFor` naming their bucket).
+   */
+  readonly codecFor?: (type: ResourceType) => KvCodec | undefined;
   /** Replicas of buckets this backend creates (1–5). Default 1. */
   readonly replicas?: number;
   /**
@@ -78,6 +86,7 @@ export interface ResolvedOptions {
   readonly types: readonly ResourceType[];
   readonly bucketPrefix: string;
   readonly bucketFor: (type: ResourceType) => string | undefined;
+  readonly codecFor: (type: ResourceType) => KvCodec | undefined;
   readonly replicas: number;
   readonly history: number;
   readonly deleteMode: DeleteMode;
@@ -133,6 +142,8 @@ export function resolveOptions(options: NatsBackendOptions): ResolvedOptions {
   }
   const bucketFor = options.bucketFor ?? (() => undefined);
   if (typeof bucketFor !== 'function') throw new OptionsError('bucketFor', bucketFor, 'a function');
+  const codecFor = options.codecFor ?? (() => undefined);
+  if (typeof codecFor !== 'function') throw new OptionsError('codecFor', codecFor, 'a function');
   const deleteMode = options.deleteMode ?? 'delete';
   if (deleteMode !== 'delete' && deleteMode !== 'purge') {
     throw new OptionsError('deleteMode', deleteMode, "'delete' or 'purge'");
@@ -153,6 +164,7 @@ export function resolveOptions(options: NatsBackendOptions): ResolvedOptions {
     types,
     bucketPrefix,
     bucketFor,
+    codecFor,
     replicas: integer('replicas', options.replicas, 1, 1, 5),
     history: integer('history', options.history, 16, 1, 64),
     deleteMode,

@@ -52,12 +52,13 @@ export async function collectInitial(
 
 /**
  * A consistent snapshot of a bucket (of one namespace token when given) from one ordered consumer
- * that delivers the last entry per key: no per-key requests.
+ * that delivers the last entry per key (of one namespace's keys, when the codec can filter them): no
+ * per-key requests.
  */
 export async function readSnapshot(
   js: JetStreamClient,
   bucket: TypeBucket,
-  namespaceToken: string | undefined,
+  namespace: string | undefined,
   signal?: AbortSignal,
 ): Promise<Snapshot> {
   if (signal?.aborted === true) throw new AbortedError('list aborted', { cause: signal.reason });
@@ -68,7 +69,7 @@ export async function readSnapshot(
     bucket,
     { lastPerKey: true },
     {
-      filter: bucket.filter(namespaceToken),
+      filter: bucket.filter(namespace),
     },
   );
   const onAbort = (): void => {

@@ -17,10 +17,9 @@ import {
   validateMeta,
 } from '@converge/store';
 import type { TypeBucket } from './bucket.ts';
-import { type DecodedEntry, encodeObject } from './codec.ts';
+import { codecRefused, type DecodedEntry } from './codec.ts';
 import type { BackendContext } from './context.ts';
 import { alreadyExists, conflict, invalid, notFound } from './errors.ts';
-import { encodeKey } from './keys.ts';
 
 /** Attempts of one write against concurrent writers before it reports a Conflict. */
 export const MAX_ATTEMPTS = 32;
@@ -73,11 +72,13 @@ export async function createObject(
       throw new InternalError('resourceVersion should not be set on objects to be created');
     }
     const name = meta.name as string;
-    const key = encodeKey(meta.namespace ?? '', name);
+    const key = bucket.key(meta.namespace ?? '', name);
+    if (key === undefined) {
+      throw codecRefused(type, name, `codec ${bucket.codec.name} has no key for this name and namespace`);
+    }
+    const body = bucket.encode(draft);
     const created =
-      options.dryRun === true
-        ? await occupied(bucket, key)
-        : await publishCreate(bucket, key, encodeObject(draft));
+      options.dryRun === true ? await occupied(bucket, key) : await publishCreate(bucket, key, body);
     if (typeof created === 'number') {
       meta.resourceVersion = String(created);
       return draft as unknown as KubeObject;
@@ -145,7 +146,8 @@ export async function modifyObject(
 ): Promise<KubeObject> {
   const type = bucket.type;
   const { namespace, name } = objectKey;
-  const key = encodeKey(namespace, name);
+  const key = bucket.key(namespace, name);
+  if (key === undefined) throw notFound(type, name);
   for (let attempt = 1; ; attempt++) {
     const current = await bucket.current(key);
     const prev = liveObject(current);
@@ -186,7 +188,7 @@ export async function modifyObject(
       nextObject.metadata.deletionTimestamp !== undefined &&
       (nextObject.metadata.finalizers ?? []).length === 0;
     if (modification.dryRun) return nextObject;
-    const seq = await bucket.publish(key, encodeObject(next), {
+    const seq = await bucket.publish(key, bucket.encode(next), {
       operation: removing ? deleteOperation(ctx) : 'PUT',
       expected: current.entry.seq,
     });

@@ -11,7 +11,8 @@
  * - {@link OwnerLabelScheme}: other label and annotation names, given to every function and
  *   option above as `ownerLabels`; {@link convergeOwnerLabels} is the default and
  *   {@link kumoriOwnerLabels} reads and writes Kumori's `kumori/ownerkind` (the kind alone) and
- *   `kumori/ownerkey`.
+ *   `kumori/ownerkey`. `parseKey` reads keys another program wrote in its own format
+ *   ({@link parseOwnerKey} is Converge's reading).
  * - {@link ownedByKindSelector}, {@link ownedBySelector}: label selectors of the objects a kind or
  *   one owner owns.
  * - {@link enqueueForLabelOwner}: an event handler that maps an owned object's events to its
@@ -54,6 +55,7 @@ export {
   OWNER_KEY_LABEL,
   OWNER_KIND_LABEL,
   OWNER_UID_ANNOTATION,
+  type OwnerKeyParser,
   type OwnerKindFormat,
   type OwnerLabelScheme,
 } from './owner-label-scheme.ts';
@@ -66,6 +68,7 @@ export {
   ownedBySelector,
   ownerLabels,
   ownerOf,
+  parseOwnerKey,
   removeOwnerLabels,
   setOwnerLabels,
 } from './owner-labels.ts';

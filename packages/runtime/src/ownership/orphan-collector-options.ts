@@ -67,6 +67,13 @@ export interface OrphanCollectorStats {
   readonly conflicts: number;
   readonly deleteErrors: number;
   readonly ownerLookupErrors: number;
+  /**
+   * Objects labelled as owned by the collector's kind whose owner key could not be read (a format
+   * the scheme's `parseKey` does not know, labels and annotations that disagree, a key of the wrong
+   * scope). They are never collected; each is logged once (`Owner labels not understood; object
+   * never collected`) and counted once.
+   */
+  readonly unparseableOwners: number;
 }
 
 /** Validates a Backend option. */

@@ -1,4 +1,11 @@
-import { type Backend, isConflict, isNotFound, type ResourceType, resourceType } from '../backend/index.ts';
+import {
+  type Backend,
+  isConflict,
+  isNotFound,
+  type ResourceType,
+  resourceType,
+  typeId,
+} from '../backend/index.ts';
 import { type Clock, realClock } from '../clock/index.ts';
 import { AlreadyStartedError, OptionsError } from '../errors.ts';
 import type { InformerHandle, InformerRegistry } from '../informer/index.ts';
@@ -84,7 +91,10 @@ export class OrphanCollector implements Runnable {
     conflicts: 0,
     deleteErrors: 0,
     ownerLookupErrors: 0,
+    unparseableOwners: 0,
   };
+  /** Objects already reported as unparseable (by backend, kind, uid or key), pruned every round. */
+  #unparseable = new Set<string>();
 
   constructor(options: OrphanCollectorOptions) {
     if (typeof options !== 'object' || options === null) {
@@ -181,13 +191,16 @@ export class OrphanCollector implements Runnable {
     }
     this.#stats.rounds++;
     const candidates: { watched: Watched; object: KubeObject; owner: LabelOwner }[] = [];
+    const unparseable = new Set<string>();
     for (const watched of this.#secondaries) {
       for (const object of watched.handle.informer.cache.list()) {
         round.examined++;
         const owner = this.#ownerToCheck(object);
-        if (owner !== undefined) candidates.push({ watched, object, owner });
+        if (owner === 'unparseable') this.#reportUnparseable(watched, object, unparseable);
+        else if (owner !== undefined) candidates.push({ watched, object, owner });
       }
     }
+    this.#unparseable = unparseable;
     this.#stats.examined += round.examined;
     for (const { watched, object, owner } of candidates) {
       if (signal?.aborted) break;
@@ -220,17 +233,46 @@ export class OrphanCollector implements Runnable {
     return round;
   }
 
-  /** The owner to confirm live, or undefined when the object is not ours or its owner is cached alive. */
-  #ownerToCheck(object: KubeObject): LabelOwner | undefined {
+  /**
+   * The owner to confirm live; undefined when the object is not ours or its owner is cached alive;
+   * 'unparseable' when it is labelled with our kind but its owner key cannot be read.
+   */
+  #ownerToCheck(object: KubeObject): LabelOwner | 'unparseable' | undefined {
     if (object.metadata.deletionTimestamp !== undefined) return undefined;
     const owner = ownerOf(object, this.#scheme);
     const type = this.#ownerType;
-    if (owner === undefined || !recordsKind(owner, type)) return undefined;
+    // The informer holds only objects whose kind label names our kind (its label selector).
+    if (owner === undefined) return 'unparseable';
+    if (!recordsKind(owner, type)) return undefined;
     // A key that cannot name an object of the owner's scope is malformed: leave the object alone.
-    if (type.namespaced === (owner.key.namespace === '')) return undefined;
+    if (type.namespaced === (owner.key.namespace === '')) return 'unparseable';
     const cached = this.#owners.informer.cache.get(owner.key);
     if (cached !== undefined && sameIncarnation(cached, owner)) return undefined;
     return owner;
+  }
+
+  /** Logs and counts an object whose owner labels cannot be read, once per object. */
+  #reportUnparseable(watched: Watched, object: KubeObject, seen: Set<string>): void {
+    const key = keyOf(object);
+    const { backend, type } = watched.spec;
+    const id = `${backend.name}\u0000${typeId(type)}\u0000${object.metadata.uid ?? `${key.namespace}/${key.name}`}`;
+    seen.add(id);
+    if (this.#unparseable.has(id)) return;
+    this.#stats.unparseableOwners++;
+    const labels = object.metadata.labels ?? {};
+    const annotations = object.metadata.annotations ?? {};
+    this.#log.warn(
+      {
+        backend: backend.name,
+        kind: type.kind,
+        namespace: key.namespace,
+        name: key.name,
+        ownerKind: this.#ownerType.kind,
+        keyLabel: labels[this.#scheme.keyLabel],
+        keyAnnotation: annotations[this.#scheme.keyAnnotation],
+      },
+      'Owner labels not understood; object never collected',
+    );
   }
 
   async #confirm(owner: LabelOwner, signal: AbortSignal | undefined): Promise<Verdict> {

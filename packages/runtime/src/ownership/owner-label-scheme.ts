@@ -1,4 +1,5 @@
 import { OptionsError } from '../errors.ts';
+import type { ObjectKey } from '../object/index.ts';
 
 /** Label (and annotation) naming the owner's kind: `Kind.group`, or `Kind` for the core group. */
 export const OWNER_KIND_LABEL = 'converge.dev/owner-kind';
@@ -13,6 +14,14 @@ export const OWNER_UID_ANNOTATION = 'converge.dev/owner-uid';
  * string it was created with.
  */
 export type OwnerKindFormat = 'Kind.group' | 'Kind';
+
+/**
+ * Reads the owner's key from the key label (`source: 'label'`) or the key annotation
+ * (`'annotation'`) as another program wrote it: the key (namespace '' for a cluster-scoped owner),
+ * or undefined when `value` is not one. {@link parseOwnerKey} is Converge's own reading, to fall
+ * back on for objects Converge labelled.
+ */
+export type OwnerKeyParser = (value: string, source: 'label' | 'annotation') => ObjectKey | undefined;
 
 /**
  * Where an object records its owner: the label and annotation names, and how the kind is
@@ -44,6 +53,23 @@ export interface OwnerLabelScheme {
    * owner of that kind in any group matches them.
    */
   readonly kindFormat?: OwnerKindFormat;
+  /**
+   * How to read the key label and annotation, for objects another program labelled in its own
+   * format. Default: Converge's ({@link parseOwnerKey}: `namespace_name` or `name` in the label,
+   * `namespace/name` in the annotation, hashed labels checked against the annotation). When given
+   * it replaces that reading: the annotation, when there is one, names the key (and a label that
+   * parses must name the same one); otherwise the label does. Writing (`setOwnerLabels`) still uses
+   * Converge's format, so a parser should accept it too (fall back on {@link parseOwnerKey}).
+   *
+   * @example
+   * // Kumori keys that are bare names of primaries in namespace 'default'; Converge's own otherwise:
+   * const scheme: OwnerLabelScheme = {
+   *   ...kumoriOwnerLabels,
+   *   parseKey: (value, source) =>
+   *     /^[-a-z0-9.]+$/.test(value) ? { namespace: 'default', name: value } : parseOwnerKey(value, source),
+   * };
+   */
+  readonly parseKey?: OwnerKeyParser;
 }
 
 /** An {@link OwnerLabelScheme} with its defaults filled in and checked (itself a scheme). */
@@ -150,6 +176,14 @@ export function resolveOwnerLabelScheme(
   if (kindFormat !== 'Kind.group' && kindFormat !== 'Kind') {
     throw new OptionsError(`${field}.kindFormat`, kindFormat, "'Kind.group' or 'Kind'");
   }
+  const parseKey = scheme.parseKey;
+  if (parseKey !== undefined && typeof parseKey !== 'function') {
+    throw new OptionsError(
+      `${field}.parseKey`,
+      parseKey,
+      'a function (value, source) => ObjectKey | undefined',
+    );
+  }
   const result: ResolvedOwnerLabelScheme = Object.freeze({
     kindLabel,
     keyLabel,
@@ -157,6 +191,7 @@ export function resolveOwnerLabelScheme(
     keyAnnotation,
     ...(uidAnnotation === undefined ? {} : { uidAnnotation }),
     kindFormat,
+    ...(parseKey === undefined ? {} : { parseKey }),
   });
   resolved.set(scheme, result);
   resolved.set(result, result);

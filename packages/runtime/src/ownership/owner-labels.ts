@@ -178,7 +178,16 @@ export function ownerOf(object: KubeObject, scheme?: OwnerLabelScheme): LabelOwn
   const kindAnnotation = annotations[s.kindAnnotation];
   const keyAnnotation = annotations[s.keyAnnotation];
   let owner: { group?: string; kind: string; key: ObjectKey } | undefined;
-  if (kindAnnotation !== undefined || keyAnnotation !== undefined) {
+  if (s.parseKey !== undefined) {
+    const kind = parseKind(kindAnnotation ?? kindLabel, s.kindFormat);
+    const key = customKey(s.parseKey, keyLabel, keyAnnotation);
+    if (kind === undefined || key === undefined) return undefined;
+    if (kindAnnotation !== undefined) {
+      const text = kindText(kind, s.kindFormat);
+      if (labelValue(text, text) !== kindLabel) return undefined;
+    }
+    owner = { ...kind, key };
+  } else if (kindAnnotation !== undefined || keyAnnotation !== undefined) {
     const kind = kindAnnotation === undefined ? undefined : parseKind(kindAnnotation, s.kindFormat);
     const key = keyAnnotation === undefined ? undefined : parseFullKey(keyAnnotation);
     if (kind === undefined || key === undefined) return undefined;
@@ -194,6 +203,56 @@ export function ownerOf(object: KubeObject, scheme?: OwnerLabelScheme): LabelOwn
   }
   const uid = s.uidAnnotation === undefined ? undefined : annotations[s.uidAnnotation];
   return uid === undefined || uid === '' ? owner : { ...owner, uid };
+}
+
+/**
+ * Converge's reading of an owner key (the default of {@link OwnerLabelScheme.parseKey}): a label
+ * `namespace_name` or `name` (cluster-scoped), an annotation `namespace/name` or `name`; undefined
+ * for anything else, hashed labels included (only the annotation can tell their key).
+ *
+ * @example
+ * parseOwnerKey('default_hello', 'label'); // { namespace: 'default', name: 'hello' }
+ * parseOwnerKey('default/hello', 'annotation'); // { namespace: 'default', name: 'hello' }
+ */
+export function parseOwnerKey(value: string, source: 'label' | 'annotation'): ObjectKey | undefined {
+  if (typeof value !== 'string') return undefined;
+  if (source === 'annotation') return parseFullKey(value);
+  return isHashedValue(value) ? undefined : parseKeyLabel(value);
+}
+
+/** The key a custom parser reads from the annotation (else the label); never throws. */
+function customKey(
+  parse: NonNullable<OwnerLabelScheme['parseKey']>,
+  label: string,
+  annotation: string | undefined,
+): ObjectKey | undefined {
+  const read = (value: string, source: 'label' | 'annotation'): ObjectKey | undefined => {
+    let namespace: unknown;
+    let name: unknown;
+    try {
+      const key: unknown = parse(value, source);
+      if (typeof key !== 'object' || key === null) return undefined;
+      ({ namespace = '', name } = key as { namespace?: unknown; name?: unknown });
+    } catch {
+      return undefined;
+    }
+    if (typeof namespace !== 'string' || namespace.includes('/')) return undefined;
+    if (typeof name !== 'string' || name === '' || name.includes('/')) return undefined;
+    return { namespace, name };
+  };
+  const fromLabel = read(label, 'label');
+  if (annotation === undefined) return fromLabel;
+  const fromAnnotation = read(annotation, 'annotation');
+  if (fromAnnotation === undefined) return undefined;
+  // A label Converge hashed must be the hash of the annotation's key.
+  if (fromLabel === undefined && isHashedValue(label) && keyLabelValue(fromAnnotation) !== label)
+    return undefined;
+  if (
+    fromLabel !== undefined &&
+    (fromLabel.namespace !== fromAnnotation.namespace || fromLabel.name !== fromAnnotation.name)
+  )
+    return undefined;
+  return fromAnnotation;
 }
 
 /** Whether `owner` (as {@link ownerOf} decoded it) is of kind `ownerType`; no recorded group matches any. */
