@@ -12,7 +12,7 @@ import {
   matchConditionsHold,
 } from '../../packages/apiserver/src/admission/index.ts';
 import { startTestServer, type TestServer } from '../../packages/apiserver/src/server/test-support.ts';
-import { configMapRule, configuration, type Hooks, startHooks } from './support.ts';
+import { configMapRule, configMapWriter, configuration, type Hooks, startHooks } from './support.ts';
 
 const VWC = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
 const MWC = '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations';
@@ -60,7 +60,7 @@ beforeEach(async () => {
 describe('matchConditions decide whether a webhook is called', () => {
   it('all conditions true: the webhook is called and its denial stands', async () => {
     await validatingWith([
-      { name: 'admin', expression: "request.userInfo.username == 'admin'" },
+      { name: 'admin', expression: "request.userInfo.username == 'converge-admin'" },
       { name: 'masters', expression: "'system:masters' in request.userInfo.groups" },
     ]);
     const answer = await api.request(CM, { method: 'POST', body: configMap('c1', { bad: 'x' }) });
@@ -70,12 +70,29 @@ describe('matchConditions decide whether a webhook is called', () => {
 
   it('a false condition on request.userInfo skips the webhook: the write it would deny is stored', async () => {
     await validatingWith([
-      { name: 'admin', expression: "request.userInfo.username == 'admin'" },
+      { name: 'admin', expression: "request.userInfo.username == 'converge-admin'" },
       { name: 'not-admin', expression: "request.userInfo.username == 'someone-else'" },
     ]);
     const answer = await api.request(CM, { method: 'POST', body: configMap('c2', { bad: 'x' }) });
     expect(answer.status).toBe(201);
     expect(hooks.calls).toEqual([]);
+  });
+
+  it('a condition on authorizer calls the webhook only for users who may not delete what they write', async () => {
+    await validatingWith([
+      { name: 'not-a-deleter', expression: "!authorizer.requestResource.check('delete').allowed()" },
+    ]);
+    const robot = await configMapWriter(api, 'robot');
+    const byAdmin = await api.request(CM, { method: 'POST', body: configMap('c-admin', { bad: 'x' }) });
+    expect(byAdmin.status).toBe(201);
+    expect(hooks.calls).toEqual([]);
+    const byRobot = await api.request(CM, {
+      method: 'POST',
+      body: configMap('c-robot', { bad: 'x' }),
+      token: robot.token,
+    });
+    expect(byRobot.status).toBe(403);
+    expect(hooks.calls).toEqual(['/validate CREATE c-robot']);
   });
 
   it('a condition on object.metadata.labels calls the webhook only for labelled objects', async () => {
@@ -205,10 +222,10 @@ describe('configuration writes validate matchConditions', () => {
     );
   });
 
-  it('a non-bool expression, an untyped one, an undeclared variable (authorizer), a missing name and a duplicate are rejected', async () => {
+  it('a non-bool expression, an untyped one, an undeclared variable, a missing name and a duplicate are rejected', async () => {
     const answer = await rejected([
       { name: 'text', expression: "'yes'" },
-      { name: 'authz', expression: "authorizer.group('').resource('pods').check('get').allowed()" },
+      { name: 'undeclared', expression: "nobody.group('').resource('pods').check('get').allowed()" },
       { expression: 'true' },
       { name: 'text', expression: 'true' },
       { name: 'dyn', expression: 'object.spec.paused' },
@@ -217,7 +234,7 @@ describe('configuration writes validate matchConditions', () => {
     expect(answer.message).toContain(
       `webhooks[0].matchConditions[0].expression: Invalid value: "'yes'": must evaluate to bool`,
     );
-    expect(answer.message).toContain("undeclared reference to 'authorizer'");
+    expect(answer.message).toContain("undeclared reference to 'nobody'");
     expect(answer.message).toContain('webhooks[0].matchConditions[2].name: Required value');
     expect(answer.message).toContain('webhooks[0].matchConditions[3].name: Duplicate value: "text"');
     // `object` is dyn, so a bare field is not known to be a bool: kube refuses it, not only at runtime

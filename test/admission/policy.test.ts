@@ -10,6 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { POLICY_AUDIT_CHANNEL, type PolicyAuditEvent } from '../../packages/apiserver/src/admission/index.ts';
 import { startTestServer, type TestServer } from '../../packages/apiserver/src/server/test-support.ts';
 import { binding, configMapRules, policy, VAP, VAPB } from './policy-support.ts';
+import { configMapWriter } from './support.ts';
 
 const CM = '/api/v1/namespaces/default/configmaps';
 
@@ -77,14 +78,14 @@ describe('writing policies', () => {
     );
   });
 
-  it('rejects a non-bool validation, an undeclared params, authorizer, and a binding without actions', async () => {
+  it('rejects a non-bool validation, an undeclared params, a non-bool authorizer check, and a binding without actions', async () => {
     const answer = await api.request(VAP, {
       method: 'POST',
       body: policy('typed', {
         validations: [
           { expression: "'a'" },
           { expression: 'params.x == 1' },
-          { expression: "authorizer.group('').resource('pods').check('get').allowed()" },
+          { expression: "authorizer.group('').resource('pods').check('get').reason()" },
           { expression: 'object.data.flag' },
         ],
         variables: [{ name: 'bad name', expression: '1' }],
@@ -97,7 +98,7 @@ describe('writing policies', () => {
       'spec.variables[0].name: Invalid value: "bad name": name is not a valid CEL identifier',
       `spec.validations[0].expression: Invalid value: "'a'": must evaluate to bool`,
       "spec.validations[1].expression: Invalid value: \"params.x == 1\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')",
-      `spec.validations[2].expression: Invalid value: "authorizer.group('').resource('pods').check('get').allowed()": authorizer is not supported by the embedded API server (it has a single all-powerful user)`,
+      `spec.validations[2].expression: Invalid value: "authorizer.group('').resource('pods').check('get').reason()": must evaluate to bool`,
       'spec.validations[3].expression: Invalid value: "object.data.flag": must evaluate to bool',
     ]);
     const noActions = await api.request(VAPB, { method: 'POST', body: binding('b', 'typed', []) });
@@ -287,6 +288,113 @@ describe('evaluating policies', () => {
       const answer = await api.request(CM, { method: 'POST', body: configMap(name, two, labels) });
       expect(answer.status, name).toBe(201);
     }
+  });
+
+  it('a matchCondition on request.userInfo.username applies the policy only to requests of that user', async () => {
+    await install(
+      VAP,
+      policy('robots-only', {
+        matchConditions: [
+          {
+            name: 'is-robot',
+            expression: "request.userInfo.username == 'system:serviceaccount:default:robot'",
+          },
+        ],
+        validations: [
+          {
+            expression: "!has(object.data) || !('forbidden' in object.data)",
+            messageExpression:
+              "'not for ' + request.userInfo.username + ' in ' + request.userInfo.groups.filter(g, g.startsWith('system:serviceaccounts:'))[0]",
+          },
+        ],
+      }),
+    );
+    await install(VAPB, binding('robots-only', 'robots-only'));
+    const robot = await configMapWriter(api, 'robot');
+    const denied = await api.request(CM, {
+      method: 'POST',
+      body: configMap('from-robot', { forbidden: 'x' }),
+      token: robot.token,
+    });
+    expect([denied.status, (denied.json as { message: string }).message]).toEqual([
+      422,
+      "configmaps \"from-robot\" is forbidden: ValidatingAdmissionPolicy 'robots-only' with binding 'robots-only' denied request: not for system:serviceaccount:default:robot in system:serviceaccounts:default",
+    ]);
+    const admin = await api.request(CM, {
+      method: 'POST',
+      body: configMap('from-admin', { forbidden: 'x' }),
+    });
+    expect(admin.status, admin.text).toBe(201);
+    const allowed = await api.request(CM, { method: 'POST', body: configMap('clean'), token: robot.token });
+    expect(allowed.status, allowed.text).toBe(201);
+  });
+
+  it('authorizer checks what the requesting user may do: RBAC for a ServiceAccount, everything for system:masters', async () => {
+    await install(
+      VAP,
+      policy('readers-of-secrets', {
+        variables: [
+          {
+            name: 'canReadSecrets',
+            expression:
+              "authorizer.group('').resource('secrets').namespace(request.namespace).check('get').allowed()",
+          },
+        ],
+        validations: [
+          {
+            expression: 'variables.canReadSecrets',
+            messageExpression: "request.userInfo.username + ' may not read secrets'",
+          },
+          {
+            expression: "authorizer.requestResource.check('create').allowed()",
+            message: 'the request itself is not allowed',
+          },
+          {
+            expression:
+              "!authorizer.serviceAccount('default', 'robot').path('/healthz').check('get').allowed()",
+            message: 'no ServiceAccount may read /healthz without a binding',
+          },
+        ],
+      }),
+    );
+    await install(VAPB, binding('readers-of-secrets', 'readers-of-secrets'));
+    const reader = await configMapWriter(api, 'reader');
+    const denied = await api.request(CM, {
+      method: 'POST',
+      body: configMap('by-reader'),
+      token: reader.token,
+    });
+    expect([denied.status, (denied.json as { message: string }).message]).toEqual([
+      422,
+      "configmaps \"by-reader\" is forbidden: ValidatingAdmissionPolicy 'readers-of-secrets' with binding 'readers-of-secrets' denied request: system:serviceaccount:default:reader may not read secrets",
+    ]);
+    const admin = await api.request(CM, { method: 'POST', body: configMap('by-admin') });
+    expect(admin.status, admin.text).toBe(201);
+    // granted the read, the ServiceAccount passes: the check follows the stored bindings
+    const rbac = '/apis/rbac.authorization.k8s.io/v1/namespaces/default';
+    await api.request(`${rbac}/roles`, {
+      method: 'POST',
+      body: {
+        metadata: { name: 'secret-reader' },
+        rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }],
+      },
+    });
+    await api.request(`${rbac}/rolebindings`, {
+      method: 'POST',
+      body: {
+        metadata: { name: 'secret-reader' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'secret-reader' },
+        subjects: [{ kind: 'ServiceAccount', name: 'reader', namespace: 'default' }],
+      },
+    });
+    await vi.waitFor(async () => {
+      const allowed = await api.request(CM, {
+        method: 'POST',
+        body: configMap('by-reader'),
+        token: reader.token,
+      });
+      expect(allowed.status, allowed.text).toBe(201);
+    });
   });
 
   it('params from a ConfigMap through paramRef; a missing param with Deny and with Allow', async () => {

@@ -144,3 +144,58 @@ export function configuration(
     ],
   };
 }
+
+/** A ServiceAccount's token and user, as the server authenticates it. */
+export interface ServiceAccountCredentials {
+  readonly token: string;
+  /** `metadata.uid` of the ServiceAccount (the user's uid). */
+  readonly uid: string;
+  /** The token's `jti` (the user's `authentication.kubernetes.io/credential-id` is `JTI=<jti>`). */
+  readonly jti: string;
+}
+
+/**
+ * Creates the ServiceAccount `name` in `default` (unless it exists), lets it write ConfigMaps there
+ * (a Role and a RoleBinding) and returns a new token for it (TokenRequest).
+ */
+export async function configMapWriter(
+  api: {
+    request(
+      path: string,
+      options?: { method?: string; body?: unknown },
+    ): Promise<{ status: number; json: unknown }>;
+  },
+  name: string,
+): Promise<ServiceAccountCredentials> {
+  const ns = '/api/v1/namespaces/default';
+  const rbac = '/apis/rbac.authorization.k8s.io/v1/namespaces/default';
+  await api.request(`${ns}/serviceaccounts`, { method: 'POST', body: { metadata: { name } } });
+  const account = await api.request(`${ns}/serviceaccounts/${name}`);
+  const role = {
+    metadata: { name },
+    rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'update', 'patch', 'get'] }],
+  };
+  const roleBinding = {
+    metadata: { name },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+    subjects: [{ kind: 'ServiceAccount', name, namespace: 'default' }],
+  };
+  for (const [path, body] of [
+    [`${rbac}/roles`, role],
+    [`${rbac}/rolebindings`, roleBinding],
+  ] as const) {
+    const created = await api.request(path, { method: 'POST', body });
+    // 409: made by an earlier test of the same server
+    if (created.status !== 201 && created.status !== 409)
+      throw new Error(`${path}: ${created.status} ${JSON.stringify(created.json)}`);
+  }
+  const issued = await api.request(`${ns}/serviceaccounts/${name}/token`, {
+    method: 'POST',
+    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} },
+  });
+  const token = (issued.json as { status: { token: string } }).status.token;
+  const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as {
+    jti?: string;
+  };
+  return { token, uid: (account.json as { metadata: { uid: string } }).metadata.uid, jti: claims.jti ?? '' };
+}

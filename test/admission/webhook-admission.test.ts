@@ -10,6 +10,7 @@ import { startTestServer, type TestServer } from '../../packages/apiserver/src/s
 import {
   allowing,
   configMapRule,
+  configMapWriter,
   configuration,
   type Hooks,
   startHooks,
@@ -121,6 +122,59 @@ describe('validating webhooks', () => {
     expect(dry.status).toBe(201);
     expect(hooks.last).toMatchObject({ dryRun: true, options: { kind: 'CreateOptions', dryRun: ['All'] } });
     expect((await api.request(`${CM}/dry`)).status).toBe(404);
+  });
+});
+
+describe('the requesting user', () => {
+  /** The raw `request.userInfo` of every review the webhook received (the wire form). */
+  const seen: unknown[] = [];
+  let raw: Awaited<ReturnType<typeof startHttpsServer>>;
+  beforeAll(async () => {
+    raw = await startHttpsServer((review) => {
+      seen.push(review.request.userInfo);
+      return allowing(review.request.uid);
+    });
+  });
+  afterAll(async () => {
+    await raw.close();
+  });
+  beforeEach(async () => {
+    seen.length = 0;
+    await install(
+      VWC,
+      configuration('ValidatingWebhookConfiguration', 'who', {
+        name: 'who.example.com',
+        clientConfig: { url: `${raw.url}/who`, caBundle: raw.caBundle },
+      }),
+    );
+  });
+
+  it('a webhook sees the ServiceAccount a token names as request.userInfo (username, uid, groups, extra)', async () => {
+    const robot = await configMapWriter(api, 'robot');
+    const answer = await api.request(CM, { method: 'POST', body: configMap('by-robot'), token: robot.token });
+    expect(answer.status, answer.text).toBe(201);
+    expect(seen).toEqual([
+      {
+        username: 'system:serviceaccount:default:robot',
+        uid: robot.uid,
+        groups: ['system:serviceaccounts', 'system:serviceaccounts:default', 'system:authenticated'],
+        extra: { 'authentication.kubernetes.io/credential-id': [`JTI=${robot.jti}`] },
+      },
+    ]);
+  });
+
+  it('a webhook sees the server token as converge-admin in system:masters, and an impersonated user as that user', async () => {
+    expect((await api.request(CM, { method: 'POST', body: configMap('by-admin') })).status).toBe(201);
+    const impersonated = await api.request(CM, {
+      method: 'POST',
+      body: configMap('by-jane'),
+      headers: { 'impersonate-user': 'jane', 'impersonate-group': 'system:masters' },
+    });
+    expect(impersonated.status, impersonated.text).toBe(201);
+    expect(seen).toEqual([
+      { username: 'converge-admin', groups: ['system:masters', 'system:authenticated'] },
+      { username: 'jane', groups: ['system:masters', 'system:authenticated'] },
+    ]);
   });
 });
 

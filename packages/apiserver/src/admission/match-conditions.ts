@@ -5,8 +5,7 @@
  * the webhook (even when another one failed); an evaluation error follows `failurePolicy` — Fail
  * rejects the request with a 403, Ignore skips the webhook.
  *
- * `authorizer` is not declared: an expression using it does not compile (the embedded server has
- * one all-powerful user, so there is nothing for it to answer).
+ * `authorizer` checks what the requesting user may do (cel-authorizer.ts).
  */
 import { fieldError, type StatusCause } from '@converge/runtime';
 import type { Environment } from '@marcbachmann/cel-js';
@@ -19,6 +18,7 @@ import {
   PER_CALL_LIMIT,
   RUNTIME_COST_BUDGET,
 } from '../cel/index.ts';
+import { authorizerVariables, registerAuthorizerLibrary } from './cel-authorizer.ts';
 import { celValue, requestOf } from './cel-inputs.ts';
 import { AdmissionMatchConditionError } from './errors.ts';
 import type { AdmissionAttributes, JsonObject, Webhook } from './types.ts';
@@ -40,6 +40,7 @@ function matchEnvironment(): Environment {
   if (environment === undefined) {
     environment = celEnvironment();
     for (const name of VARIABLES) environment.registerVariable(name, 'dyn');
+    registerAuthorizerLibrary(environment);
   }
   return environment;
 }
@@ -167,6 +168,7 @@ export function matchConditionsHold(
     oldObject: celValue(attributes.oldObject),
     request: celValue(requestOf(attributes)),
     namespaceObject: celValue(namespaceObject),
+    ...authorizerVariables(attributes),
   };
   let remaining = RUNTIME_COST_BUDGET;
   const errors: string[] = [];

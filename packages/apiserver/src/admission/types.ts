@@ -1,3 +1,5 @@
+import type { Authorize } from './cel-authorizer.ts';
+
 /** A JSON object as the API server serves it. */
 export type JsonObject = Record<string, unknown>;
 
@@ -28,6 +30,11 @@ export interface AdmissionAttributes {
   readonly requestResource?: { readonly group: string; readonly version: string; readonly resource: string };
   /** The other served versions of the resource, for `matchPolicy: Equivalent`; none when absent. */
   readonly equivalents?: EquivalentVersions;
+  /**
+   * The server's authorizer, for CEL's `authorizer` (cel-authorizer.ts); absent: every check has
+   * no opinion (not allowed).
+   */
+  readonly authorize?: Authorize;
 }
 
 /** The other versions of a resource and the conversion of objects between them. */

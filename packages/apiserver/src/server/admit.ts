@@ -1,14 +1,26 @@
 import type { KubeObject } from '@converge/runtime';
-import type { AdmissionAttributes } from '../admission/index.ts';
+import type { AdmissionAttributes, UserInfo } from '../admission/index.ts';
 import type { JsonObject, MutableObject } from './api-resource.ts';
+import { requestUser } from './auth.ts';
+import { type UserInfo as AuthenticatedUser, authorize } from './authorize.ts';
 import type { RequestContext } from './context.ts';
 import { equivalentsOf } from './conversion-admission.ts';
 import { toResponse } from './object-io.ts';
 import { confirmNoEscalation } from './rbac-escalation.ts';
 import { warningHeaders } from './respond.ts';
 
-/** The one user of the embedded server (its bearer token), as webhooks see it. */
-const USER = { username: 'admin', groups: ['system:masters', 'system:authenticated'] } as const;
+/**
+ * The user who made the request (after impersonation), as AdmissionReview's `request.userInfo`
+ * carries it: `authentication.k8s.io/v1` UserInfo, its empty fields left out (omitempty).
+ */
+function admissionUser(user: AuthenticatedUser): UserInfo {
+  return {
+    username: user.username,
+    ...(user.uid === undefined || user.uid === '' ? {} : { uid: user.uid }),
+    ...(user.groups.length === 0 ? {} : { groups: [...user.groups] }),
+    ...(user.extra === undefined || Object.keys(user.extra).length === 0 ? {} : { extra: user.extra }),
+  };
+}
 
 const OPTIONS_KIND: Readonly<Record<string, string>> = {
   POST: 'CreateOptions',
@@ -60,7 +72,8 @@ async function attributesOf(
       ...(dryRun ? { dryRun: ['All'] } : {}),
       ...(fieldManager === undefined || kind === 'DeleteOptions' ? {} : { fieldManager }),
     },
-    userInfo: USER,
+    userInfo: admissionUser(requestUser(ctx.req)),
+    authorize: (user, check) => authorize({ ...user, groups: user.groups ?? [] }, check, ctx.server.rbac),
     ...equivalentsOf(ctx),
   };
 }

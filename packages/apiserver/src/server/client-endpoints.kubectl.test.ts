@@ -71,7 +71,11 @@ describe('kubectl against the endpoints clients call', () => {
 
   it("kubectl logs of a pending pod prints nothing; kubectl exec fails with upstream's message", async () => {
     await ok(['run', 'idle', '--image=busybox', '--restart=Never']);
-    expect(await ok(['logs', 'idle'])).toBe('');
+    // the server's 204 No Content: exit 0, nothing on either stream, as against kube-apiserver
+    const logs = await kubectl(['logs', 'idle']);
+    expect([logs.code, logs.stdout, logs.stderr]).toEqual([0, '', '']);
+    const followed = await kubectl(['logs', 'idle', '-f', '--tail=5']);
+    expect([followed.code, followed.stdout, followed.stderr]).toEqual([0, '', '']);
     const exec = await kubectl(['exec', 'idle', '--', 'ls']);
     expect([exec.code, exec.stderr]).toEqual([
       1,
@@ -119,6 +123,76 @@ regarding:
     expect(bad.stderr).toBe(
       'Error from server (BadRequest): Unable to find "events.k8s.io/v1, Resource=events" that match label selector "", field selector "involvedObject.name=x": field label not supported: involvedObject.name\n',
     );
+  });
+
+  it('kubectl get events.events.k8s.io --field-selector regarding.name=X lists only the events about X; -o json shows eventTime: null for a core/v1 Event', async () => {
+    const about = (name: string, pod: string): string => `apiVersion: events.k8s.io/v1
+kind: Event
+metadata:
+  name: ${name}
+eventTime: "2026-11-26T10:00:00.000000Z"
+reportingController: example.com/operator
+reportingInstance: operator-0
+action: Reconcile
+reason: Synced
+type: Normal
+regarding:
+  kind: Pod
+  namespace: default
+  name: ${pod}
+`;
+    const legacy = `apiVersion: v1
+kind: Event
+metadata:
+  name: legacy-web
+involvedObject:
+  kind: Pod
+  namespace: default
+  name: web
+reason: Pulled
+message: pulled
+type: Normal
+count: 1
+firstTimestamp: "2026-11-26T10:00:00Z"
+lastTimestamp: "2026-11-26T10:00:00Z"
+source:
+  component: kubelet
+`;
+    await ok(['create', '-f', '-'], {
+      input: `${about('ab-web', 'web')}---\n${about('ab-db', 'db')}---\n${legacy}`,
+    });
+    const names = await ok([
+      'get',
+      'events.events.k8s.io',
+      '--field-selector',
+      'regarding.name=web',
+      '-o',
+      'name',
+      '--sort-by',
+      '.metadata.name',
+    ]);
+    expect(names).toBe('event.events.k8s.io/ab-web\nevent.events.k8s.io/legacy-web\n');
+    const table = await ok([
+      'get',
+      'events.events.k8s.io',
+      '--field-selector',
+      'regarding.kind=Pod,regarding.name=db',
+    ]);
+    const rows = table.split('\n').filter((line) => line !== '');
+    expect(rows).toHaveLength(2); // the header and the one Event about pod/db
+    expect(rows[1]).toMatch(/\bpod\/db\b/);
+    const json = JSON.parse(await ok(['get', 'events.events.k8s.io', 'legacy-web', '-o', 'json']));
+    expect(json).toMatchObject({
+      eventTime: null,
+      deprecatedSource: { component: 'kubelet' },
+      regarding: { name: 'web' },
+    });
+    expect(JSON.parse(await ok(['get', 'events.events.k8s.io', 'ab-web', '-o', 'json']))).toMatchObject({
+      eventTime: '2026-11-26T10:00:00.000000Z',
+      deprecatedFirstTimestamp: null,
+      deprecatedLastTimestamp: null,
+      deprecatedSource: {},
+    });
   });
 
   it('kubectl --as impersonates: whoami names the user, can-i answers for the ServiceAccount', async () => {

@@ -14,6 +14,25 @@ const RENAMES: readonly (readonly [string, string])[] = [
 
 const SHARED = ['eventTime', 'series', 'reportingInstance', 'action', 'reason', 'related', 'type'];
 
+/**
+ * How Go encodes an unset field of events.k8s.io/v1 Event: the `metav1.Time`/`MicroTime` structs
+ * as `null` (`eventTime` has no omitempty, and omitempty never drops a struct), the value structs
+ * `regarding` and `deprecatedSource` as `{}`; the omitempty strings and count are left out.
+ */
+const V1_NULL_TIMES = ['eventTime', 'deprecatedFirstTimestamp', 'deprecatedLastTimestamp'];
+const V1_STRUCTS = ['regarding', 'deprecatedSource'];
+const V1_OMITTED_EMPTY = ['reportingController', 'reportingInstance', 'action', 'reason', 'note', 'type'];
+
+/** An events.k8s.io/v1 Event as kube-apiserver encodes it: Go's zero values written out (see above). */
+export function withEventsV1ZeroValues(event: JsonObject): JsonObject {
+  const out: JsonObject = { ...event };
+  for (const field of V1_NULL_TIMES) out[field] ??= null;
+  for (const field of V1_STRUCTS) out[field] ??= {};
+  for (const field of V1_OMITTED_EMPTY) if (out[field] === '') delete out[field];
+  if (out.deprecatedCount === 0) delete out.deprecatedCount;
+  return out;
+}
+
 function convert(input: JsonObject, apiVersion: string, from: 0 | 1): JsonObject {
   const out: JsonObject = { apiVersion, kind: 'Event', metadata: input.metadata };
   for (const field of SHARED) if (input[field] !== undefined) out[field] = input[field];
@@ -24,17 +43,25 @@ function convert(input: JsonObject, apiVersion: string, from: 0 | 1): JsonObject
   return out;
 }
 
+/** What a `null` time means in a request body: unset (Go decodes it to the zero value). */
+function withoutNullTimes(event: JsonObject): JsonObject {
+  const out: JsonObject = { ...event };
+  for (const field of V1_NULL_TIMES) if (out[field] === null) delete out[field];
+  return out;
+}
+
 /**
  * Serves `events.k8s.io/v1` Events as a view of the stored core/v1 Events, as kube-apiserver does:
  * `regarding` ↔ `involvedObject`, `note` ↔ `message`, `deprecated*` ↔ the old counters and
- * timestamps, `reportingController` ↔ `reportingComponent`.
+ * timestamps, `reportingController` ↔ `reportingComponent`. Served with Go's zero values written
+ * out ({@link withEventsV1ZeroValues}: `eventTime: null` for an Event recorded through core/v1).
  */
 export const eventsV1Converter: VersionConverter = {
   toStorage(object: JsonObject): JsonObject {
-    return convert(object, 'v1', 1);
+    return convert(withoutNullTimes(object), 'v1', 1);
   },
   fromStorage(object: KubeObject): JsonObject {
-    return convert(object as unknown as JsonObject, 'events.k8s.io/v1', 0);
+    return withEventsV1ZeroValues(convert(object as unknown as JsonObject, 'events.k8s.io/v1', 0));
   },
 };
 

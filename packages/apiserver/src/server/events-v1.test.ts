@@ -143,4 +143,104 @@ describe('events.k8s.io/v1 Events', () => {
       (core.json as { items: { metadata: { name: string } }[] }).items.map((i) => i.metadata.name),
     ).toEqual(['e2']);
   });
+
+  it('serve eventTime: null, the deprecated fields and regarding of an Event recorded through core/v1 as Go encodes them', async () => {
+    const core = await server.request('/api/v1/namespaces/default/events', {
+      method: 'POST',
+      body: {
+        metadata: { name: 'core-recorded' },
+        involvedObject: { kind: 'Pod', namespace: 'default', name: 'web' },
+        reason: 'Pulled',
+        message: 'pulled',
+        type: 'Normal',
+        count: 2,
+        firstTimestamp: '2026-11-26T10:00:00Z',
+        lastTimestamp: '2026-11-26T10:05:00Z',
+        source: { component: 'kubelet' },
+      },
+    });
+    expect(core.status, core.text).toBe(201);
+    const { metadata: _m, ...served } = (await server.request(`${EVENTS}/core-recorded`)).json as Record<
+      string,
+      unknown
+    >;
+    expect(served).toEqual({
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      eventTime: null,
+      reason: 'Pulled',
+      type: 'Normal',
+      regarding: { kind: 'Pod', namespace: 'default', name: 'web' },
+      note: 'pulled',
+      deprecatedSource: { component: 'kubelet' },
+      deprecatedFirstTimestamp: '2026-11-26T10:00:00Z',
+      deprecatedLastTimestamp: '2026-11-26T10:05:00Z',
+      deprecatedCount: 2,
+    });
+    const list = (await server.request(`${EVENTS}?fieldSelector=metadata.name%3Dcore-recorded`)).json as {
+      items: Record<string, unknown>[];
+    };
+    expect(list.items[0]).toHaveProperty('eventTime', null);
+    // the text itself, not only its parse: `"eventTime":null` is written
+    expect((await server.request(`${EVENTS}/core-recorded`)).text).toContain('"eventTime":null');
+  });
+
+  it('serve deprecatedFirstTimestamp and deprecatedLastTimestamp as null and deprecatedSource as {} for an Event created through events.k8s.io/v1, in reads and watches', async () => {
+    const rv = ((await server.request(EVENTS)).json as { metadata: { resourceVersion: string } }).metadata
+      .resourceVersion;
+    const watch = await server.watch(`${EVENTS}?watch=true&resourceVersion=${rv}`);
+    const created = await server.request(EVENTS, { method: 'POST', body: event('fresh') });
+    expect(created.status, created.text).toBe(201);
+    const expected = {
+      eventTime: '2026-11-26T10:00:00.000000Z',
+      deprecatedFirstTimestamp: null,
+      deprecatedLastTimestamp: null,
+      deprecatedSource: {},
+    };
+    expect(created.json).toMatchObject(expected);
+    expect(created.json).not.toHaveProperty('deprecatedCount');
+    expect((await server.request(`${EVENTS}/fresh`)).json).toMatchObject(expected);
+    await watch.waitFor(1);
+    expect(watch.events[0]).toMatchObject({ type: 'ADDED', object: expected });
+    watch.abort();
+    // the core/v1 view stores none of it
+    const core = (await server.request('/api/v1/namespaces/default/events/fresh')).json as Record<
+      string,
+      unknown
+    >;
+    expect(Object.keys(core)).not.toContain('firstTimestamp');
+  });
+
+  it('accept an update that sends back what was read (nulls, {}) or leaves those fields out: unset equals the zero value', async () => {
+    await server.request('/api/v1/namespaces/default/events', {
+      method: 'POST',
+      body: {
+        metadata: { name: 'round-trip' },
+        involvedObject: { kind: 'Pod', namespace: 'default', name: 'web' },
+        reason: 'Pulled',
+        type: 'Normal',
+      },
+    });
+    const read = (await server.request(`${EVENTS}/round-trip`)).json as Record<string, unknown>;
+    expect(read.eventTime).toBeNull();
+    const put = await server.request(`${EVENTS}/round-trip`, {
+      method: 'PUT',
+      body: { ...read, metadata: { ...(read.metadata as object), labels: { touched: 'yes' } } },
+    });
+    expect(put.status, put.text).toBe(200);
+    expect(put.json).toMatchObject({ eventTime: null, metadata: { labels: { touched: 'yes' } } });
+    const {
+      eventTime: _t,
+      deprecatedSource: _s,
+      deprecatedFirstTimestamp: _f,
+      ...bare
+    } = put.json as Record<string, unknown>;
+    const again = await server.request(`${EVENTS}/round-trip`, { method: 'PUT', body: bare });
+    expect(again.status, again.text).toBe(200);
+    const stored = (await server.request('/api/v1/namespaces/default/events/round-trip')).json as Record<
+      string,
+      unknown
+    >;
+    expect(Object.keys(stored)).not.toContain('eventTime');
+  });
 });

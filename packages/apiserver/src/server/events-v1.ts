@@ -6,7 +6,7 @@
  */
 import type { KubeObject, StatusCause } from '@converge/runtime';
 import type { JsonObject, MutableObject, Strategy } from './api-resource.ts';
-import { eventsV1Converter } from './event-conversion.ts';
+import { eventsV1Converter, withEventsV1ZeroValues } from './event-conversion.ts';
 import { cause } from './field-causes.ts';
 import { asObject, getPath } from './json-util.ts';
 
@@ -183,10 +183,12 @@ export const eventsV1Strategy: Strategy = {
   },
   prepareForUpdate(object, old) {
     const previous = eventsV1Converter.fromStorage(old) as JsonObject;
+    // compared as Go compares them: an unset field is its zero value (`null` time, `{}` struct)
+    const next = withEventsV1ZeroValues(object);
     const causes = legacy(object);
     if (!same(object.series, previous.series)) causes.push(...series(object));
     for (const [field, path] of IMMUTABLE)
-      if (!same(object[field], previous[field]))
+      if (!same(next[field], previous[field]))
         causes.push(cause.invalid(path, object[field] ?? null, 'field is immutable'));
     return causes;
   },

@@ -2,7 +2,8 @@
  * Pod subresources of a cluster without kubelets, as kube-apiserver answers them
  * (`pkg/registry/core/pod/storage`, `pkg/registry/core/pod/rest`, `pod/strategy.go`):
  * `binding` assigns a node once (`spec.nodeName`, PodScheduled=True, the binding's annotations);
- * `log` of a pod without a node is a 200 with an empty body; `exec`, `attach` and `portforward`
+ * `log` of a pod without a node is a 204 No Content (`LogLocation` finds no location and
+ * `StreamObject` has nothing to stream: not the 400 of exec); `exec`, `attach` and `portforward`
  * of such a pod are a 400 `pod NAME does not have a host assigned`. A pod that has a node would be
  * proxied to its kubelet — there is none, so those are a 400 too (see docs).
  */
@@ -22,7 +23,7 @@ import { cause, invalidObject } from './field-causes.ts';
 import { getStored } from './handle-update.ts';
 import { asObject, cloneJson } from './json-util.ts';
 import { parseWriteQuery } from './query.ts';
-import { writeText, writeValue } from './respond.ts';
+import { writeValue } from './respond.ts';
 import { BodyReader } from './review-body.ts';
 
 /** The subresources of pods this file serves, and the methods each accepts (as upstream registers them). */
@@ -106,13 +107,20 @@ export async function handlePodSubresource(
   if (subresource !== 'portforward') validateContainer(pod, ctx.query.get('container') ?? '');
   if (nodeName(pod) === '') {
     if (subresource === 'log') {
-      // LogLocation: no node yet → an empty stream
-      writeText(ctx.res, 200, '');
+      // LogLocation: no node yet → no location → StreamObject's 204 No Content
+      noContent(ctx);
       return;
     }
     throw new BadRequestError(`pod ${name} does not have a host assigned`);
   }
   await noKubelet(ctx, nodeName(pod));
+}
+
+/** 204 No Content: what kube-apiserver writes for a stream with nothing to stream. */
+function noContent(ctx: RequestContext): void {
+  if (ctx.res.headersSent || ctx.res.destroyed) return;
+  ctx.res.writeHead(204, { 'Cache-Control': 'no-cache, private' });
+  ctx.res.end();
 }
 
 /**

@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { VirtualClock } from '@converge/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './test-support.ts';
@@ -148,6 +151,75 @@ describe('watch', () => {
       object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410 },
     });
     expect(w.events[0]?.object.message).toMatch(/^too old resource version: \d+ \(\d+\)$/);
+  });
+
+  it('answers a watch from resourceVersion 1 with 410 Expired once the history window (5 min) has dropped the events after it', async () => {
+    const clock = new VirtualClock({ startMs: Date.parse('2025-01-01T00:00:00Z') });
+    const v = await startTestServer({ clock });
+    try {
+      await v.request(CM, { method: 'POST', body: { metadata: { name: 'early' } } });
+      // inside the window the history is still there: the watch replays the create
+      const replay = await v.watch(`${CM}?watch=true&resourceVersion=1&timeoutSeconds=1`);
+      await replay.waitFor(1);
+      expect(replay.events[0]).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'early' } } });
+      replay.abort();
+      await clock.advance(300_001);
+      const { compactedRevision } = v.server.store.history();
+      const w = await v.watch(`${CM}?watch=true&resourceVersion=1`);
+      expect(w.status).toBe(200);
+      expect(await w.ended).toBe('clean');
+      expect(w.events).toEqual([
+        {
+          type: 'ERROR',
+          object: {
+            kind: 'Status',
+            apiVersion: 'v1',
+            metadata: {},
+            status: 'Failure',
+            message: `too old resource version: 1 (${compactedRevision})`,
+            reason: 'Expired',
+            details: {},
+            code: 410,
+          },
+        },
+      ]);
+    } finally {
+      await v.close();
+    }
+  });
+
+  it('answers 410 Expired to a watch from before the store was reopened: its start is the compaction point', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'converge-watch-'));
+    try {
+      const first = await startTestServer({ dataDir: dir });
+      await first.request(CM, { method: 'POST', body: { metadata: { name: 'kept' } } });
+      const before = ((await first.request(CM)).json as { metadata: { resourceVersion: string } }).metadata
+        .resourceVersion;
+      await first.close();
+      const second = await startTestServer({ dataDir: dir });
+      try {
+        const w = await second.watch(`${CM}?watch=true&resourceVersion=1`);
+        expect(await w.ended).toBe('clean');
+        expect(w.events).toHaveLength(1);
+        expect(w.events[0]).toMatchObject({ type: 'ERROR', object: { reason: 'Expired', code: 410 } });
+        expect(w.events[0]?.object.message).toBe(
+          `too old resource version: 1 (${second.server.store.history().compactedRevision})`,
+        );
+        expect(second.server.store.history().compactedRevision).toBeGreaterThanOrEqual(Number(before));
+        // the list's resourceVersion is where a client resumes: that works
+        const rv = ((await second.request(CM)).json as { metadata: { resourceVersion: string } }).metadata
+          .resourceVersion;
+        const resumed = await second.watch(`${CM}?watch=true&resourceVersion=${rv}`);
+        await second.request(CM, { method: 'POST', body: { metadata: { name: 'after' } } });
+        await resumed.waitFor(1);
+        expect(resumed.events[0]).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'after' } } });
+        resumed.abort();
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('implements sendInitialEvents: initial ADDED, then the initial-events-end BOOKMARK, then live events', async () => {

@@ -3,11 +3,11 @@
  * before it), `matchConditions`, `validations` with their `messageExpression`s, and
  * `auditAnnotations[].valueExpression`, in kube-apiserver's environment — `object`, `oldObject`,
  * `request`, `namespaceObject`, `params` (only with a `paramKind`), `variables` (only with
- * variables). `authorizer` is recognised only to be refused: the embedded server has one
- * all-powerful user, so there is nothing for it to answer.
+ * variables), and `authorizer` (cel-authorizer.ts: checks of the requesting user).
  */
 import type { Environment } from '@marcbachmann/cel-js';
 import { type CelProgram, celEnvironment, compileCel } from '../../cel/index.ts';
+import { registerAuthorizerLibrary } from '../cel-authorizer.ts';
 import type { PolicySpec } from './types.ts';
 
 /** An expression compiled, or why it does not compile (the detail of kube's field error). */
@@ -30,10 +30,6 @@ export interface CompiledPolicy {
   }[];
   readonly auditAnnotations: readonly { readonly key: string; readonly value: CompiledExpression }[];
 }
-
-/** The problem text when an expression uses `authorizer`. */
-export const AUTHORIZER_UNSUPPORTED =
-  'authorizer is not supported by the embedded API server (it has a single all-powerful user)';
 
 const ROOT_VARIABLES = ['object', 'oldObject', 'request', 'namespaceObject'] as const;
 const VARIABLES_TYPE = 'kubernetes.policy.Variables';
@@ -74,7 +70,7 @@ function environment(shape: EnvironmentShape): Environment {
   const env = celEnvironment();
   for (const name of ROOT_VARIABLES) env.registerVariable(name, 'dyn');
   if (shape.hasParams) env.registerVariable('params', 'dyn');
-  env.registerVariable('authorizer', 'dyn');
+  registerAuthorizerLibrary(env);
   if (shape.variables !== undefined) {
     env.registerType(VARIABLES_TYPE, { ctor: PolicyVariables, fields: { ...shape.variables } });
     env.registerVariable('variables', VARIABLES_TYPE);
@@ -93,13 +89,10 @@ export function compileExpression(
 ): CompiledExpression {
   const result = compileCel(env, expression, want === 'bool' || want === 'string' ? want : undefined);
   if (!('evaluate' in result)) {
-    // authorizer.group(…) does not type-check on a dyn: name the real reason
-    if (/(^|[^.\w])authorizer\b/.test(expression)) return { expression, problem: AUTHORIZER_UNSUPPORTED };
     const problem =
       result.kind === 'type' ? `must evaluate to ${want}` : `compilation failed: ${result.message}`;
     return { expression, problem };
   }
-  if (result.variables.has('authorizer')) return { expression, problem: AUTHORIZER_UNSUPPORTED };
   // kube wants the exact type: a bare `object.spec.paused` is dyn, and refused
   if ((want === 'bool' || want === 'string') && result.resultType !== want)
     return { expression, problem: `must evaluate to ${want}` };

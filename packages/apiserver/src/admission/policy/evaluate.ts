@@ -12,6 +12,7 @@ import {
   PER_CALL_LIMIT,
   RUNTIME_COST_BUDGET,
 } from '../../cel/index.ts';
+import { authorizerVariables } from '../cel-authorizer.ts';
 import { celValue, requestOf } from '../cel-inputs.ts';
 
 import type { AdmissionAttributes, JsonObject } from '../types.ts';
@@ -83,6 +84,7 @@ class Activation {
       oldObject: celValue(attributes.oldObject),
       request: celValue(requestOf(attributes)),
       namespaceObject: celValue(input.namespaceObject),
+      ...authorizerVariables(attributes),
       ...(policy.hasParams ? { params: celValue(input.params) } : {}),
     };
     if (policy.variables.length > 0) {

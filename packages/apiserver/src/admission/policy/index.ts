@@ -9,7 +9,6 @@
 
 export { POLICY_AUDIT_CHANNEL, type PolicyAuditEvent } from './audit.ts';
 export { bindingCauses, defaultBinding, defaultPolicy, policyCauses } from './causes.ts';
-export { AUTHORIZER_UNSUPPORTED } from './compile.ts';
 export { PolicyDeniedError, PolicyErrorCodes } from './errors.ts';
 export type { ParamResolver, ParamSource } from './params.ts';
 export { PolicyAdmission, type PolicyAdmissionOptions } from './policy-admission.ts';
