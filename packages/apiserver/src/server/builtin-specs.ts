@@ -3,13 +3,12 @@ import type { ScaleSpec, Strategy } from './api-resource.ts';
 import { GROUP_SPECS, zeroValued } from './builtin-specs-groups.ts';
 import { crdStrategy } from './crd-strategy.ts';
 import { getPath } from './json-util.ts';
+import { configMapStrategy, secretStrategy } from './strategies-config.ts';
 import {
-  configMapStrategy,
   eventStrategy,
   leaseStrategy,
   namespaceStrategy,
   podStrategy,
-  secretStrategy,
   serviceAccountStrategy,
 } from './strategies-core.ts';
 import { serviceStrategy } from './strategies-network.ts';

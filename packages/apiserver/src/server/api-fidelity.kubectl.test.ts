@@ -1,0 +1,93 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiServer, createApiServer } from './api-server.ts';
+import { type KubectlResult, type KubectlRun, runKubectl } from './kubectl-support.ts';
+
+let dir: string;
+let server: ApiServer;
+let kubeconfig: string;
+
+function kubectl(args: readonly string[], options?: KubectlRun): Promise<KubectlResult> {
+  return runKubectl('kubectl', kubeconfig, join(dir, 'cache'), args, options);
+}
+
+async function ok(args: readonly string[], options?: KubectlRun): Promise<string> {
+  const result = await kubectl(args, options);
+  expect(result.code, `kubectl ${args.join(' ')}\n${result.stderr}`).toBe(0);
+  return result.stdout;
+}
+
+async function fails(args: readonly string[], options?: KubectlRun): Promise<string> {
+  const result = await kubectl(args, options);
+  expect(result.code, `kubectl ${args.join(' ')} should fail\n${result.stdout}`).not.toBe(0);
+  return result.stderr;
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'converge-fidelity-kubectl-'));
+  kubeconfig = join(dir, 'kubeconfig');
+  server = createApiServer({ kubeconfigPath: kubeconfig });
+  await server.listen();
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const POD = `apiVersion: v1
+kind: Pod
+metadata: { name: web }
+spec:
+  containers:
+    - { name: app, image: "nginx:1.27" }
+`;
+
+describe('kubectl against kube-apiserver’s Secret, ConfigMap and Pod rules', () => {
+  it('kubectl apply of a kubernetes.io/tls Secret without tls.key fails with the server’s field error', async () => {
+    const stderr = await fails(['apply', '-f', '-'], {
+      input: `apiVersion: v1
+kind: Secret
+metadata: { name: tls }
+type: kubernetes.io/tls
+stringData: { tls.crt: cert }
+`,
+    });
+    expect(stderr).toContain('Secret "tls" is invalid: data[tls.key]: Required value');
+  });
+
+  it('kubectl apply of a ConfigMap with a bad key names data[<key>] and the config key rule', async () => {
+    const stderr = await fails(['apply', '-f', '-'], {
+      input: `apiVersion: v1
+kind: ConfigMap
+metadata: { name: cm }
+data: { "bad key!": v }
+`,
+    });
+    expect(stderr).toContain(
+      `ConfigMap "cm" is invalid: data[bad key!]: Invalid value: "bad key!": a valid config key must consist of alphanumeric characters, '-', '_' or '.'`,
+    );
+  });
+
+  it('kubectl apply of a Pod shows the admission defaults, and adding a container is refused', async () => {
+    await ok(['apply', '-f', '-'], { input: POD });
+    const fields = await ok([
+      'get',
+      'pod',
+      'web',
+      '-o',
+      'jsonpath={.spec.serviceAccountName} {.spec.priority} {.spec.enableServiceLinks} {.spec.tolerations[*].key} {.spec.containers[0].volumeMounts[0].mountPath}',
+    ]);
+    expect(fields).toBe(
+      'default 0 true node.kubernetes.io/not-ready node.kubernetes.io/unreachable /var/run/secrets/kubernetes.io/serviceaccount',
+    );
+    await ok(['set', 'image', 'pod/web', 'app=nginx:1.28']);
+    const stderr = await fails(['apply', '-f', '-'], {
+      input: `${POD}    - { name: sidecar, image: "busybox:1.36" }\n`,
+    });
+    expect(stderr).toContain(
+      'Pod "web" is invalid: spec.containers: Forbidden: pod updates may not add or remove containers',
+    );
+  });
+});
