@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { AlreadyStartedError, isLoopbackHost, isNotFound, type ResourceType } from '@converge/runtime';
 import { Store } from '@converge/store';
 import { invalidateOnChange, type PolicyAdmission, WebhookAdmission } from '../admission/index.ts';
+import { continueWithinLimit } from './body.ts';
 import { bootstrap } from './bootstrap.ts';
 import { startClusterDefaults } from './cluster-defaults.ts';
 import { CrdController } from './crd-controller.ts';
@@ -29,6 +30,52 @@ function advertisedIp(bound: string): string {
   if (bound === '0.0.0.0') return '127.0.0.1';
   if (bound === '::') return '::1';
   return bound;
+}
+
+/**
+ * The request line and headers may take 1 MiB (Go's `http.DefaultMaxHeaderBytes`, which
+ * kube-apiserver keeps) and the 4 KiB Go reads past it: a list URL with long selectors fits.
+ * Node's default, 16 KiB, cut such a request with a reset.
+ */
+export const MAX_HEADER_BYTES = 1024 * 1024 + 4096;
+
+/**
+ * The answer to a request Node could not parse: 431 for a request line and headers over
+ * {@link MAX_HEADER_BYTES} (Go's words), 400 for anything else; the connection is closed.
+ */
+function clientErrorAnswer(error: NodeJS.ErrnoException): string {
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    const reason = '431 Request Header Fields Too Large';
+    return `HTTP/1.1 ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${reason.length}\r\nConnection: close\r\n\r\n${reason}`;
+  }
+  return 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n';
+}
+
+/** How long a connection refused by {@link answerClientError} may go on sending before it is cut. */
+const CLIENT_ERROR_LINGER_MS = 1_000;
+
+/** Connections {@link answerClientError} answered: later parse errors of theirs are ignored. */
+const answered = new WeakSet<Socket>();
+
+/**
+ * The server's `clientError` listener: answers (see {@link clientErrorAnswer}) and closes its side,
+ * then reads and discards what the client still sends until it stops or for
+ * {@link CLIENT_ERROR_LINGER_MS} at most, as Go's server lingers after an error: a client still
+ * writing a long request line reads the answer rather than a reset.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (answered.has(socket)) return;
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  answered.add(socket);
+  socket.end(clientErrorAnswer(error));
+  const timer = setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+  socket.once('end', () => socket.destroy());
+  socket.resume();
 }
 
 /** How long `close()` waits for in-flight requests before cutting connections. */
@@ -277,12 +324,13 @@ class EmbeddedApiServer implements ApiServer {
     });
     const server =
       this.#tls === undefined
-        ? createHttpServer(handler)
-        : createHttpsServer({ cert: this.#tls.cert, key: this.#tls.key }, handler);
-    server.on('clientError', (_error, socket: Socket) => {
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-      else socket.destroy();
-    });
+        ? createHttpServer({ maxHeaderSize: MAX_HEADER_BYTES }, handler)
+        : createHttpsServer(
+            { cert: this.#tls.cert, key: this.#tls.key, maxHeaderSize: MAX_HEADER_BYTES },
+            handler,
+          );
+    server.on('checkContinue', continueWithinLimit(handler));
+    server.on('clientError', answerClientError);
     this.#server = server;
     await new Promise<void>((resolve, reject) => {
       const onError = (cause: Error): void =>

@@ -39,7 +39,7 @@ export interface RequestAuth {
   readonly user: UserInfo;
   /** The server's bearer token (undefined in insecure mode). */
   readonly apiToken: string | undefined;
-  /** The ServiceAccount a token named, to be checked against the store ({@link requireLiveServiceAccount}). */
+  /** The ServiceAccount a token named (checked against the store: {@link liveServiceAccounts}). */
   readonly serviceAccount?: ServiceAccountClaims;
 }
 
@@ -118,14 +118,20 @@ export function requestAttributes(req: IncomingMessage, target: RequestTarget): 
  * (which the kubectl dispatcher and probes read anonymously). Without a configured token
  * (insecure mode) every request is `system:unsecured` (allowed everything) unless it presents a
  * valid ServiceAccount token. The user is kept for {@link requestUser}.
+ *
+ * A ServiceAccount token is valid only while its ServiceAccount exists with the uid it names
+ * (`isLive`, {@link liveServiceAccounts}): checked before impersonation and authorization, so a
+ * deleted or re-created account's token is a 401 on every path, discovery included, as in
+ * kube-apiserver — never a 403 nor a 200.
  */
-export function authenticate(
+export async function authenticate(
   req: IncomingMessage,
   target: RequestTarget,
   token: string | undefined,
   nowMs: number = Date.now(),
   rbac?: RbacAuthorizer,
-): UserInfo {
+  isLive?: (claims: ServiceAccountClaims) => Promise<boolean>,
+): Promise<UserInfo> {
   const header = req.headers.authorization;
   const presented = bearerToken(header);
   let user: UserInfo | undefined;
@@ -134,6 +140,7 @@ export function authenticate(
   else if (presented !== undefined && presented.split('.').length === 3) {
     const verdict = verifyToken(tokenKeys(token), presented, nowMs);
     if (verdict.ok) {
+      if (isLive !== undefined && !(await isLive(verdict.claims))) throw unauthorized();
       user = serviceAccountUser(verdict.claims);
       serviceAccount = verdict.claims;
     }
@@ -203,22 +210,23 @@ export function authenticateFaultAdmin(
 }
 
 /**
- * The last step of ServiceAccount token authentication, which needs the store: the ServiceAccount
- * must still exist with the uid the token names (a 401 otherwise, as a deleted account's token is
- * no longer valid). Requests with other credentials pass.
+ * Whether the ServiceAccount a token names still exists with the uid the token names (a token
+ * without a uid: whether it exists), read from the server's store; for {@link authenticate}.
  */
-export async function requireLiveServiceAccount(server: ServerContext, req: IncomingMessage): Promise<void> {
-  const claims = auths.get(req)?.serviceAccount;
-  if (claims === undefined) return;
-  const type = server.registry.lookup('', 'v1', 'serviceaccounts');
-  if (type === undefined) return;
-  try {
-    const sa = await server.store.get(type.storage, { namespace: claims.namespace, name: claims.name });
-    if (claims.uid === '' || sa.metadata.uid === claims.uid) return;
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-  }
-  throw unauthorized();
+export function liveServiceAccounts(
+  server: ServerContext,
+): (claims: ServiceAccountClaims) => Promise<boolean> {
+  return async (claims) => {
+    const type = server.registry.lookup('', 'v1', 'serviceaccounts');
+    if (type === undefined) return true;
+    try {
+      const sa = await server.store.get(type.storage, { namespace: claims.namespace, name: claims.name });
+      return claims.uid === '' || sa.metadata.uid === claims.uid;
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+  };
 }
 
 const SA_PREFIX = 'system:serviceaccount:';

@@ -1,8 +1,8 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BadRequestError } from '@converge/runtime';
 import { noteDuplicateFields } from './duplicate-fields.ts';
 import { entityTooLarge, unsupportedMediaType } from './errors.ts';
-import { checkJsonDepth, LIMITS } from './limits.ts';
+import { checkJsonShape, LIMITS } from './limits.ts';
 import { parseMediaType } from './media.ts';
 import { decodeYaml, decodeYamlSync } from './yaml-decode.ts';
 
@@ -10,14 +10,29 @@ import { decodeYaml, decodeYamlSync } from './yaml-decode.ts';
 export const MAX_BODY_BYTES = LIMITS.maxBodyBytes;
 
 /**
- * Reads a request body up to `limit` bytes. A longer body rejects with a 413 at once, without
- * reading the rest (the connection is then closed by the caller).
+ * How much more of a refused body is still read, and discarded, before the 413 is written: a
+ * client still uploading when the server closes the connection sees a reset (a broken pipe), not
+ * the answer. Past this the 413 is written at once and the connection closed.
+ */
+export const REFUSED_BODY_DRAIN_BYTES = LIMITS.maxBodyBytes;
+
+/** Requests whose client waits for a `100 Continue` it was not sent: their body never comes. */
+const continueWithheld = new WeakSet<IncomingMessage>();
+
+/**
+ * Reads a request body up to `limit` bytes. A longer body rejects with a 413 once it is read to
+ * its end and discarded (so the client, done sending, can read the answer), or at once when it
+ * declares or sends more than {@link REFUSED_BODY_DRAIN_BYTES} past the limit, or when the client
+ * waits for a `100 Continue` it will not get (see {@link continueWithinLimit}). The caller closes
+ * the connection after a 413.
  */
 export function readBody(req: IncomingMessage, limit: number = MAX_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(entityTooLarge(limit));
+  const drainUpTo = limit + REFUSED_BODY_DRAIN_BYTES;
+  if (Number.isFinite(declared) && declared > limit && (declared > drainUpTo || continueWithheld.has(req)))
+    return Promise.reject(entityTooLarge(limit));
   return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
     const finish = (error: Error | undefined): void => {
@@ -32,14 +47,16 @@ export function readBody(req: IncomingMessage, limit: number = MAX_BODY_BYTES): 
     };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > limit) {
+      if (size > drainUpTo) {
         req.pause();
         finish(entityTooLarge(limit));
-        return;
+      } else if (size > limit) {
+        chunks = [];
+      } else {
+        chunks.push(chunk);
       }
-      chunks.push(chunk);
     };
-    const onEnd = (): void => finish(undefined);
+    const onEnd = (): void => finish(size > limit ? entityTooLarge(limit) : undefined);
     const onError = (error: Error): void => finish(error);
     const onAborted = (): void => finish(new BadRequestError('the request body was not received completely'));
     req.on('data', onData);
@@ -47,6 +64,31 @@ export function readBody(req: IncomingMessage, limit: number = MAX_BODY_BYTES): 
     req.on('error', onError);
     req.on('aborted', onAborted);
   });
+}
+
+/**
+ * The server's `checkContinue` listener (`Expect: 100-continue`): a body declared over the limit
+ * is refused, as kube-apiserver refuses it, without `100 Continue`, so the client never sends it
+ * and reads the 413 (Node would otherwise answer `100 Continue` to every such request, and the
+ * client, sending, would meet a closed connection); any other request gets `100 Continue` and is
+ * handled as usual. The refused request still goes through `handle` (authentication first: an
+ * unauthenticated one is a 401), whose body read rejects at once; its connection is closed after
+ * the answer, since the body was never sent.
+ */
+export function continueWithinLimit(
+  handle: (req: IncomingMessage, res: ServerResponse) => void,
+  limit: number = MAX_BODY_BYTES,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      continueWithheld.add(req);
+      res.setHeader('Connection', 'close');
+    } else {
+      res.writeContinue();
+    }
+    handle(req, res);
+  };
 }
 
 /** A decoded request body and the media type it came in. */
@@ -61,10 +103,11 @@ export type ProtobufDecoder = (bytes: Uint8Array) => unknown;
 
 /**
  * Parses JSON text; a syntax error is a 400 with the parser's message, and so is nesting deeper
- * than {@link LIMITS}.maxDepth (checked in one pass before parsing).
+ * than {@link LIMITS}.maxDepth; more than {@link LIMITS}.maxKeys keys is a 413 (both checked in
+ * one pass before parsing).
  */
 export function parseJson(text: string): unknown {
-  checkJsonDepth(text);
+  checkJsonShape(text);
   try {
     const value = JSON.parse(text) as unknown;
     noteDuplicateFields(text, value);

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NotFoundError } from '@converge/runtime';
 import type { ApiResource } from './api-resource.ts';
-import { requireLiveServiceAccount } from './auth.ts';
 import type { RequestContext, ServerContext } from './context.ts';
 import { methodNotAllowed, methodNotSupported } from './errors.ts';
 import { handleCreate } from './handle-create.ts';
@@ -67,7 +66,6 @@ export async function dispatchResource(
   query: URLSearchParams,
 ): Promise<void> {
   const target = csrApprovalAsStatus(requested);
-  await requireLiveServiceAccount(server, req);
   const resource = resolve(server, target);
   const ctx: RequestContext = {
     server,

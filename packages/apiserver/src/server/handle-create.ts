@@ -2,8 +2,9 @@ import type { KubeObject } from '@converge/runtime';
 import { admitMutating, admitValidating, noteWrite } from './admit.ts';
 import type { MutableObject } from './api-resource.ts';
 import type { RequestContext } from './context.ts';
-import { checkObjectSize } from './limits.ts';
+import { checkStoredObjectSize } from './limits.ts';
 import { checkIdentity, readObjectBody, toResponse, toStorage } from './object-io.ts';
+import { admitPodBuiltins } from './pod-admission.ts';
 import { parseWriteQuery, type WriteQuery } from './query.ts';
 import { writeValue } from './respond.ts';
 import { handleUnknownFields } from './unknown-fields.ts';
@@ -49,11 +50,12 @@ export async function createObject(
   const { resource, server } = ctx;
   await requireNamespace(ctx, String(object.metadata.namespace ?? ''));
   clearUnparsableResourceVersion(object);
+  await admitPodBuiltins(ctx, object, undefined);
   await admitMutating(ctx, 'CREATE', object, undefined, write);
   await prepareCreate(ctx, object, write);
   await admitValidating(ctx, 'CREATE', object, undefined, write);
   const storage = await toStorage(resource, object);
-  checkObjectSize(storage);
+  checkStoredObjectSize(resource.storage, storage, true);
   const stored = await server.store.create(resource.storage, storage, {
     dryRun: write.dryRun,
     fieldManager: write.fieldManager,

@@ -4,8 +4,9 @@ import type { MutableObject } from './api-resource.ts';
 import type { RequestContext } from './context.ts';
 import { createObject, isCrdResource } from './handle-create.ts';
 import { cloneJson } from './json-util.ts';
-import { checkObjectSize } from './limits.ts';
+import { checkStoredObjectSize } from './limits.ts';
 import { checkIdentity, readObjectBody, toResponse, toStorage } from './object-io.ts';
+import { admitPodBuiltins } from './pod-admission.ts';
 import { parseWriteQuery, type WriteQuery } from './query.ts';
 import { writeValue } from './respond.ts';
 import { handleUnknownFields } from './unknown-fields.ts';
@@ -31,6 +32,7 @@ export async function updateObject(
   const { resource, server } = ctx;
   const options = { dryRun: write.dryRun, fieldManager: write.fieldManager };
   let stored: KubeObject;
+  await admitPodBuiltins(ctx, object, old);
   await admitMutating(ctx, 'UPDATE', object, old, write);
   if (subresource === 'status') {
     await prepareStatus(ctx, object, old, write);
@@ -42,18 +44,18 @@ export async function updateObject(
       next.metadata.resourceVersion = object.metadata.resourceVersion ?? '';
       if (object.metadata.managedFields !== undefined)
         next.metadata.managedFields = object.metadata.managedFields;
-      checkObjectSize(next);
+      checkStoredObjectSize(resource.storage, next, false);
       stored = await server.store.update(resource.storage, next, options);
     } else {
       const storage = await toStorage(resource, object);
-      checkObjectSize(storage);
+      checkStoredObjectSize(resource.storage, storage, false);
       stored = await server.store.updateStatus(resource.storage, storage, options);
     }
   } else {
     await prepareUpdate(ctx, object, old, write);
     await admitValidating(ctx, 'UPDATE', object, old, write);
     const storage = await toStorage(resource, object);
-    checkObjectSize(storage);
+    checkStoredObjectSize(resource.storage, storage, false);
     stored = await server.store.update(resource.storage, storage, options);
   }
   if (!write.dryRun) noteWrite(ctx, stored);

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { authenticate, authenticateFaultAdmin } from './auth.ts';
+import { authenticate, authenticateFaultAdmin, liveServiceAccounts } from './auth.ts';
 import type { ServerContext } from './context.ts';
 import {
   aggregatedContentType,
@@ -129,7 +129,8 @@ function serveOpenApi(
 /**
  * The server's request handler: authentication, then `/version`, health checks, discovery,
  * OpenAPI v3 and REST resources. Every failure is answered with a `metav1.Status`; a 413 also
- * closes the connection (the rest of the body is not read).
+ * closes the connection (body.ts reads and discards the refused body first, up to a bound, so
+ * the client reads the answer rather than a reset).
  */
 export function createRequestHandler(
   ctx: HandlerContext,
@@ -147,7 +148,7 @@ export function createRequestHandler(
       await serveFaultAdmin({ faults: ctx.faults, logger: ctx.logger, openWatches }, req, res, url);
       return;
     }
-    authenticate(req, target, ctx.token, ctx.clock.now(), ctx.rbac);
+    await authenticate(req, target, ctx.token, ctx.clock.now(), ctx.rbac, liveServiceAccounts(ctx));
     await ctx.faults.around(req, res, url, target, async (out) => {
       if (target.kind === 'resource') {
         await dispatchResource(ctx, req, out, target, url.searchParams);

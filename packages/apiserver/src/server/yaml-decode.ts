@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { BadRequestError } from '@converge/runtime';
 import { entityTooLarge } from './errors.ts';
-import { checkJsonDepth, LIMITS } from './limits.ts';
+import { checkJsonDepth, checkJsonShape, checkYamlKeys, LIMITS } from './limits.ts';
 import {
   parseYamlToJsonText,
   type YamlJob,
@@ -39,7 +39,7 @@ function fromResult(result: YamlResult): unknown {
 function tryJson(text: string): unknown {
   const first = text.trimStart()[0];
   if (first !== '{' && first !== '[') return undefined;
-  checkJsonDepth(text);
+  checkJsonShape(text);
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -52,6 +52,7 @@ export function decodeYamlSync(text: string): unknown {
   checkJsonDepth(text, LIMITS.maxDepth, 'yaml');
   const json = tryJson(text);
   if (json !== undefined) return json;
+  checkYamlKeys(text);
   return fromResult(parseYamlToJsonText(text, YAML_LIMITS));
 }
 
@@ -60,6 +61,7 @@ export async function decodeYaml(text: string): Promise<unknown> {
   checkJsonDepth(text, LIMITS.maxDepth, 'yaml');
   const json = tryJson(text);
   if (json !== undefined) return json;
+  checkYamlKeys(text);
   if (text.length <= INLINE_YAML_CHARS) return fromResult(parseYamlToJsonText(text, YAML_LIMITS));
   return fromResult(await yamlWorker().decode(text));
 }
