@@ -4,7 +4,8 @@
  * what to add then): their shell lines are read from the documents and run with bash, their
  * `operator.ts` is saved from them, `npx converge dev ./operator.ts` runs it, and their kubectl lines
  * drive it: the README's to a copied and then garbage-collected ConfigMap, getting-started's to the
- * log line it promises. Only the tarballs' folder is this run's (the shared packs, in place of
+ * log line it promises. getting-started's install lines are the README's setup after a `mkdir` and
+ * `cd` (checked), so its project is a copy of the README's, installed once. Only the tarballs' folder is this run's (the shared packs, in place of
  * `../converge/.packs/`, which the documents' first block makes with `npm run pack`).
  */
 import { execFile } from 'node:child_process';
@@ -69,6 +70,52 @@ function userEnv(node: string): NodeJS.ProcessEnv {
   return env;
 }
 
+/**
+ * The README's project: its setup lines run one by one in an empty folder (the `npm install -D
+ * node@24` line only where the README says it is needed). Installed once per run: getting-started's
+ * install lines are the same commands (checked there), so its test starts from a copy.
+ */
+let installed: Promise<string> | undefined;
+function readmeProject(
+  node: { readonly path: string; readonly tooOld: boolean },
+  env: NodeJS.ProcessEnv,
+  setup: string,
+): Promise<string> {
+  installed ??= (async () => {
+    const packs = await sharedPacks(envFor(process.execPath));
+    const project = join(work, 'my-operator');
+    await exec('mkdir', [project]);
+    const setupLines = lines(setup);
+    expect(setupLines).toEqual(README_SETUP);
+    for (const line of setupLines) {
+      if (line === 'npm install -D node@24' && !node.tooOld) continue;
+      const command = line.replaceAll('../converge/.packs/', `${packs}/`);
+      await run('bash', ['-c', command], { cwd: project, env });
+    }
+    const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    // Every @converge package, and not create-converge (which makes projects).
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(
+      ['apiserver', 'cli', 'kube', 'metrics', 'nats', 'runtime', 'store', 'tracing'].map(
+        (p) => `@converge/${p}`,
+      ),
+    );
+    if (node.tooOld)
+      expect((await run('npx', ['node', '--version'], { cwd: project, env })).stdout).toMatch(/^v24\./);
+    return project;
+  })();
+  return installed;
+}
+
+/** The README's setup lines, without their comments. */
+const README_SETUP = [
+  'npm init -y && npm pkg set type=module',
+  'npm install -D node@24',
+  'npm install ../converge/.packs/converge-*.tgz',
+  'npm install -D typescript @types/node',
+];
+
 describe('README "Install" and getting-started, word for word, from an empty folder with the machine\'s Node', () => {
   it(
     'installs the tarballs, runs the README operator with converge dev, and the README kubectl lines see it copy and collect',
@@ -78,36 +125,7 @@ describe('README "Install" and getting-started, word for word, from an empty fol
       const [pack, setup, devBlock, kubectlBlock] = blocks('Install', 'sh');
       const [operator] = blocks('Install', 'ts');
       expect(lines(pack ?? '')).toContain('npm ci && npm run pack');
-      const packs = await sharedPacks(envFor(process.execPath));
-      const project = join(work, 'my-operator');
-      await exec('mkdir', [project]);
-
-      // The project's setup, line by line; `npm install -D node@24` only where the README says it is
-      // needed (a machine Node older than 22.18: this machine's is Node 20).
-      const setupLines = lines(setup ?? '');
-      expect(setupLines).toEqual([
-        'npm init -y && npm pkg set type=module',
-        'npm install -D node@24',
-        'npm install ../converge/.packs/converge-*.tgz',
-        'npm install -D typescript @types/node',
-      ]);
-      for (const line of setupLines) {
-        if (line === 'npm install -D node@24' && !node.tooOld) continue;
-        const command = line.replaceAll('../converge/.packs/', `${packs}/`);
-        await run('bash', ['-c', command], { cwd: project, env });
-      }
-      const installed = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as {
-        dependencies: Record<string, string>;
-      };
-      // Every @converge package, and not create-converge (which makes projects).
-      expect(Object.keys(installed.dependencies).sort()).toEqual(
-        ['apiserver', 'cli', 'kube', 'metrics', 'nats', 'runtime', 'store', 'tracing'].map(
-          (p) => `@converge/${p}`,
-        ),
-      );
-      if (node.tooOld)
-        expect((await run('npx', ['node', '--version'], { cwd: project, env })).stdout).toMatch(/^v24\./);
-
+      const project = await readmeProject(node, env, setup ?? '');
       writeFileSync(join(project, 'operator.ts'), operator ?? '');
       expect(lines(devBlock ?? '')).toEqual(['npx converge dev ./operator.ts']);
       const [devCommand, ...devArgs] = (lines(devBlock ?? '')[0] ?? '').split(' ');
@@ -153,7 +171,7 @@ describe('README "Install" and getting-started, word for word, from an empty fol
   );
 
   it(
-    'getting-started: its install lines in one shell, its operator under npx converge dev, and the log line it shows for kubectl create configmap',
+    "getting-started: its install lines are the README's (that project, installed once), its operator under npx converge dev, and the log line it shows for kubectl create configmap",
     async () => {
       const node = await systemNode();
       const env = userEnv(node.path);
@@ -161,15 +179,19 @@ describe('README "Install" and getting-started, word for word, from an empty fol
       const [, setup] = blocks('Install', 'sh', guide);
       const [operator] = blocks('Write an operator', 'ts', guide);
       const [devBlock, kubectlBlock] = blocks('Run it', 'sh', guide);
-      const packs = await sharedPacks(envFor(process.execPath));
+      // Its install lines, as typed into one terminal, are the README's setup after a mkdir and
+      // cd: the same commands, which the README test ran. This project starts from a copy of that
+      // one (without the README's operator and its converge dev state), as installing again would
+      // run the same npm commands a second time.
+      const guideLines = lines(setup ?? '');
+      expect(guideLines).toEqual(['mkdir my-operator && cd my-operator', ...README_SETUP]);
+      const [, readmeSetup] = blocks('Install', 'sh');
+      const installedProject = await readmeProject(node, env, readmeSetup ?? '');
       const folder = mkdtempSync(join(work, 'getting-started-'));
-      // As typed into one terminal (the `cd` carries over); the node@24 line only where it is needed.
-      const script = lines(setup ?? '')
-        .filter((line) => node.tooOld || line !== 'npm install -D node@24')
-        .map((line) => line.replaceAll('../converge/.packs/', `${packs}/`));
-      expect(script[0]).toBe('mkdir my-operator && cd my-operator');
-      await run('bash', ['-ec', script.join('\n')], { cwd: folder, env });
       const project = join(folder, 'my-operator');
+      await exec('cp', ['-a', installedProject, project]);
+      rmSync(join(project, '.converge'), { recursive: true, force: true });
+      rmSync(join(project, 'operator.ts'), { force: true });
       writeFileSync(join(project, 'operator.ts'), operator ?? '');
       const [devCommand, ...devArgs] = (lines(devBlock ?? '')[0] ?? '').split(' ');
       expect([devCommand, ...devArgs].join(' ')).toBe('npx converge dev ./operator.ts');
