@@ -91,3 +91,34 @@ data: { "bad key!": v }
     );
   });
 });
+
+describe('kubectl against kube-apiserver’s encoding of Events', () => {
+  it('kubectl get events -o json shows firstTimestamp: null and source: {} for an Event created through events.k8s.io/v1', async () => {
+    await ok(['create', '-f', '-'], {
+      input: `apiVersion: events.k8s.io/v1
+kind: Event
+metadata: { name: synced }
+eventTime: "2026-11-26T10:00:00.000000Z"
+reportingController: example.com/operator
+reportingInstance: operator-0
+action: Reconcile
+reason: Synced
+type: Normal
+regarding: { kind: ConfigMap, namespace: default, name: settings, apiVersion: v1 }
+note: synced
+`,
+    });
+    const list = JSON.parse(await ok(['get', 'events', '-o', 'json'])) as {
+      items: Record<string, unknown>[];
+    };
+    const event = list.items.find((item) => (item.metadata as { name: string }).name === 'synced');
+    expect(event).toMatchObject({
+      apiVersion: 'v1',
+      firstTimestamp: null,
+      lastTimestamp: null,
+      source: {},
+      eventTime: '2026-11-26T10:00:00.000000Z',
+      reportingComponent: 'example.com/operator',
+    });
+  });
+});

@@ -99,7 +99,10 @@ export interface ApiResource {
   readonly verbs: readonly string[];
   /** The store type holding the objects. */
   readonly storage: ResourceType;
-  /** Present when this version is not the stored one. */
+  /**
+   * Present when this version is not the stored one, or when the stored shape is served otherwise
+   * (core/v1 Events with Go's zero values written out).
+   */
   readonly converter?: VersionConverter;
   /** Conversion between the versions of a custom resource (admission's `matchPolicy: Equivalent`). */
   readonly conversion?: ObjectConversion;

@@ -1,7 +1,7 @@
 import type { ResourceType } from '@converge/runtime';
 import { ALL_VERBS, type ApiResource } from './api-resource.ts';
 import { BUILTIN_SPECS, type BuiltinSpec, WORKLOAD_SCALE } from './builtin-specs.ts';
-import { eventsV1Converter } from './event-conversion.ts';
+import { coreEventConverter, eventsV1Converter } from './event-conversion.ts';
 import { EVENTS_V1_SELECTABLE_FIELDS, eventsV1FieldValue, eventsV1Strategy } from './events-v1.ts';
 import { hpaV1Converter } from './hpa-conversion.ts';
 import { POD_SUBRESOURCES_DISCOVERY, SERVICE_ACCOUNT_SUBRESOURCES_DISCOVERY } from './pod-subresources.ts';
@@ -72,8 +72,12 @@ export function builtinResources(): { storeTypes: ResourceType[]; resources: Api
     const storage = storeTypeOf(spec);
     // the create-only review kinds store nothing
     if (spec.verbs === undefined || spec.verbs.includes('get')) storeTypes.push(storage);
-    resources.push(withSubresources(resourceOf(spec, storage)));
-    if (spec.group === '' && spec.kind === 'Event') coreEvent = storage;
+    const resource = withSubresources(resourceOf(spec, storage));
+    if (spec.group === '' && spec.kind === 'Event') {
+      // served with Go's zero values written out (`firstTimestamp: null`, `source: {}`)
+      resources.push({ ...resource, converter: coreEventConverter });
+      coreEvent = storage;
+    } else resources.push(resource);
     if (spec.group === 'autoscaling' && spec.kind === 'HorizontalPodAutoscaler') {
       // autoscaling/v1: a view of the stored autoscaling/v2 objects
       const v1 = resourceOf(
