@@ -42,15 +42,13 @@ function compareNode(
   if (shape.kind === 'object') {
     const l = isJsonObject(lhs) ? lhs : {};
     const r = isJsonObject(rhs) ? rhs : {};
-    const keys = new Set([...ownKeys(l), ...ownKeys(r)]);
-    for (const key of keys) {
-      compareNode(
-        getOwn(l, key),
-        getOwn(r, key),
-        memberSchema(schema, key),
-        [...path, fieldElement(key)],
-        out,
-      );
+    // Every key of either side once: the left's, then those only on the right.
+    for (const key of ownKeys(l)) {
+      compareNode(l[key], getOwn(r, key), memberSchema(schema, key), [...path, fieldElement(key)], out);
+    }
+    for (const key of ownKeys(r)) {
+      if (getOwn(l, key) !== undefined) continue;
+      compareNode(undefined, r[key], memberSchema(schema, key), [...path, fieldElement(key)], out);
     }
   } else {
     const items = schema?.type === 'list' ? schema.items : undefined;

@@ -3,10 +3,18 @@ import { compareElements, type FieldPath, type PathElement, serializeElement } f
 interface Node {
   readonly pe: PathElement;
   member: boolean;
-  readonly children: Map<string, Node>;
+  /** The nodes below; undefined while there are none (most nodes are leaves: no Map for each). */
+  children: Map<string, Node> | undefined;
 }
 
 type Nodes = ReadonlyMap<string, Node>;
+
+const NO_NODES: Nodes = new Map();
+
+/** The nodes below `node` (an empty map, shared and never written, when there are none). */
+function below(node: Node): Nodes {
+  return node.children ?? NO_NODES;
+}
 
 /**
  * A set of field paths, stored as a tree (the shape of FieldsV1). A path is a *member* when it is
@@ -24,17 +32,30 @@ export class FieldSet {
   /** Adds `path` (not empty) as a member. */
   insert(path: FieldPath): this {
     let level = this.#children;
-    path.forEach((pe, i) => {
-      const id = serializeElement(pe);
-      let node = level.get(id);
-      if (node === undefined) {
-        node = { pe, member: false, children: new Map() };
-        level.set(id, node);
-      }
-      if (i === path.length - 1) node.member = true;
-      level = node.children;
-    });
+    const last = path.length - 1;
+    for (let i = 0; i <= last; i++) {
+      const pe = path[i] as PathElement;
+      const node = nodeAt(level, pe, serializeElement(pe));
+      if (i === last) node.member = true;
+      else level = node.children ??= new Map();
+    }
     return this;
+  }
+
+  /**
+   * Adds `pe` (relative to this set) as a member; `id` is its FieldsV1 spelling when the caller
+   * already has it. For building a set level by level, as {@link insert}.
+   */
+  insertMember(pe: PathElement, id: string = serializeElement(pe)): this {
+    nodeAt(this.#children, pe, id).member = true;
+    return this;
+  }
+
+  /** The set below `pe`, created if absent and written through, for building level by level. */
+  levelBelow(pe: PathElement, id: string = serializeElement(pe)): FieldSet {
+    const node = nodeAt(this.#children, pe, id);
+    node.children ??= new Map();
+    return new FieldSet(node.children);
   }
 
   /** True if there are no members. */
@@ -50,7 +71,7 @@ export class FieldSet {
   /** The members below `pe`, as a set relative to it (empty when there are none). */
   at(pe: PathElement): FieldSet {
     const node = this.#children.get(serializeElement(pe));
-    return node === undefined ? EMPTY : new FieldSet(node.children);
+    return node?.children === undefined ? EMPTY : new FieldSet(node.children);
   }
 
   /** True if `path` is a member. */
@@ -96,7 +117,7 @@ export class FieldSet {
     const walk = (nodes: Nodes, prefix: FieldPath): void => {
       const sorted = sortedNodes(nodes);
       for (const node of sorted) if (node.member) out.push([...prefix, node.pe]);
-      for (const node of sorted) walk(node.children, [...prefix, node.pe]);
+      for (const node of sorted) walk(below(node), [...prefix, node.pe]);
     };
     walk(this.#children, []);
     return out;
@@ -107,34 +128,46 @@ export class FieldSet {
     return sortedNodes(this.#children).map((node) => ({
       pe: node.pe,
       member: node.member,
-      below: new FieldSet(node.children),
+      below: node.children === undefined ? EMPTY : new FieldSet(node.children),
     }));
   }
 }
 
 const EMPTY = new FieldSet();
 
+/** The node `id` of a level, created (not a member, nothing below) when absent. */
+function nodeAt(level: Map<string, Node>, pe: PathElement, id: string): Node {
+  let node = level.get(id);
+  if (node === undefined) {
+    node = { pe, member: false, children: undefined };
+    level.set(id, node);
+  }
+  return node;
+}
+
 function sortedNodes(nodes: Nodes): Node[] {
   return [...nodes.values()].sort((a, b) => compareElements(a.pe, b.pe));
 }
 
 function hasMembers(nodes: Nodes): boolean {
-  for (const node of nodes.values()) if (node.member || hasMembers(node.children)) return true;
+  for (const node of nodes.values()) if (node.member || hasMembers(below(node))) return true;
   return false;
 }
 
 function copy(nodes: Nodes): Map<string, Node> {
   const out = new Map<string, Node>();
-  for (const [id, node] of nodes)
-    out.set(id, { pe: node.pe, member: node.member, children: copy(node.children) });
+  for (const [id, node] of nodes) {
+    const children = node.children === undefined ? undefined : copy(node.children);
+    out.set(id, { pe: node.pe, member: node.member, children });
+  }
   return out;
 }
 
 /** Drops nodes that neither are members nor have members below them. */
 function clean(nodes: Map<string, Node>): Map<string, Node> {
   for (const [id, node] of nodes) {
-    clean(node.children);
-    if (!node.member && node.children.size === 0) nodes.delete(id);
+    if (node.children !== undefined && clean(node.children).size === 0) node.children = undefined;
+    if (!node.member && node.children === undefined) nodes.delete(id);
   }
   return nodes;
 }
@@ -150,22 +183,38 @@ function combine(
   visit: boolean | 'both',
 ): Map<string, Node> {
   const out = new Map<string, Node>();
-  const ids = new Set([...left.keys(), ...(visit === true ? right.keys() : [])]);
-  for (const id of ids) {
-    const a = left.get(id);
-    const b = right.get(id);
-    if (visit === 'both' && (a === undefined || b === undefined)) continue;
-    // A subtree on one side only is the result as it is (union, difference): share it.
-    const alone = b === undefined ? a : a === undefined ? b : undefined;
-    if (alone !== undefined && visit !== 'both') {
-      out.set(id, alone);
-      continue;
-    }
-    const pe = (a ?? b)?.pe;
-    if (pe === undefined) continue;
-    const children = combine(a?.children ?? new Map(), b?.children ?? new Map(), keep, visit);
-    const member = keep(a?.member === true, b?.member === true);
-    if (member || children.size > 0) out.set(id, { pe, member, children });
+  for (const [id, a] of left) combineNode(out, id, a, right.get(id), keep, visit);
+  if (visit === true) {
+    for (const [id, b] of right) if (!left.has(id)) combineNode(out, id, undefined, b, keep, visit);
   }
   return out;
+}
+
+/** Combines the node `id` of both sides into `out` (see {@link combine}). */
+function combineNode(
+  out: Map<string, Node>,
+  id: string,
+  a: Node | undefined,
+  b: Node | undefined,
+  keep: (a: boolean, b: boolean) => boolean,
+  visit: boolean | 'both',
+): void {
+  if (visit === 'both' && (a === undefined || b === undefined)) return;
+  // A subtree on one side only is the result as it is (union, difference): share it.
+  const alone = b === undefined ? a : a === undefined ? b : undefined;
+  if (alone !== undefined && visit !== 'both') {
+    out.set(id, alone);
+    return;
+  }
+  const pe = (a ?? b)?.pe;
+  if (pe === undefined) return;
+  const left = a?.children;
+  const right = b?.children;
+  const combined =
+    left === undefined && right === undefined
+      ? undefined
+      : combine(left ?? NO_NODES, right ?? NO_NODES, keep, visit);
+  const children = combined === undefined || combined.size === 0 ? undefined : combined;
+  const member = keep(a?.member === true, b?.member === true);
+  if (member || children !== undefined) out.set(id, { pe, member, children });
 }

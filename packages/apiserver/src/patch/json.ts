@@ -43,7 +43,11 @@ export function setOwn(object: JsonObject, key: string, value: unknown): void {
 
 /** The defined own keys of `object`, in insertion order. */
 export function ownKeys(object: JsonObject): string[] {
-  return Object.keys(object).filter((key) => object[key] !== undefined);
+  const keys = Object.keys(object);
+  for (const key of keys) {
+    if (object[key] === undefined) return keys.filter((k) => object[k] !== undefined);
+  }
+  return keys;
 }
 
 /** A deep copy sharing no object or array with `value`; `undefined` members are dropped. */
@@ -96,7 +100,13 @@ function sortKeys(value: unknown): unknown {
 /** Compares strings by code point, as Go compares their UTF-8 bytes. */
 export function compareStrings(a: string, b: string): number {
   if (a === b) return 0;
-  // UTF-16 order is code point order unless a surrogate pair meets a code unit above it.
+  // UTF-16 order is code point order unless a surrogate pair meets a code unit above it: below
+  // the surrogates, the first differing code units decide (without a regex test per comparison).
+  const first = firstDifference(a, b);
+  if (first < 0) return a.length < b.length ? -1 : 1;
+  const x = a.charCodeAt(first);
+  const y = b.charCodeAt(first);
+  if (x < 0xd800 && y < 0xd800) return x < y ? -1 : 1;
   if (!SURROGATE.test(a) && !SURROGATE.test(b)) return a < b ? -1 : 1;
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
@@ -106,6 +116,13 @@ export function compareStrings(a: string, b: string): number {
     if (x > 0xffff) i++;
   }
   return a.length - b.length < 0 ? -1 : 1;
+}
+
+/** The first index where `a` and `b` differ; -1 when one is a prefix of the other. */
+function firstDifference(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a.charCodeAt(i) !== b.charCodeAt(i)) return i;
+  return -1;
 }
 
 /** A short rendering of a value for error messages. */

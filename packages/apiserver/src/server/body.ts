@@ -4,6 +4,7 @@ import { noteDuplicateFields } from './duplicate-fields.ts';
 import { entityTooLarge, unsupportedMediaType } from './errors.ts';
 import { checkJsonShape, LIMITS } from './limits.ts';
 import { parseMediaType } from './media.ts';
+import { noteBodySize } from './stage-yield.ts';
 import { decodeYaml, decodeYamlSync } from './yaml-decode.ts';
 
 /** kube-apiserver's request body limit: 3 MiB. */
@@ -43,7 +44,10 @@ export function readBody(req: IncomingMessage, limit: number = MAX_BODY_BYTES): 
       req.off('error', onError);
       req.off('aborted', onAborted);
       if (error !== undefined) reject(error);
-      else resolve(Buffer.concat(chunks, size));
+      else {
+        noteBodySize(req, size);
+        resolve(Buffer.concat(chunks, size));
+      }
     };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;

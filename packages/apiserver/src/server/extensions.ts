@@ -64,12 +64,15 @@ export interface PatchHooks {
   applyStrategicMergePatch?(current: JsonObject, patch: unknown, context: PatchContext): JsonObject;
   /**
    * Applies `applied` as `context.fieldManager` to `current` (undefined: the object is created) and
-   * returns the result with updated managedFields; throws a ConflictError on ownership conflicts.
+   * returns the result with updated managedFields, a fresh object sharing nothing with its inputs;
+   * throws a ConflictError on ownership conflicts. `current` is the stored object, frozen, and
+   * neither input may be changed: a conflict retry applies the same `applied` again.
    */
   serverSideApply?(current: JsonObject | undefined, applied: JsonObject, context: PatchContext): JsonObject;
   /**
    * The `metadata.managedFields` of a non-apply write (create when `live` is undefined, update,
-   * patch): the writer takes what it changed. An empty list means: store none.
+   * patch): the writer takes what it changed. An empty list means: store none. `live` is the
+   * stored object, frozen; neither it nor `updated` may be changed.
    */
   recordManagedFields?(
     live: JsonObject | undefined,

@@ -7,6 +7,7 @@ import { checkIdentity, readObjectBody, toResponse, toStorage } from './object-i
 import { admitPodBuiltins } from './pod-admission.ts';
 import { parseWriteQuery, type WriteQuery } from './query.ts';
 import { writeValue } from './respond.ts';
+import { yieldBetweenStages } from './stage-yield.ts';
 import { handleUnknownFields } from './unknown-fields.ts';
 import { prepareCreate } from './write-strategy.ts';
 
@@ -52,10 +53,13 @@ export async function createObject(
   clearUnparsableResourceVersion(object);
   await admitPodBuiltins(ctx, object, undefined);
   await admitMutating(ctx, 'CREATE', object, undefined, write);
+  await yieldBetweenStages(ctx.req);
   await prepareCreate(ctx, object, write);
+  await yieldBetweenStages(ctx.req);
   await admitValidating(ctx, 'CREATE', object, undefined, write);
   const storage = await toStorage(resource, object);
   checkStoredObjectSize(resource.storage, storage, true);
+  await yieldBetweenStages(ctx.req);
   const stored = await server.store.create(resource.storage, storage, {
     dryRun: write.dryRun,
     fieldManager: write.fieldManager,
@@ -69,9 +73,11 @@ export async function createObject(
 export async function handleCreate(ctx: RequestContext): Promise<void> {
   const write = parseWriteQuery(ctx.query, 'CreateOptions', ctx.req.headers['user-agent']);
   const object = checkIdentity(ctx, await readObjectBody(ctx));
+  await yieldBetweenStages(ctx.req);
   handleUnknownFields(ctx.resource, object, write.fieldValidation, ctx.server.extensions, (w) =>
     ctx.warnings.push(w),
   );
   const stored = await createObject(ctx, object, write);
+  await yieldBetweenStages(ctx.req);
   writeValue(ctx.res, 201, await toResponse(ctx.resource, stored), { pretty: ctx.pretty }, ctx.warnings);
 }

@@ -19,6 +19,7 @@ import { parseMediaType } from './media.ts';
 import { checkIdentity, fromStorage, toResponse } from './object-io.ts';
 import { parseWriteQuery, type WriteQuery } from './query.ts';
 import { writeValue } from './respond.ts';
+import { yieldBetweenStages } from './stage-yield.ts';
 import { handleUnknownFields } from './unknown-fields.ts';
 import { decodeYaml } from './yaml-decode.ts';
 
@@ -126,20 +127,28 @@ async function applyServerSide(
     throw unsupportedMediaType(['application/json-patch+json', 'application/merge-patch+json']);
   const applied = checkIdentity(ctx, requireObject(await decodeYaml(body.toString('utf8'))), name);
   for (let attempt = 1; ; attempt++) {
+    await yieldBetweenStages(ctx.req);
     let current: KubeObject | undefined;
     try {
       current = await getStored(ctx, name);
     } catch (error) {
       if (!isNotFound(error) || ctx.target.subresource !== undefined) throw error;
     }
-    const view = current === undefined ? undefined : await fromStorage(ctx.resource, current);
-    const result = checkIdentity(ctx, apply(view, structuredClone(applied), patchContext(ctx, write)), name);
+    // Apply reads the stored object and the configuration and changes neither (see PatchHooks):
+    // no deep copy of either, which would cost as much as the apply itself for a large object.
+    const view =
+      current === undefined ? undefined : ((await toResponse(ctx.resource, current)) as JsonObject);
+    const result = checkIdentity(ctx, apply(view, applied, patchContext(ctx, write)), name);
     handleUnknownFields(ctx.resource, result, write.fieldValidation, ctx.server.extensions, (w) =>
       ctx.warnings.push(w),
     );
     try {
+      // Safe to yield: the write below is conditional (the resourceVersion, or a create), and a
+      // conflict with a write that came meanwhile is retried.
+      await yieldBetweenStages(ctx.req);
       if (current === undefined) {
         const created = await createObject(ctx, result, write);
+        await yieldBetweenStages(ctx.req);
         writeValue(
           ctx.res,
           201,
@@ -152,6 +161,7 @@ async function applyServerSide(
       result.metadata.resourceVersion ??= current.metadata.resourceVersion;
       const sub = ctx.target.subresource === 'status' ? 'status' : undefined;
       const stored = await updateObject(ctx, result, current, write, sub);
+      await yieldBetweenStages(ctx.req);
       writeValue(ctx.res, 200, await toResponse(ctx.resource, stored), { pretty: ctx.pretty }, ctx.warnings);
       return;
     } catch (error) {

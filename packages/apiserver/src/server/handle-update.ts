@@ -9,6 +9,7 @@ import { checkIdentity, readObjectBody, toResponse, toStorage } from './object-i
 import { admitPodBuiltins } from './pod-admission.ts';
 import { parseWriteQuery, type WriteQuery } from './query.ts';
 import { writeValue } from './respond.ts';
+import { yieldBetweenStages } from './stage-yield.ts';
 import { handleUnknownFields } from './unknown-fields.ts';
 import { prepareStatus, prepareUpdate } from './write-strategy.ts';
 
@@ -52,10 +53,16 @@ export async function updateObject(
       stored = await server.store.updateStatus(resource.storage, storage, options);
     }
   } else {
+    // With a resourceVersion the store refuses the write when the object changed meanwhile (409),
+    // so other requests may run between the stages; without one, the stages stay back to back.
+    const guarded =
+      typeof object.metadata.resourceVersion === 'string' && object.metadata.resourceVersion !== '';
     await prepareUpdate(ctx, object, old, write);
+    if (guarded) await yieldBetweenStages(ctx.req);
     await admitValidating(ctx, 'UPDATE', object, old, write);
     const storage = await toStorage(resource, object);
     checkStoredObjectSize(resource.storage, storage, false);
+    if (guarded) await yieldBetweenStages(ctx.req);
     stored = await server.store.update(resource.storage, storage, options);
   }
   if (!write.dryRun) noteWrite(ctx, stored);
@@ -71,9 +78,11 @@ export async function updateObject(
 export async function handleUpdate(ctx: RequestContext, name: string): Promise<void> {
   const write = parseWriteQuery(ctx.query, 'UpdateOptions', ctx.req.headers['user-agent']);
   const object = checkIdentity(ctx, await readObjectBody(ctx), name);
+  await yieldBetweenStages(ctx.req);
   handleUnknownFields(ctx.resource, object, write.fieldValidation, ctx.server.extensions, (w) =>
     ctx.warnings.push(w),
   );
+  await yieldBetweenStages(ctx.req);
   const subresource = ctx.target.subresource === 'status' ? 'status' : undefined;
   let old: KubeObject | undefined;
   try {
@@ -89,5 +98,6 @@ export async function handleUpdate(ctx: RequestContext, name: string): Promise<v
     return;
   }
   const stored = await updateObject(ctx, object, old, write, subresource);
+  await yieldBetweenStages(ctx.req);
   writeValue(ctx.res, 200, await toResponse(ctx.resource, stored), { pretty: ctx.pretty }, ctx.warnings);
 }

@@ -204,6 +204,26 @@ describe('ConfigMap keys, as kube-apiserver’s ValidateConfigMap', () => {
     );
   });
 
+  it('counts data in UTF-8 bytes: 350 000 × € (1 050 000 bytes) is too long, 500 000 × é (1 000 000) is not', async () => {
+    const euro = invalid(
+      await post(CONFIGMAPS, { metadata: { name: 'euros' }, data: { a: '€'.repeat(350_000) } }),
+    );
+    expect(euro.message).toBe('ConfigMap "euros" is invalid: Too long: must have at most 1048576 bytes');
+    const accents = await post(CONFIGMAPS, {
+      metadata: { name: 'accents' },
+      data: { a: 'é'.repeat(500_000) },
+    });
+    expect(accents.status, accents.text.slice(0, 200)).toBe(201);
+  });
+
+  it('counts a key’s length in UTF-8 bytes: 127 × é (254 bytes) is too long', async () => {
+    const key = 'é'.repeat(127);
+    const r = invalid(await post(CONFIGMAPS, { metadata: { name: 'long-utf8' }, data: { [key]: 'v' } }));
+    expect(r.causes.map((c) => c.message)).toContain(
+      `Invalid value: "${key}": must be no more than 253 characters`,
+    );
+  });
+
   it('refuses a key in both data and binaryData at data[<key>]', async () => {
     const r = invalid(
       await post(CONFIGMAPS, { metadata: { name: 'dup' }, data: { k: 'v' }, binaryData: { k: b64('v') } }),

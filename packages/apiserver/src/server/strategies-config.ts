@@ -15,7 +15,9 @@ export const MAX_DATA_BYTES = 1024 * 1024;
 /** apimachinery's `IsConfigMapKey`: the reasons `key` is no valid ConfigMap/Secret key. */
 export function configKeyErrors(key: string): string[] {
   const errors: string[] = [];
-  if (Buffer.byteLength(key, 'utf8') > 253) errors.push('must be no more than 253 characters');
+  // UTF-8 takes at most 3 bytes per UTF-16 code unit: keys of up to 84 units need no count.
+  if (key.length > 84 && Buffer.byteLength(key, 'utf8') > 253)
+    errors.push('must be no more than 253 characters');
   if (!CONFIG_KEY.test(key)) {
     errors.push(
       "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
@@ -46,14 +48,26 @@ function base64Bytes(value: string): number {
  * ConfigMaps, `data` for Secrets, as upstream).
  */
 function dataSizeCauses(field: string, maps: readonly [unknown, 'utf8' | 'base64'][]): StatusCause[] {
+  // UTF-8 takes at most 3 bytes per UTF-16 code unit: the bytes are counted (a native call per
+  // value) only when that bound is over the limit.
+  if (dataBytes(maps, (value) => value.length * 3) <= MAX_DATA_BYTES) return [];
+  const total = dataBytes(maps, (value) => Buffer.byteLength(value, 'utf8'));
+  return total > MAX_DATA_BYTES ? [cause.tooLong(field, MAX_DATA_BYTES)] : [];
+}
+
+/** The bytes of the maps' string values: base64 ones as decoded, others as `utf8Bytes` counts them. */
+function dataBytes(
+  maps: readonly [unknown, 'utf8' | 'base64'][],
+  utf8Bytes: (value: string) => number,
+): number {
   let total = 0;
   for (const [map, encoding] of maps) {
     for (const value of Object.values(asObject(map) ?? {})) {
       if (typeof value !== 'string') continue;
-      total += encoding === 'base64' ? base64Bytes(value) : Buffer.byteLength(value, 'utf8');
+      total += encoding === 'base64' ? base64Bytes(value) : utf8Bytes(value);
     }
   }
-  return total > MAX_DATA_BYTES ? [cause.tooLong(field, MAX_DATA_BYTES)] : [];
+  return total;
 }
 
 /** ConfigMap and Secret: once `immutable` is true, data and immutable may not change. */

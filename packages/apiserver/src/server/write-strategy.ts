@@ -2,7 +2,7 @@ import type { KubeObject, StatusCause } from '@converge/runtime';
 import type { JsonObject, MutableObject } from './api-resource.ts';
 import { type RequestContext, strategyContext } from './context.ts';
 import { invalidObject } from './field-causes.ts';
-import { fromStorage, toResponse } from './object-io.ts';
+import { toResponse } from './object-io.ts';
 import type { WriteQuery } from './query.ts';
 
 /** Records the writer's field ownership in `metadata.managedFields` (non-apply writes). */
@@ -15,7 +15,8 @@ async function recordManagedFields(
 ): Promise<void> {
   const record = ctx.server.extensions.recordManagedFields;
   if (record === undefined || write.apply) return;
-  const live: JsonObject | undefined = old === undefined ? undefined : await fromStorage(ctx.resource, old);
+  // The hook only reads the stored object (see PatchHooks): it is passed as it is, not deep-copied.
+  const live = old === undefined ? undefined : ((await toResponse(ctx.resource, old)) as JsonObject);
   const managed = record(live, object, {
     resource: ctx.resource,
     fieldManager: write.fieldManager,
