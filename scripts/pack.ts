@@ -4,9 +4,14 @@
  * them all to another project (all but create-converge, which makes a project rather than being a
  * dependency of one). Until Converge is on the npm registry this is how a project outside
  * the repository depends on it (README, "Install").
+ *
+ * The packages' dist/ are built first by one `tsc -b` over all of them, so that each prepack's own
+ * `tsc -b` finds its package up to date: one TypeScript process parses the shared declarations
+ * (lib, @types/node, the packages each one references) once, where a build per package parsed
+ * them again in every process (~17 % of the CPU of a build from scratch).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { alive } from './alive.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 let out: string;
 try {
   const { values } = parseArgs({ options: { out: { type: 'string' } }, strict: true });
@@ -55,10 +61,25 @@ async function lock(): Promise<void> {
   }
 }
 
+/** The workspace packages whose prepack builds dist/ with `tsc -b` (scripts/prepack.ts). */
+function builtPackages(): string[] {
+  const packages = join(root, 'packages');
+  return readdirSync(packages).filter((name) => {
+    const file = join(packages, name, 'package.json');
+    if (!existsSync(file)) return false;
+    const manifest = JSON.parse(readFileSync(file, 'utf8')) as { scripts?: Record<string, string> };
+    return manifest.scripts?.prepack?.includes('scripts/prepack.ts') === true;
+  });
+}
+
 await lock();
 try {
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
+  execFileSync(process.execPath, [tsc, '-b', ...builtPackages().map((name) => join('packages', name))], {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   execFileSync('npm', ['pack', '--workspaces', '--pack-destination', out, '--silent'], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
