@@ -102,7 +102,13 @@ function check(): { readonly blocks: number; readonly errors: string[] } {
   return checked;
 }
 
-describe('the TypeScript blocks of docs/**/*.md', () => {
+/**
+ * A hang detector, not a bound: the one program type-checks the packages' sources the blocks import
+ * (~10 s on a quiet machine); with a second suite beside this one it took over 60 s.
+ */
+const CHECK_MS = 240_000;
+
+describe('the TypeScript blocks of docs/**/*.md', { timeout: CHECK_MS }, () => {
   it('type-check, each as a module with its prelude, against the packages', () => {
     const { blocks, errors } = check();
     expect(blocks).toBeGreaterThanOrEqual(60);
