@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { Clock } from './clock/index.ts';
 import { OptionsError } from './errors.ts';
 
 /** A finite duration in milliseconds, >= 0. */
@@ -17,6 +18,25 @@ export function durationMs(field: string, value: number | undefined, fallback: n
 
 /** While caches or sources have not synced, a warning every this long says which, and why. */
 export const SYNC_PROGRESS_MS = 30_000;
+
+/**
+ * Calls `report(waitedMs)` every {@link SYNC_PROGRESS_MS} on `clock` while a sync is awaited, when
+ * `timeoutMs` leaves room for one; `cancel()` once the wait is over.
+ */
+export function syncProgress(
+  clock: Pick<Clock, 'now' | 'setTimer'>,
+  timeoutMs: number,
+  report: (waitedMs: number) => void,
+): { cancel(): void } {
+  const started = clock.now();
+  let timer: { cancel(): void } | undefined;
+  const tick = (): void => {
+    report(clock.now() - started);
+    timer = clock.setTimer(tick, SYNC_PROGRESS_MS);
+  };
+  if (SYNC_PROGRESS_MS < timeoutMs) timer = clock.setTimer(tick, SYNC_PROGRESS_MS);
+  return { cancel: () => timer?.cancel() };
+}
 
 /**
  * How long to wait for something to sync: a finite number of milliseconds >= 0 (0 gives up at once

@@ -1,40 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiServer, createApiServer } from './api-server.ts';
-import { type KubectlResult, type KubectlRun, runKubectl } from './kubectl-support.ts';
+import { describe, expect, it } from 'vitest';
+import { useKubectlServer } from './kubectl-test-support.ts';
 
-let dir: string;
-let server: ApiServer;
-let kubeconfig: string;
-
-function kubectl(args: readonly string[], options?: KubectlRun): Promise<KubectlResult> {
-  return runKubectl('kubectl', kubeconfig, join(dir, 'cache'), args, options);
-}
-
-async function ok(args: readonly string[], options?: KubectlRun): Promise<string> {
-  const result = await kubectl(args, options);
-  expect(result.code, `kubectl ${args.join(' ')}\n${result.stderr}`).toBe(0);
-  return result.stdout;
-}
-
-async function fails(args: readonly string[], options?: KubectlRun): Promise<string> {
-  const result = await kubectl(args, options);
-  expect(result.code, `kubectl ${args.join(' ')} should fail\n${result.stdout}`).not.toBe(0);
-  return result.stderr;
-}
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'converge-fidelity-kubectl-'));
-  kubeconfig = join(dir, 'kubeconfig');
-  server = createApiServer({ kubeconfigPath: kubeconfig });
-  await server.listen();
-});
-afterAll(async () => {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const { fails, ok } = useKubectlServer('fidelity-kubectl');
 
 const POD = `apiVersion: v1
 kind: Pod

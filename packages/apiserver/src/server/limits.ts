@@ -119,40 +119,19 @@ function tooDeep(format: string, max: number): BadRequestError {
 }
 
 /**
- * Checks JSON text's nesting depth in one pass over its characters, before it is parsed (so a
- * body nested 100 000 deep is a 400 at the cost of reading it once). Brackets inside strings do
- * not count. Malformed text is left to the parser. Also a cheap pre-scan of YAML's flow
- * collections (`format` 'yaml'): an over-estimate only for more than `max` unclosed brackets
- * inside block scalars.
- */
-export function checkJsonDepth(text: string, max: number = LIMITS.maxDepth, format = 'json'): void {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
-    } else if (c === 34) {
-      inString = true;
-    } else if (c === 91 /* [ */ || c === 123 /* { */) {
-      if (++depth > max) throw tooDeep(format, max);
-    } else if (c === 93 /* ] */ || c === 125 /* } */) {
-      depth--;
-    }
-  }
-}
-
-/**
  * Checks JSON text's nesting depth (400 past `maxDepth`) and its keys, object members and array
- * elements (413 past `maxKeys`), in one pass over its characters before it is parsed. A container
- * counts one key and each comma between its members one more (so `{}` and `[]` count one: an
- * over-estimate by one per empty container). Malformed text is left to the parser.
+ * elements (413 past `maxKeys`), in one pass over its characters before it is parsed (a body nested
+ * 100 000 deep is a 400 at the cost of reading it once). A container counts one key and each comma
+ * between its members one more (so `{}` and `[]` count one: an over-estimate by one per empty
+ * container); brackets inside strings do not count. Malformed text is left to the parser. With
+ * `format` 'yaml' (and `maxKeys` Infinity) it is also a cheap pre-scan of YAML's flow collections:
+ * an over-estimate only for more than `maxDepth` unclosed brackets inside block scalars.
  */
 export function checkJsonShape(
   text: string,
   maxDepth: number = LIMITS.maxDepth,
   maxKeys: number = LIMITS.maxKeys,
+  format: 'json' | 'yaml' = 'json',
 ): void {
   let depth = 0;
   let keys = 0;
@@ -165,10 +144,10 @@ export function checkJsonShape(
     } else if (c === 34) {
       inString = true;
     } else if (c === 44 /* , */) {
-      if (++keys > maxKeys) throw tooManyKeys('json', maxKeys);
+      if (++keys > maxKeys) throw tooManyKeys(format, maxKeys);
     } else if (c === 91 /* [ */ || c === 123 /* { */) {
-      if (++depth > maxDepth) throw tooDeep('json', maxDepth);
-      if (++keys > maxKeys) throw tooManyKeys('json', maxKeys);
+      if (++depth > maxDepth) throw tooDeep(format, maxDepth);
+      if (++keys > maxKeys) throw tooManyKeys(format, maxKeys);
     } else if (c === 93 /* ] */ || c === 125 /* } */) {
       depth--;
     }

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { BadRequestError } from '@converge/runtime';
 import { entityTooLarge } from './errors.ts';
-import { checkJsonDepth, checkJsonShape, checkYamlKeys, LIMITS } from './limits.ts';
+import { checkJsonShape, checkYamlKeys, LIMITS } from './limits.ts';
 import {
   parseYamlToJsonText,
   type YamlJob,
@@ -47,21 +47,28 @@ function tryJson(text: string): unknown {
   }
 }
 
+/**
+ * The checks before any YAML decoding: flow-collection depth, then the text as JSON (parsed, with
+ * its keys bounded) if it is JSON, else the YAML key estimate. Undefined: decode it as YAML.
+ */
+function jsonOrCheckedYaml(text: string): unknown {
+  checkJsonShape(text, LIMITS.maxDepth, Number.POSITIVE_INFINITY, 'yaml');
+  const json = tryJson(text);
+  if (json === undefined) checkYamlKeys(text);
+  return json;
+}
+
 /** Decodes one YAML document on the calling thread (small bodies; tests). Errors are 400/413. */
 export function decodeYamlSync(text: string): unknown {
-  checkJsonDepth(text, LIMITS.maxDepth, 'yaml');
-  const json = tryJson(text);
+  const json = jsonOrCheckedYaml(text);
   if (json !== undefined) return json;
-  checkYamlKeys(text);
   return fromResult(parseYamlToJsonText(text, YAML_LIMITS));
 }
 
 /** Decodes one YAML document: JSON directly, small YAML inline, large YAML in the worker. */
 export async function decodeYaml(text: string): Promise<unknown> {
-  checkJsonDepth(text, LIMITS.maxDepth, 'yaml');
-  const json = tryJson(text);
+  const json = jsonOrCheckedYaml(text);
   if (json !== undefined) return json;
-  checkYamlKeys(text);
   if (text.length <= INLINE_YAML_CHARS) return fromResult(parseYamlToJsonText(text, YAML_LIMITS));
   return fromResult(await yamlWorker().decode(text));
 }

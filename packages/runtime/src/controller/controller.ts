@@ -3,7 +3,7 @@ import { AlreadyStartedError, OptionsError } from '../errors.ts';
 import type { RequestQueue } from '../handler/index.ts';
 import { type LogFields, type Logger, noopLogger } from '../log/index.ts';
 import { keyToString } from '../object/index.ts';
-import { durationMs, integer, nonEmptyString, SYNC_PROGRESS_MS, syncTimeoutMs } from '../options.ts';
+import { durationMs, integer, nonEmptyString, syncProgress, syncTimeoutMs } from '../options.ts';
 import { classify, type Outcome, type Reconciler, toError } from '../reconcile/index.ts';
 import { type Runnable, whenAborted } from '../runnable/index.ts';
 import type { Source } from '../source/index.ts';
@@ -343,7 +343,6 @@ export class Controller<R> implements Runnable {
   async #waitForSync(sources: readonly Source<R>[]): Promise<void> {
     const signal = this.#stop.signal;
     const timeoutMs = this.#syncTimeoutMs;
-    const started = this.#clock.now();
     const labels = sources.map((source, i) => {
       const name = source.name ?? 'unnamed';
       return sources.findIndex((other) => (other.name ?? 'unnamed') === name) === i ? name : `${name}#${i}`;
@@ -366,19 +365,16 @@ export class Controller<R> implements Runnable {
         timeoutMs,
       );
     });
-    let progress: Timer | undefined;
-    const report = (): void => {
+    const progress = syncProgress(this.#clock, timeoutMs, (waitedMs) =>
       this.#logger.warn(
         {
           waitingFor: [...unsynced],
-          waitedMs: this.#clock.now() - started,
+          waitedMs,
           ...(timeoutMs === Number.POSITIVE_INFINITY ? {} : { syncTimeoutMs: timeoutMs }),
         },
         'Sources not synced yet; still waiting',
-      );
-      progress = this.#clock.setTimer(report, SYNC_PROGRESS_MS);
-    };
-    if (SYNC_PROGRESS_MS < timeoutMs) progress = this.#clock.setTimer(report, SYNC_PROGRESS_MS);
+      ),
+    );
     const stopped = whenAborted(signal);
     const syncs = sources.map(async (source, i) => {
       try {
@@ -395,7 +391,7 @@ export class Controller<R> implements Runnable {
       await Promise.race([Promise.all(syncs), deadline, stopped]);
     } finally {
       timer?.cancel();
-      progress?.cancel();
+      progress.cancel();
       this.#unsynced = undefined;
     }
   }

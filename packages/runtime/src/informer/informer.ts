@@ -15,7 +15,12 @@ import { joinHooks } from '../workqueue/index.ts';
 import { type ObjectCheck, objectCheck } from './check-object.ts';
 import { Dispatcher } from './dispatcher.ts';
 import { MalformedEventError, TransformFailedError } from './errors.ts';
-import { type InformerOptions, type ResolvedInformerOptions, resolveInformerOptions } from './options.ts';
+import {
+  type InformerOptions,
+  type ResolvedInformerOptions,
+  reportInformerError,
+  resolveInformerOptions,
+} from './options.ts';
 import { type InformerState, Reflector, type ReflectorSink } from './reflector.ts';
 import { type InformerCounters, type InformerMetrics, type InformerStats, newCounters } from './stats.ts';
 
@@ -103,13 +108,11 @@ export class Informer<T extends KubeObject = KubeObject> implements EventSource<
     this.#dispatcher = new Dispatcher<T>((error, event) => {
       this.#counters.listenerErrors++;
       this.#log.error({ eventType: event.type, err: error }, 'Informer listener failed');
-      const onError = this.#o.onError;
-      if (onError === undefined) return;
-      try {
-        onError(error, { informer: this.name, during: 'listener', eventType: event.type });
-      } catch (handlerError) {
-        this.#log.error({ err: handlerError }, 'Informer onError handler threw; ignored');
-      }
+      reportInformerError(this.#o, this.#log, error, {
+        informer: this.name,
+        during: 'listener',
+        eventType: event.type,
+      });
     });
     this.#reflector = new Reflector(this.#o, this.#sink(), this.#counters, this.#log);
   }

@@ -105,6 +105,21 @@ export type InformerErrorInfo =
       readonly eventType: string;
     };
 
+/** Tells `options.onError` (if any) of `error`; a handler that throws is logged and ignored. */
+export function reportInformerError(
+  options: { readonly onError: ((error: unknown, info: InformerErrorInfo) => void) | undefined },
+  log: Logger,
+  error: unknown,
+  info: InformerErrorInfo,
+): void {
+  if (options.onError === undefined) return;
+  try {
+    options.onError(error, info);
+  } catch (handlerError) {
+    log.error({ err: handlerError }, 'Informer onError handler threw; ignored');
+  }
+}
+
 /** {@link InformerOptions} with every default filled in and every value checked. */
 export interface ResolvedInformerOptions<T extends KubeObject> {
   readonly backend: Backend;

@@ -19,7 +19,7 @@ import {
   WatchExpiredAtStartError,
   WatchListUnsupportedError,
 } from './errors.ts';
-import type { ResolvedInformerOptions } from './options.ts';
+import { type ResolvedInformerOptions, reportInformerError } from './options.ts';
 import { isOlderResourceVersion } from './resource-version.ts';
 import type { InformerCounters, InformerMetrics, ListReason, WatchEndReason } from './stats.ts';
 import { YIELD_EVERY, yieldToEventLoop } from './yield.ts';
@@ -282,13 +282,7 @@ export class Reflector<T extends KubeObject> {
   }
 
   #reportError(error: unknown, during: 'list' | 'watch', next: 'list' | 'watch', retryInMs: number): void {
-    const onError = this.#o.onError;
-    if (onError === undefined) return;
-    try {
-      onError(error, { informer: this.#o.name, during, next, retryInMs });
-    } catch (handlerError) {
-      this.#log.error({ err: handlerError }, 'Informer onError handler threw; ignored');
-    }
+    reportInformerError(this.#o, this.#log, error, { informer: this.#o.name, during, next, retryInMs });
   }
 
   /**

@@ -15,7 +15,7 @@ import { AlreadyStartedError, OptionsError } from '../errors.ts';
 import { type InformerErrorInfo, type InformerOptions, InformerRegistry } from '../informer/index.ts';
 import { type Logger, noopLogger } from '../log/index.ts';
 import type { KubeObject } from '../object/index.ts';
-import { durationMs, func, SYNC_PROGRESS_MS, syncTimeoutMs } from '../options.ts';
+import { durationMs, func, syncProgress, syncTimeoutMs } from '../options.ts';
 import { Permissions } from '../permissions/index.ts';
 import { type LeaderElection, type Runnable, whenAborted } from '../runnable/index.ts';
 import {
@@ -516,21 +516,17 @@ export class Manager implements Runnable {
   async #syncCaches(stop: AbortSignal): Promise<void> {
     if (this.#caches.length === 0) return;
     const timeoutMs = this.#cacheSyncTimeoutMs;
-    const started = this.#clock.now();
     let timer: Timer | undefined;
-    let progress: Timer | undefined;
-    const report = (): void => {
+    const progress = syncProgress(this.#clock, timeoutMs, (waitedMs) =>
       this.#logger.warn(
         {
           waitingFor: this.#unsyncedInformers(),
-          waitedMs: this.#clock.now() - started,
+          waitedMs,
           ...(timeoutMs === Number.POSITIVE_INFINITY ? {} : { cacheSyncTimeoutMs: timeoutMs }),
         },
         'Caches not synced yet; still waiting',
-      );
-      progress = this.#clock.setTimer(report, SYNC_PROGRESS_MS);
-    };
-    if (SYNC_PROGRESS_MS < timeoutMs) progress = this.#clock.setTimer(report, SYNC_PROGRESS_MS);
+      ),
+    );
     try {
       await Promise.race([
         Promise.all(this.#caches.map((c) => c.waitForSync(stop))),
@@ -545,7 +541,7 @@ export class Manager implements Runnable {
       if (!stop.aborted) this.#fail(error);
     } finally {
       timer?.cancel();
-      progress?.cancel();
+      progress.cancel();
     }
   }
 
