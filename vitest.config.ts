@@ -39,6 +39,7 @@ const workspace = [
   },
   { find: /^@converge\/metrics$/, replacement: src('./packages/metrics/src/index.ts') },
   { find: /^@converge\/tracing$/, replacement: src('./packages/tracing/src/index.ts') },
+  { find: /^@converge\/simulation$/, replacement: src('./packages/simulation/src/index.ts') },
 ];
 
 /** Every test file by what it needs (scripts/test-kinds.ts reads it from the code). */

@@ -38,7 +38,7 @@ export function createObject(
       `unable to create new content in namespace ${namespace} because it is being terminated`,
     );
   }
-  prepareCreate(type, draft, core.options.clock.now());
+  prepareCreate(type, draft, core.options.clock.now(), core.options.newUid);
   const generated = (meta.name ?? '') === '' && (meta.generateName ?? '') !== '';
   for (let attempt = 1; ; attempt++) {
     if (generated)

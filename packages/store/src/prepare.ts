@@ -21,12 +21,18 @@ export function tracksGeneration(type: ResourceType): boolean {
 
 /**
  * The create strategy: wipes server-set metadata and sets uid, creationTimestamp and (if tracked)
- * generation 1; drops `.status` when status is a subresource.
+ * generation 1; drops `.status` when status is a subresource. `newUid` makes the uid (default
+ * `crypto.randomUUID`).
  */
-export function prepareCreate(type: ResourceType, draft: Draft, nowMs: number): void {
+export function prepareCreate(
+  type: ResourceType,
+  draft: Draft,
+  nowMs: number,
+  newUid: () => string = randomUUID,
+): void {
   const meta = draft.metadata;
   for (const field of SERVER_SET) delete meta[field];
-  meta.uid = randomUUID();
+  meta.uid = newUid();
   meta.creationTimestamp = rfc3339(nowMs);
   if (tracksGeneration(type)) meta.generation = 1;
   if (type.statusSubresource === true) delete draft.status;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   type Clock,
   type Logger,
@@ -40,6 +41,11 @@ export interface StoreOptions {
   readonly name?: string;
   /** Time, timers and randomness (generateName suffixes). Default `realClock`. */
   readonly clock?: Clock;
+  /**
+   * Makes the `metadata.uid` of each created object. Default `crypto.randomUUID`. A deterministic
+   * run (the simulator's) passes one drawn from its seeded generator; uids must stay unique.
+   */
+  readonly newUid?: () => string;
   readonly logger?: Logger;
   /** Types served from the start (more can be registered later with `registerType`). */
   readonly types?: readonly ResourceType[];
@@ -88,6 +94,7 @@ export interface StoreOptions {
 export interface ResolvedStoreOptions {
   readonly name: string;
   readonly clock: Clock;
+  readonly newUid: () => string;
   readonly logger: Logger;
   readonly types: readonly ResourceType[];
   readonly historyWindowMs: number;
@@ -117,6 +124,9 @@ export function resolveStoreOptions(options: StoreOptions = {}): ResolvedStoreOp
   ) {
     throw new OptionsError('clock', clock, 'a Clock');
   }
+  if (options.newUid !== undefined && typeof options.newUid !== 'function') {
+    throw new OptionsError('newUid', options.newUid, 'a function returning a uid');
+  }
   if (
     logger !== undefined &&
     (typeof logger !== 'object' || logger === null || typeof logger.warn !== 'function')
@@ -134,6 +144,7 @@ export function resolveStoreOptions(options: StoreOptions = {}): ResolvedStoreOp
   return {
     name: name ?? 'store',
     clock: clock ?? realClock,
+    newUid: options.newUid ?? randomUUID,
     logger: logger ?? noopLogger,
     types: types ?? [],
     historyWindowMs: positiveDurationMs('historyWindowMs', options.historyWindowMs, 300_000),

@@ -1,0 +1,402 @@
+import {
+  type Backend,
+  ConflictError,
+  type DeleteOptions,
+  type DeleteResult,
+  ExpiredError,
+  InternalError,
+  type KubeObject,
+  type ListOptions,
+  NotFoundError,
+  type ObjectKey,
+  type ObjectList,
+  type Patch,
+  type PatchOptions,
+  type ResourceType,
+  TimeoutError,
+  TooManyRequestsError,
+  UnavailableError,
+  type WatchEvent,
+  type WatchOptions,
+  type WriteOptions,
+} from '@converge/runtime';
+import type { Store } from '@converge/store';
+import type { FaultName } from './faults.ts';
+import { FAULT_RATES } from './faults.ts';
+import type { SimProcess } from './process.ts';
+
+/** The world as a process's backend sees it. */
+export interface WorldPort {
+  readonly store: Store;
+  /** Draws once; true when the fault is enabled, faults are on and the draw hits. Traced. */
+  decide(fault: FaultName, probability: number, what: string): boolean;
+  /** A draw for choices that are not faults (latency, durations): the schedule stream. */
+  schedule(): number;
+  ensureType(type: ResourceType): void;
+  /** Something happened (the driver's sign that the world has not settled yet). */
+  progressed(): void;
+  /** Whether the API server is down now. */
+  outage(): boolean;
+  startOutage(process: SimProcess): void;
+  crash(process: SimProcess, after: string): void;
+  /** A write the store accepted, for the trace, the quiescence check and the ledger. */
+  wrote(
+    process: SimProcess | undefined,
+    verb: string,
+    type: ResourceType,
+    object: KubeObject | undefined,
+  ): void;
+  trace(line: string): void;
+}
+
+type Verb = 'get' | 'list' | 'create' | 'update' | 'updateStatus' | 'patch' | 'delete';
+
+const WRITES: ReadonlySet<Verb> = new Set(['create', 'update', 'updateStatus', 'patch', 'delete']);
+const CONFLICTABLE: ReadonlySet<Verb> = new Set(['update', 'updateStatus', 'patch']);
+
+const never = <T>(): Promise<T> => new Promise<T>(() => {});
+
+function keyText(
+  type: ResourceType,
+  key: { readonly namespace?: string | undefined; readonly name?: string | undefined } | undefined,
+): string {
+  const ns = key?.namespace ? `${key.namespace}/` : '';
+  return `${type.plural}${type.group ? `.${type.group}` : ''} ${ns}${key?.name ?? ''}`;
+}
+
+function rvOf(event: WatchEvent): number {
+  const rv = event.type === 'BOOKMARK' ? event.resourceVersion : event.object.metadata.resourceVersion;
+  return Number(rv ?? 0);
+}
+
+/**
+ * The Backend one simulated process talks to: the world's store behind the fault layer. Each call
+ * waits while the process is paused and never returns once it is dead; faults are drawn from the
+ * world's seeded generator. A process with no faults (the user's setup) sees the store as it is.
+ */
+export class SimBackend implements Backend {
+  readonly name = 'simulation';
+  readonly #world: WorldPort;
+  readonly #process: SimProcess | undefined;
+
+  constructor(world: WorldPort, process?: SimProcess) {
+    this.#world = world;
+    this.#process = process;
+  }
+
+  resolveType(apiVersion: string, kind: string): ResourceType | undefined {
+    return this.#world.store.resolveType(apiVersion, kind);
+  }
+
+  get<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    key: ObjectKey,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<T> {
+    return this.#call('get', type, key, async () => {
+      const stale = this.#staleRevision(undefined);
+      if (stale === undefined) return this.#world.store.get<T>(type, key, options);
+      const page = await this.#world.store.list<T>(type, {
+        namespace: key.namespace,
+        fieldSelector: `metadata.name=${key.name}`,
+        resourceVersion: String(stale),
+        resourceVersionMatch: 'Exact',
+      });
+      const found = page.items[0];
+      if (found === undefined)
+        throw new NotFoundError(
+          `${type.plural}${type.group ? `.${type.group}` : ''} "${key.name}" not found`,
+          {
+            details: { name: key.name, group: type.group, kind: type.plural },
+          },
+        );
+      return found;
+    });
+  }
+
+  list<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    options: ListOptions = {},
+  ): Promise<ObjectList<T>> {
+    return this.#call('list', type, { namespace: options.namespace ?? '', name: '' }, () => {
+      const stale = options.continue === undefined ? this.#staleRevision(options.resourceVersion) : undefined;
+      if (stale === undefined) return this.#world.store.list<T>(type, options);
+      return this.#world.store.list<T>(type, {
+        ...options,
+        resourceVersion: String(stale),
+        resourceVersionMatch: 'Exact',
+      });
+    });
+  }
+
+  create<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    object: T,
+    options?: WriteOptions,
+  ): Promise<T> {
+    return this.#call('create', type, object.metadata, () =>
+      this.#world.store.create<T>(type, object, options),
+    );
+  }
+
+  update<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    object: T,
+    options?: WriteOptions,
+  ): Promise<T> {
+    return this.#call('update', type, object.metadata, () =>
+      this.#world.store.update<T>(type, object, options),
+    );
+  }
+
+  updateStatus<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    object: T,
+    options?: WriteOptions,
+  ): Promise<T> {
+    return this.#call('updateStatus', type, object.metadata, () =>
+      this.#world.store.updateStatus<T>(type, object, options),
+    );
+  }
+
+  patch<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    key: ObjectKey,
+    patch: Patch,
+    options?: PatchOptions,
+  ): Promise<T> {
+    return this.#call('patch', type, key, () => this.#world.store.patch<T>(type, key, patch, options));
+  }
+
+  delete<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    key: ObjectKey,
+    options?: DeleteOptions,
+  ): Promise<DeleteResult<T>> {
+    return this.#call('delete', type, key, () => this.#world.store.delete<T>(type, key, options));
+  }
+
+  watch<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    options: WatchOptions = {},
+  ): AsyncIterable<WatchEvent<T>> {
+    return { [Symbol.asyncIterator]: () => this.#watch<T>(type, options) };
+  }
+
+  /** The revision a lagging replica serves a read at, or undefined when the read is current. */
+  #staleRevision(resourceVersion: string | undefined): number | undefined {
+    const p = this.#process;
+    if (p === undefined || p.stale === undefined) return undefined;
+    if (p.clock.now() >= p.stale.until) {
+      p.stale = undefined;
+      return undefined;
+    }
+    // A read that names a newer revision than the replica has waits for it on a real server; here
+    // it is served current (the replica "caught up" for that read).
+    if (resourceVersion !== undefined && resourceVersion !== '' && resourceVersion !== '0') {
+      if (Number(resourceVersion) > p.stale.revision) return undefined;
+    }
+    if (p.stale.revision <= this.#world.store.compactedRevision) return undefined;
+    return p.stale.revision;
+  }
+
+  async #call<R>(
+    verb: Verb,
+    type: ResourceType,
+    key: { readonly namespace?: string | undefined; readonly name?: string | undefined } | undefined,
+    run: () => Promise<R>,
+  ): Promise<R> {
+    const world = this.#world;
+    world.ensureType(type);
+    world.progressed();
+    const p = this.#process;
+    if (p === undefined) return this.#recorded(verb, type, await run());
+    await p.gate();
+    const latency = world.schedule() < 0.5 ? 0 : 1 + Math.floor(world.schedule() * 5);
+    if (latency > 0) await p.clock.sleep(latency);
+    await p.gate();
+    const what = `${verb} ${keyText(type, key)}`;
+    if (world.outage())
+      throw new UnavailableError(`the server is currently unable to handle the request (${what})`);
+    if (world.decide('outages', FAULT_RATES.outage, `outage from ${p.id}'s ${what}`)) {
+      world.startOutage(p);
+      throw new UnavailableError(`the server is currently unable to handle the request (${what})`);
+    }
+    const write = WRITES.has(verb);
+    if (write) {
+      if (
+        CONFLICTABLE.has(verb) &&
+        world.decide('conflicts', FAULT_RATES.conflict, `409 on ${p.id}'s ${what}`)
+      ) {
+        throw new ConflictError(
+          `Operation cannot be fulfilled on ${keyText(type, key)}: the object has been modified; please apply your changes to the latest version and try again`,
+          { details: { name: key?.name ?? '', group: type.group, kind: type.plural } },
+        );
+      }
+      if (world.decide('server-errors', FAULT_RATES.serverError, `5xx/429 on ${p.id}'s ${what}`)) {
+        throw serverError(world.schedule(), what);
+      }
+    }
+    let result: R | undefined;
+    let failure: unknown;
+    let failed = false;
+    try {
+      result = this.#recorded(verb, type, await run());
+    } catch (error) {
+      failure = error;
+      failed = true;
+    }
+    if (
+      write &&
+      !failed &&
+      world.decide('server-errors', FAULT_RATES.lostAnswer, `504 after ${p.id}'s ${what} applied`)
+    ) {
+      failure = new TimeoutError(`the request timed out after it was applied (${what})`);
+      failed = true;
+    }
+    if (world.decide('crashes', FAULT_RATES.crash, `${p.id} crashes after ${what}`)) {
+      world.crash(p, what);
+      return never();
+    }
+    await p.gate();
+    if (failed) throw failure;
+    return result as R;
+  }
+
+  #recorded<R>(verb: Verb, type: ResourceType, result: R): R {
+    if (!WRITES.has(verb)) return result;
+    const object =
+      verb === 'delete'
+        ? (result as DeleteResult).status === 'pending'
+          ? (result as { object: KubeObject }).object
+          : undefined
+        : (result as KubeObject);
+    if ((object as KubeObject | undefined)?.metadata?.resourceVersion !== undefined || verb === 'delete')
+      this.#world.wrote(this.#process, verb, type, object);
+    return result;
+  }
+
+  async *#watch<T extends KubeObject>(
+    type: ResourceType,
+    options: WatchOptions,
+  ): AsyncGenerator<WatchEvent<T>> {
+    const world = this.#world;
+    world.ensureType(type);
+    const p = this.#process;
+    if (p === undefined) {
+      yield* world.store.watch<T>(type, options);
+      return;
+    }
+    await p.gate();
+    if (world.outage())
+      throw new UnavailableError(
+        `the server is currently unable to handle the request (watch ${type.plural})`,
+      );
+    const clock = p.clock;
+    const queue: { readonly event: WatchEvent<T>; readonly at: number }[] = [];
+    let lastAt = 0;
+    let done = false;
+    let error: unknown;
+    let wake: (() => void) | undefined;
+    const notify = () => {
+      const w = wake;
+      wake = undefined;
+      w?.();
+    };
+    const inner = new AbortController();
+    const stop = () => {
+      inner.abort();
+      notify();
+    };
+    options.signal?.addEventListener('abort', stop, { once: true });
+    const state = { cut: false, wake: () => notify() };
+    p.watches.set(inner, state);
+    const stale = this.#staleRevision(options.resourceVersion);
+    const holdUntil = stale === undefined ? 0 : (p.stale?.until ?? 0);
+    const what = `watch ${type.plural} of ${p.id}`;
+    let closeAt: number | undefined;
+    let closeWith410 = false;
+    if (world.decide('watch-close', FAULT_RATES.watchClose, `${what} will close`)) {
+      closeAt = clock.now() + 1_000 + Math.floor(world.schedule() * 29_000);
+      closeWith410 = world.schedule() < 0.5;
+    }
+    const source = world.store.watch<T>(type, { ...options, signal: inner.signal });
+    void (async () => {
+      try {
+        for await (const event of source) {
+          let at = clock.now();
+          if (holdUntil > at && rvOf(event) > (stale ?? 0)) at = holdUntil;
+          if (
+            event.type !== 'BOOKMARK' &&
+            world.decide(
+              'watch-delay',
+              FAULT_RATES.watchDelay,
+              `delay ${event.type} ${keyText(type, event.object.metadata)} to ${p.id}`,
+            )
+          )
+            at += 10 + Math.floor(world.schedule() * 2_000);
+          lastAt = Math.max(lastAt, at);
+          queue.push({ event, at: lastAt });
+          notify();
+        }
+      } catch (e) {
+        if (!inner.signal.aborted) error = e;
+      } finally {
+        done = true;
+        notify();
+      }
+    })();
+    try {
+      for (;;) {
+        if (p.clock.dead) return await never<void>();
+        if (options.signal?.aborted) return;
+        const now = clock.now();
+        if (closeAt !== undefined && now >= closeAt) {
+          world.trace(`${Math.round(now)}ms ${what} closed${closeWith410 ? ' with 410' : ''}`);
+          if (closeWith410)
+            throw new ExpiredError(`too old resource version (the watch of ${type.plural} was closed)`);
+          return;
+        }
+        if (state.cut)
+          throw new UnavailableError(`the watch of ${type.plural} was cut: the server is unavailable`);
+        const head = queue[0];
+        if (head !== undefined && head.at <= now && !clock.paused) {
+          queue.shift();
+          yield head.event;
+          continue;
+        }
+        if (head === undefined && done) {
+          if (error !== undefined) throw error;
+          return;
+        }
+        let until = head?.at;
+        if (closeAt !== undefined && (until === undefined || closeAt < until)) until = closeAt;
+        await new Promise<void>((resolve) => {
+          const timer = until === undefined ? undefined : clock.setTimer(notify, until - now);
+          wake = () => {
+            timer?.cancel();
+            resolve();
+          };
+        });
+        await p.gate();
+      }
+    } finally {
+      options.signal?.removeEventListener('abort', stop);
+      inner.abort();
+      p.watches.delete(inner);
+    }
+  }
+}
+
+function serverError(draw: number, what: string): Error {
+  if (draw < 0.4)
+    return new InternalError(`Internal error occurred: etcdserver: request timed out (${what})`);
+  if (draw < 0.7)
+    return new UnavailableError(`the server is currently unable to handle the request (${what})`);
+  return new TooManyRequestsError(
+    `the server has received too many requests and has asked us to try again later (${what})`,
+    {
+      details: { retryAfterSeconds: 1 },
+    },
+  );
+}
