@@ -11,8 +11,8 @@ import { UnknownFaultError } from './errors.ts';
  * - `conflicts` — updates and patches fail with 409 Conflict before they apply.
  * - `server-errors` — writes fail with 500, 503 or 429 before they apply, or apply and then time
  *   out (504: the client never learns that the write happened).
- * - `crashes` — the operator process dies right after a backend call (its answer is lost) and
- *   starts again with empty memory on the same server state.
+ * - `crashes` — the operator process dies right after a backend call (its answer is lost) or as
+ *   a watch event arrives, and starts again with empty memory on the same server state.
  * - `outages` — the API server is unavailable for a while: every request fails with 503.
  * - `leader-pause` — with replicas, the leader stops (a SIGSTOP, a long GC) past its lease while
  *   another takes over, then resumes where it was.
@@ -64,7 +64,9 @@ export const FAULT_RATES = {
   /** Per write: applied, then the answer is lost. */
   lostAnswer: 0.03,
   /** Per backend call. */
-  crash: 0.015,
+  crash: 0.03,
+  /** Per watch event delivered. */
+  crashOnEvent: 0.01,
   /** Per backend call: an outage starts. */
   outage: 0.006,
   /** Per lease renewal seen while faults are on. */

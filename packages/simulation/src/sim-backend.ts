@@ -362,11 +362,21 @@ export class SimBackend implements Backend {
         const head = queue[0];
         if (head !== undefined && head.at <= now && !clock.paused) {
           queue.shift();
+          if (
+            world.decide(
+              'crashes',
+              FAULT_RATES.crashOnEvent,
+              `${p.id} crashes as a ${head.event.type} of ${type.plural} arrives`,
+            )
+          ) {
+            world.crash(p, `a ${head.event.type} of ${type.plural} arrived`);
+            return await never<void>();
+          }
           yield head.event;
           continue;
         }
         if (head === undefined && done) {
-          if (error !== undefined) throw error;
+          if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
           return;
         }
         let until = head?.at;

@@ -69,6 +69,8 @@ export interface SeedConfig {
   readonly clean?: boolean;
 }
 
+/** More than `maxReconcilesPerKey` reconciles of one key within this much virtual time is a hot loop, in any phase. */
+const HOT_WINDOW_MS = 10_000;
 /** Virtual time with no change and idle queues that counts as quiescent. */
 const QUIET_MS = 10_000;
 /** Setup may take this long (virtual) before the run gives up on it. */
@@ -83,6 +85,8 @@ interface KeyStats {
   lastCauses: string[];
   lastResult: string;
   lastError: string | undefined;
+  /** Start times of its latest reconciles (at most the bound + 1). */
+  recent: number[];
 }
 
 /** Who observes each manager's controllers (set once its constructor returned: it adds runnables itself). */
@@ -357,7 +361,12 @@ export class World implements WorldPort {
         setupDone = true;
       },
     );
-    await this.#drive(() => setupDone || this.#fatal !== undefined, SETUP_LIMIT_MS);
+    await this.#drive(
+      () => setupDone || this.#fatal !== undefined || this.#hotKey() !== undefined,
+      SETUP_LIMIT_MS,
+    );
+    const early = this.#hotKey();
+    if (early !== undefined) return this.#outcome(early);
     void setup;
     if (this.#fatal !== undefined) return this.#outcome(this.#fatal);
     if (!setupDone)
@@ -375,8 +384,10 @@ export class World implements WorldPort {
     this.trace(`${this.clock.now()}ms setup done`);
 
     const faultsEnd = this.clock.now() + scenario.faultWindowMs;
-    await this.#drive(() => this.#fatal !== undefined, faultsEnd);
+    await this.#drive(() => this.#fatal !== undefined || this.#hotKey() !== undefined, faultsEnd);
     if (this.#fatal !== undefined) return this.#outcome(this.#fatal);
+    const during = this.#hotKey();
+    if (during !== undefined) return this.#outcome(during);
     this.#endFaults();
 
     const settleStart = this.clock.now();
@@ -584,11 +595,20 @@ export class World implements WorldPort {
           const id = `${info.controller} ${info.key}`;
           let stats = this.#keys.get(id);
           if (stats === undefined) {
-            stats = { total: 0, afterFaults: 0, lastCauses: [], lastResult: '', lastError: undefined };
+            stats = {
+              total: 0,
+              afterFaults: 0,
+              lastCauses: [],
+              lastResult: '',
+              lastError: undefined,
+              recent: [],
+            };
             this.#keys.set(id, stats);
           }
           stats.total++;
           if (this.#afterFaults) stats.afterFaults++;
+          stats.recent.push(this.clock.now());
+          if (stats.recent.length > this.#scenario.maxReconcilesPerKey + 1) stats.recent.shift();
           stats.lastCauses = info.causes.causes.map(formatCause);
           this.#reconciles++;
           this.#progress++;
@@ -608,14 +628,19 @@ export class World implements WorldPort {
 
   #hotKey(): Violation | undefined {
     const max = this.#scenario.maxReconcilesPerKey;
+    const now = this.clock.now();
     for (const [id, stats] of this.#keys) {
-      if (stats.afterFaults > max) {
+      const burst = stats.recent.length > max && now - (stats.recent[0] as number) < HOT_WINDOW_MS;
+      if (stats.afterFaults > max || burst) {
+        const how = burst
+          ? `${stats.recent.length} times within ${now - (stats.recent[0] as number)} virtual ms`
+          : `${stats.afterFaults} times after the faults stopped`;
         return {
           kind: 'oracle',
           name: 'hot-loop',
-          message: `${id} reconciled ${stats.afterFaults} times after the faults stopped (bound ${max}); its last run was caused by: ${
+          message: `${id} reconciled ${how} (bound ${max}); its last run was caused by: ${
             stats.lastCauses.join(', ') || 'nothing recorded'
-          }; it wrote: ${this.#lastWritesOf(id)}`,
+          }; the last writes: ${this.#lastWritesOf(id)}`,
         };
       }
     }

@@ -1,0 +1,385 @@
+import { createHash } from 'node:crypto';
+import {
+  type ConfigMap,
+  configMapType,
+  createOrUpdate,
+  done,
+  ignoreNotFound,
+  type Manager,
+  setControllerReference,
+} from '@converge/runtime';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  defineScenario,
+  FAULTS,
+  formatReport,
+  parseFaults,
+  ScenarioError,
+  SimulationOptionsError,
+  simulate,
+  UnknownFaultError,
+} from './index.ts';
+
+/** The README's copier: every ConfigMap labelled copy=yes gets an owned copy. */
+function copier(manager: Manager): void {
+  const { client } = manager;
+  manager
+    .controller(configMapType)
+    .named('copier')
+    .complete(async (key) => {
+      const source = await client.get<ConfigMap>(configMapType, key).catch(ignoreNotFound);
+      if (source?.metadata.labels?.copy !== 'yes') return done();
+      const copy: ConfigMap = {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { namespace: key.namespace, name: `${key.name}-copy` },
+      };
+      await createOrUpdate(client, configMapType, copy, (current) =>
+        setControllerReference(source, { ...current, data: { ...source.data } }),
+      );
+      return done();
+    });
+}
+
+const configMap = (
+  name: string,
+  labels: Record<string, string> = {},
+  data: Record<string, string> = {},
+): ConfigMap => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'default', labels },
+  data,
+});
+
+const copies = defineScenario({
+  name: 'copies',
+  operator: copier,
+  setup: async ({ client, sleep }) => {
+    for (let i = 0; i < 6; i++) {
+      await client.create(configMapType, configMap(`cm-${i}`, { copy: 'yes' }, { v: String(i) }));
+      await sleep(150);
+    }
+    await client.delete(configMapType, { namespace: 'default', name: 'cm-0' });
+  },
+  invariants: {
+    'each copy has its source data': async ({ client }) => {
+      for (let i = 1; i < 6; i++) {
+        const copy = await client.get<ConfigMap>(configMapType, {
+          namespace: 'default',
+          name: `cm-${i}-copy`,
+        });
+        if (copy.data?.v !== String(i)) throw new Error(`cm-${i}-copy has ${JSON.stringify(copy.data)}`);
+      }
+    },
+  },
+});
+
+const hash = (lines: readonly string[]) => createHash('sha256').update(lines.join('\n')).digest('hex');
+
+describe('simulate', () => {
+  it('passes a correct operator through every fault class, and the same seed gives the same trace byte for byte', async () => {
+    const report = await simulate(copies, { seeds: 40 });
+    expect(report.passed, formatReport(report)).toBe(true);
+    expect(report.seedsRun).toBe(40);
+    expect(report.totals.faults).toBeGreaterThan(40);
+    const traces: string[][] = [];
+    const seen = (seed: number) =>
+      simulate(copies, {
+        seed,
+        onSeed: (o) => {
+          traces.push([...o.trace]);
+        },
+      });
+    for (const seed of [3, 3, 4]) await seen(seed);
+    expect(hash(traces[0] as string[])).toBe(hash(traces[1] as string[]));
+    expect(hash(traces[0] as string[])).not.toBe(hash(traces[2] as string[]));
+  });
+
+  it('injects every fault class, each only when it is on, and none with faults none', async () => {
+    const counts = new Map<string, number>();
+    await simulate(copies, {
+      seeds: 30,
+      replicas: 2,
+      onSeed: (o) => {
+        for (const line of o.trace) {
+          const m = / fault #\d+ ([a-z-]+):/.exec(line);
+          if (m) counts.set(m[1] as string, (counts.get(m[1] as string) ?? 0) + 1);
+        }
+      },
+    });
+    for (const fault of FAULTS)
+      expect(counts.get(fault) ?? 0, `${fault} in 30 seeds: ${JSON.stringify([...counts])}`).toBeGreaterThan(
+        0,
+      );
+
+    const only: string[] = [];
+    await simulate(copies, {
+      seeds: 10,
+      faults: ['server-errors', 'crashes'],
+      onSeed: (o) => {
+        for (const line of o.trace) {
+          const m = / fault #\d+ ([a-z-]+):/.exec(line);
+          if (m) only.push(m[1] as string);
+        }
+      },
+    });
+    expect(only.length).toBeGreaterThan(0);
+    expect(new Set(only)).toEqual(new Set(['server-errors', 'crashes']));
+
+    const none = await simulate(copies, { seeds: 5, faults: 'none' });
+    expect(none.passed).toBe(true);
+    expect(none.totals.faults).toBe(0);
+  });
+
+  it('a crash restarts the operator with empty memory on the same server state', async () => {
+    const starts: number[] = [];
+    let managers = 0;
+    const scenario = defineScenario({
+      ...copies,
+      name: 'restarts',
+      operator: (manager) => {
+        managers++;
+        starts.push(managers);
+        copier(manager);
+      },
+    });
+    const trace: string[] = [];
+    const report = await simulate(scenario, {
+      seeds: 20,
+      faults: ['crashes'],
+      onSeed: (o) => trace.push(...o.trace),
+    });
+    expect(report.passed, formatReport(report)).toBe(true);
+    const crashes = trace.filter((l) => / crashed after /.test(l)).length;
+    const restarts = trace.filter((l) => /replica-0#[2-9]\d* starts/.test(l)).length;
+    expect(crashes).toBeGreaterThan(0);
+    expect(restarts).toBe(crashes);
+    // Each start (20 first starts + one per crash, plus the runs without faults) wired a new manager.
+    expect(managers).toBeGreaterThanOrEqual(20 + crashes);
+  });
+
+  it('a restarted process may read from a lagging replica: the list it syncs from is older than the store', async () => {
+    const firstLists: { readonly at: string; readonly stale: boolean }[] = [];
+    const trace: string[] = [];
+    await simulate(copies, {
+      seeds: 40,
+      faults: ['crashes', 'stale-reads'],
+      onSeed: (o) => {
+        trace.push(...o.trace);
+        for (const line of o.trace) {
+          const m = /(replica-0#\d+) reads revision (\d+) \(now (\d+)\)/.exec(line);
+          if (m) firstLists.push({ at: m[1] as string, stale: Number(m[2]) < Number(m[3]) });
+        }
+      },
+    });
+    expect(firstLists.length).toBeGreaterThan(0);
+    expect(firstLists.every((l) => l.stale)).toBe(true);
+  });
+
+  it('catches a hot loop and names the chain of causes that feeds it', async () => {
+    const scenario = defineScenario({
+      name: 'hot',
+      operator: (manager) => {
+        const { client } = manager;
+        manager.controller(configMapType).complete(async (key) => {
+          const cm = await client.get<ConfigMap>(configMapType, key).catch(ignoreNotFound);
+          if (cm === undefined) return done();
+          // Bug: a write on every reconcile, whose echo reconciles the key again.
+          await client.update(configMapType, {
+            ...cm,
+            metadata: {
+              ...cm.metadata,
+              annotations: { seen: String(Number(cm.metadata.annotations?.seen ?? 0) + 1) },
+            },
+          });
+          return done();
+        });
+      },
+      setup: async ({ client }) => {
+        await client.create(configMapType, configMap('spin'));
+      },
+    });
+    const report = await simulate(scenario, { seeds: 3, faults: 'none' });
+    expect(report.passed).toBe(false);
+    const failure = report.failures[0];
+    expect(failure?.violation.name).toBe('hot-loop');
+    expect(failure?.violation.message).toMatch(
+      /configmap default\/spin reconciled 51 times within \d+ virtual ms \(bound 50\)/,
+    );
+    expect(failure?.violation.message).toMatch(/modified ConfigMap default\/spin@\d+/);
+    expect(formatReport(report)).toMatch(
+      /replay the shrunk failure: npx converge simulate SCENARIO\.ts --seed 1 --faults none --only-faults none/,
+    );
+  });
+
+  it('reports an operator that never settles, an unhandled rejection and a stuck finalizer', async () => {
+    const failing = defineScenario({
+      name: 'failing',
+      operator: (manager) => {
+        manager.controller(configMapType).complete(async () => {
+          throw new Error('always broken');
+        });
+      },
+      setup: async ({ client }) => {
+        await client.create(configMapType, configMap('x'));
+      },
+      settleWithinMs: 60_000,
+    });
+    const a = await simulate(failing, { seeds: 1, faults: 'none' });
+    expect(a.failures[0]?.violation.name).toBe('quiescence');
+    expect(a.failures[0]?.violation.message).toMatch(/default\/x backoff \(last error: always broken\)/);
+
+    const unhandled = defineScenario({
+      name: 'unhandled',
+      operator: (manager) => {
+        manager.controller(configMapType).complete(async () => {
+          void Promise.reject(new Error('fire and forget went wrong'));
+          return done();
+        });
+      },
+      setup: async ({ client }) => {
+        await client.create(configMapType, configMap('x'));
+      },
+    });
+    const b = await simulate(unhandled, { seeds: 1, faults: 'none' });
+    expect(b.failures[0]?.violation.name).toBe('unhandled-error');
+    expect(b.failures[0]?.violation.message).toMatch(/fire and forget went wrong/);
+
+    const stuck = defineScenario({
+      name: 'stuck',
+      operator: (manager) => {
+        const { client } = manager;
+        manager.controller(configMapType).complete(async (key) => {
+          const cm = await client.get<ConfigMap>(configMapType, key).catch(ignoreNotFound);
+          if (cm === undefined || cm.metadata.finalizers?.includes('example.com/cleanup')) return done();
+          if (cm.metadata.deletionTimestamp !== undefined) return done();
+          await client.update(configMapType, {
+            ...cm,
+            metadata: { ...cm.metadata, finalizers: ['example.com/cleanup'] },
+          });
+          return done();
+        });
+      },
+      setup: async ({ client, sleep }) => {
+        await client.create(configMapType, configMap('x'));
+        await sleep(1_000);
+        await client.delete(configMapType, { namespace: 'default', name: 'x' });
+      },
+    });
+    const c = await simulate(stuck, { seeds: 1, faults: 'none' });
+    expect(c.failures[0]?.violation.name).toBe('stuck-finalizer');
+    expect(c.failures[0]?.violation.message).toMatch(/ConfigMap default\/x is being deleted/);
+  });
+
+  it('with two replicas, pauses the leader past its lease and the other takes over', async () => {
+    const trace: string[] = [];
+    const report = await simulate(copies, {
+      seeds: 8,
+      replicas: 2,
+      faults: ['leader-pause'],
+      onSeed: (o) => trace.push(...o.trace),
+    });
+    expect(report.passed, formatReport(report)).toBe(true);
+    expect(trace.some((l) => / paused for \d+ms/.test(l))).toBe(true);
+    expect(trace.some((l) => /replica-1#1 reconcile /.test(l))).toBe(true);
+  });
+});
+
+describe('bad input', () => {
+  it('defineScenario names the field that is wrong', () => {
+    expect(() => defineScenario({} as never)).toThrow(ScenarioError);
+    expect(() => defineScenario({ name: 'x', operator: copier } as never)).toThrow(/scenario: setup must be/);
+    expect(() =>
+      defineScenario({ name: 'x', operator: copier, setup: () => {}, invariants: { a: 1 } } as never),
+    ).toThrow(/invariants\["a"\] must be a function/);
+    expect(() => defineScenario({ ...copies, maxReconcilesPerKey: 0 })).toThrow(/maxReconcilesPerKey/);
+  });
+
+  it('fault lists and options are checked with typed errors', async () => {
+    expect(() => parseFaults('conflicts,bogus')).toThrow(UnknownFaultError);
+    expect(() => parseFaults('conflicts,bogus')).toThrow(/unknown fault "bogus": the faults are stale-reads/);
+    expect([...parseFaults('')]).toEqual([...FAULTS]);
+    expect([...parseFaults('none')]).toEqual([]);
+    await expect(simulate(copies, { seeds: 0 })).rejects.toThrow(SimulationOptionsError);
+    await expect(simulate(copies, { replicas: 1.5 })).rejects.toThrow(/replicas must be a whole number/);
+    await expect(simulate(copies, { seed: -1 })).rejects.toThrow(/seed must be/);
+  });
+
+  it('any definition either is a scenario or a ScenarioError; any options either run or a typed error', async () => {
+    fc.assert(
+      fc.property(
+        fc.record(
+          {
+            name: fc.oneof(fc.string(), fc.constant(undefined), fc.integer()),
+            operator: fc.oneof(fc.constant(copier), fc.constant(undefined), fc.string()),
+            setup: fc.oneof(
+              fc.constant(async () => {}),
+              fc.constant(null),
+            ),
+            invariants: fc.oneof(
+              fc.constant(undefined),
+              fc.dictionary(
+                fc.string(),
+                fc.oneof(
+                  fc.constant(() => {}),
+                  fc.integer(),
+                ),
+              ),
+            ),
+            differential: fc.oneof(fc.boolean(), fc.constant('yes'), fc.constant(undefined)),
+            settleWithinMs: fc.oneof(
+              fc.integer({ min: -5, max: 100_000 }),
+              fc.double(),
+              fc.constant(undefined),
+            ),
+          },
+          { requiredKeys: [] },
+        ),
+        (definition) => {
+          try {
+            const scenario = defineScenario(definition as never);
+            expect(typeof scenario.name).toBe('string');
+          } catch (error) {
+            expect(error).toBeInstanceOf(ScenarioError);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+    const tiny = defineScenario({ name: 'tiny', operator: () => {}, setup: () => {}, faultWindowMs: 0 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record(
+          {
+            seeds: fc.oneof(fc.integer({ min: -2, max: 2 }), fc.double(), fc.constant('3')),
+            faults: fc.oneof(
+              fc.constant('conflicts'),
+              fc.string(),
+              fc.array(fc.constantFrom(...FAULTS, 'nope')),
+            ),
+            replicas: fc.oneof(fc.integer({ min: -1, max: 2 }), fc.constant(Number.NaN)),
+            onlyFaults: fc.oneof(
+              fc.constant(undefined),
+              fc.array(fc.integer({ min: -1, max: 5 }), { maxLength: 3 }),
+            ),
+          },
+          { requiredKeys: [] },
+        ),
+        async (options) => {
+          try {
+            const report = await simulate(tiny, options as never);
+            expect(report.passed, formatReport(report)).toBe(true);
+          } catch (error) {
+            expect(
+              [SimulationOptionsError, UnknownFaultError].some((t) => error instanceof t),
+              String(error),
+            ).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
