@@ -32,7 +32,8 @@ export type Section =
   | 'storm-fairness'
   | 'apiserver'
   | 'nats'
-  | 'queue-store-leader';
+  | 'queue-store-leader'
+  | 'simulation';
 
 export const SECTIONS: readonly { readonly id: Section; readonly title: string }[] = [
   { id: 'cold-sync', title: '1. Cold sync against the peers and the limit' },
@@ -41,6 +42,7 @@ export const SECTIONS: readonly { readonly id: Section; readonly title: string }
   { id: 'apiserver', title: '4. The embedded API server' },
   { id: 'nats', title: '5. NATS KV' },
   { id: 'queue-store-leader', title: '6. Queue, store, leader election and the other existing figures' },
+  { id: 'simulation', title: '7. Deterministic simulation' },
 ];
 
 const GC = ['--expose-gc', '--conditions=@converge/source'];
@@ -245,5 +247,19 @@ export const PARTS: readonly PartSpec[] = [
     smallTimeoutMs: MIN,
     smallSeconds: 9,
     structured: false,
+  },
+  {
+    name: 'simulation',
+    section: 'simulation',
+    title: 'Deterministic simulation: seeds per second and virtual reconciles per real second',
+    script: 'simulation.bench.ts',
+    nodeFlags: SRC,
+    npmScript: 'bench:simulation',
+    fullEnv: {},
+    smallEnv: { BENCH_SEEDS: '20', BENCH_RUNS: '1' },
+    fullTimeoutMs: 10 * MIN,
+    smallTimeoutMs: MIN,
+    smallSeconds: 3,
+    structured: true,
   },
 ];

@@ -8,6 +8,10 @@ export interface WatchState {
   /** Set when an outage cut the connection: the watch ends with a 503. */
   cut: boolean;
   wake(): void;
+  /** Events received and not yet delivered (delayed or held back by a lagging replica). */
+  pending(): number;
+  /** Faults stopped: deliver what is held back now, and close no more. */
+  release(): void;
 }
 
 /** Something the simulator observes of a controller: its name and queue. */
@@ -82,6 +86,19 @@ export class SimProcess {
       state.wake();
     }
     this.watches.clear();
+  }
+
+  /** Events its watches hold back. */
+  pendingEvents(): number {
+    let n = 0;
+    for (const state of this.watches.values()) n += state.pending();
+    return n;
+  }
+
+  /** Faults stopped: the lagging replica has caught up and held events are delivered. */
+  release(): void {
+    this.stale = undefined;
+    for (const state of this.watches.values()) state.release();
   }
 
   /** An outage cuts every open watch. */

@@ -309,10 +309,23 @@ export class SimBackend implements Backend {
       notify();
     };
     options.signal?.addEventListener('abort', stop, { once: true });
-    const state = { cut: false, wake: () => notify() };
+    const state = {
+      cut: false,
+      wake: () => notify(),
+      pending: () => queue.length,
+      release: () => {
+        closeAt = undefined;
+        holdUntil = 0;
+        const now = clock.now();
+        for (let i = 0; i < queue.length; i++)
+          queue[i] = { event: (queue[i] as (typeof queue)[number]).event, at: now };
+        lastAt = now;
+        notify();
+      },
+    };
     p.watches.set(inner, state);
     const stale = this.#staleRevision(options.resourceVersion);
-    const holdUntil = stale === undefined ? 0 : (p.stale?.until ?? 0);
+    let holdUntil = stale === undefined ? 0 : (p.stale?.until ?? 0);
     const what = `watch ${type.plural} of ${p.id}`;
     let closeAt: number | undefined;
     let closeWith410 = false;

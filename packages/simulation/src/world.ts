@@ -476,7 +476,10 @@ export class World implements WorldPort {
   #endFaults(): void {
     this.#faultsOn = false;
     this.#outageUntil = 0;
-    for (const p of this.#processes) if (p.paused) p.resume();
+    for (const p of this.#processes) {
+      if (p.paused) p.resume();
+      if (!p.dead) p.release();
+    }
     this.trace(`${this.clock.now()}ms faults stop`);
     this.#afterFaults = true;
   }
@@ -662,6 +665,7 @@ export class World implements WorldPort {
     if (this.#pendingRestarts > 0) return false;
     if (this.clock.now() - this.#lastChangeAt < QUIET_MS) return false;
     for (const p of this.#live()) {
+      if (p.pendingEvents() > 0) return false;
       for (const c of p.controllers) {
         for (const k of c.inspect(10_000)) if (k.state !== 'waiting') return false;
       }
