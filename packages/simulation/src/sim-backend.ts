@@ -24,10 +24,13 @@ import type { Store } from '@converge/store';
 import type { FaultName } from './faults.ts';
 import { FAULT_RATES } from './faults.ts';
 import type { SimProcess } from './process.ts';
+import type { CrdStrategies } from './schema.ts';
 
 /** The world as a process's backend sees it. */
 export interface WorldPort {
   readonly store: Store;
+  /** The write strategy of custom resources (CRD pruning, defaults, validation). */
+  readonly schemas: CrdStrategies;
   /** Draws once; true when the fault is enabled, faults are on and the draw hits. Traced. */
   decide(fault: FaultName, probability: number, what: string): boolean;
   /** A draw for choices that are not faults (latency, durations): the schedule stream. */
@@ -135,7 +138,7 @@ export class SimBackend implements Backend {
     options?: WriteOptions,
   ): Promise<T> {
     return this.#call('create', type, object.metadata, () =>
-      this.#world.store.create<T>(type, object, options),
+      this.#world.store.create<T>(type, this.#world.schemas.admit(type, object), options),
     );
   }
 
@@ -144,8 +147,8 @@ export class SimBackend implements Backend {
     object: T,
     options?: WriteOptions,
   ): Promise<T> {
-    return this.#call('update', type, object.metadata, () =>
-      this.#world.store.update<T>(type, object, options),
+    return this.#call('update', type, object.metadata, async () =>
+      this.#world.store.update<T>(type, await this.#admitted(type, object), options),
     );
   }
 
@@ -154,8 +157,8 @@ export class SimBackend implements Backend {
     object: T,
     options?: WriteOptions,
   ): Promise<T> {
-    return this.#call('updateStatus', type, object.metadata, () =>
-      this.#world.store.updateStatus<T>(type, object, options),
+    return this.#call('updateStatus', type, object.metadata, async () =>
+      this.#world.store.updateStatus<T>(type, await this.#admitted(type, object), options),
     );
   }
 
@@ -165,7 +168,26 @@ export class SimBackend implements Backend {
     patch: Patch,
     options?: PatchOptions,
   ): Promise<T> {
-    return this.#call('patch', type, key, () => this.#world.store.patch<T>(type, key, patch, options));
+    return this.#call('patch', type, key, async () => {
+      const { store, schemas } = this.#world;
+      if (schemas.crdOf(type) !== undefined) {
+        // The patched object must pass the CRD's schema and rules, as on the server.
+        const old = await store.get(type, key).catch(() => undefined);
+        const result = await store.patch<T>(type, key, patch, { ...options, dryRun: true });
+        schemas.admit(type, result, old);
+      }
+      return store.patch<T>(type, key, patch, options);
+    });
+  }
+
+  /** An update of a custom resource as the server's strategy leaves it (the stored object is the old one). */
+  async #admitted<T extends KubeObject>(type: ResourceType, object: T): Promise<T> {
+    const { store, schemas } = this.#world;
+    if (schemas.crdOf(type) === undefined) return object;
+    const old = await store
+      .get(type, { namespace: object.metadata.namespace ?? '', name: object.metadata.name ?? '' })
+      .catch(() => undefined);
+    return schemas.admit(type, object, old);
   }
 
   delete<T extends KubeObject = KubeObject>(

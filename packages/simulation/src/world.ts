@@ -2,6 +2,7 @@ import {
   type BuilderWatchOptions,
   Client,
   type ControllerBuilder,
+  customResourceDefinitionType,
   formatCause,
   type KubeObject,
   LeaderElector,
@@ -30,6 +31,7 @@ import {
 import { type ObservedController, SimProcess } from './process.ts';
 import { Random } from './random.ts';
 import type { Scenario } from './scenario.ts';
+import { CrdStrategies } from './schema.ts';
 import { SimBackend, type WorldPort } from './sim-backend.ts';
 
 /** What broke: an invariant of the scenario or one of the simulator's oracles. */
@@ -178,6 +180,7 @@ class RunLogger implements Logger {
  */
 export class World implements WorldPort {
   readonly store: Store;
+  readonly schemas = new CrdStrategies();
   readonly clock: VirtualClock;
   readonly #scenario: Scenario;
   readonly #config: SeedConfig;
@@ -251,6 +254,12 @@ export class World implements WorldPort {
       } catch {
         // Another ResourceType object for the same resource is registered already.
       }
+    }
+    const crd = this.schemas.crdOf(type);
+    if (crd !== undefined) {
+      // Installed as `converge dev` installs the CRDs of the kinds an operator uses.
+      this.ensureType(customResourceDefinitionType);
+      void this.store.create(customResourceDefinitionType, crd).catch(() => {});
     }
     if (isBookkeeping(type)) return;
     // The world's own watch: when did any object last change (quiescence)?
