@@ -39,6 +39,7 @@ const SECTION_OF_AREA: Readonly<Record<string, string>> = {
   NATS: 'NATS backend',
   METRICS: 'Metrics and probes',
   CLI: 'Command line',
+  SIMULATION: 'Simulation',
 };
 
 /** What the cells of a column may hold, by header. */

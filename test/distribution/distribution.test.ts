@@ -24,7 +24,17 @@ import { COMMAND_MS, envFor, installNode, oldestNode, type Running, run, start, 
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixture/', import.meta.url));
-const PACKAGES = ['runtime', 'store', 'apiserver', 'kube', 'nats', 'metrics', 'tracing', 'cli'] as const;
+const PACKAGES = [
+  'runtime',
+  'store',
+  'apiserver',
+  'kube',
+  'nats',
+  'metrics',
+  'tracing',
+  'simulation',
+  'cli',
+] as const;
 const pinned = process.execPath;
 /** One step: a type check, or a server and an operator started, driven and stopped. */
 const TEST_MS = 180_000;

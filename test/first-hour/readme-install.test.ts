@@ -97,7 +97,7 @@ function readmeProject(
     };
     // Every @converge package, and not create-converge (which makes projects).
     expect(Object.keys(manifest.dependencies).sort()).toEqual(
-      ['apiserver', 'cli', 'kube', 'metrics', 'nats', 'runtime', 'store', 'tracing'].map(
+      ['apiserver', 'cli', 'kube', 'metrics', 'nats', 'runtime', 'simulation', 'store', 'tracing'].map(
         (p) => `@converge/${p}`,
       ),
     );

@@ -24,6 +24,7 @@ import {
   parseCreate,
   parseInit,
 } from './scaffold/index.ts';
+import { parseSimulate, SIMULATE_HELP, type SimulateArgs } from './simulate-args.ts';
 import { parseStore, STORE_HELP, type StoreArgs } from './store-args.ts';
 import { webhookArgsOf } from './webhook-args.ts';
 
@@ -105,7 +106,8 @@ export type Command =
   | ({ readonly command: 'store' } & StoreArgs)
   | ({ readonly command: 'init' } & InitArgs)
   | ({ readonly command: 'create' } & CreateApiArgs)
-  | ({ readonly command: 'manifests' } & ManifestsArgs);
+  | ({ readonly command: 'manifests' } & ManifestsArgs)
+  | ({ readonly command: 'simulate' } & SimulateArgs);
 
 export const USAGE = `Usage: converge <command> [options]
 
@@ -119,6 +121,7 @@ Commands:
   init [dir]       Make a new operator project (a kind, its controller and test, deploy files)
   create api …     Add a kind with its controller and test to a project
   manifests        Write deploy artefacts: CRDs, RBAC derived from the wiring, Deployment, kustomize
+  simulate FILE    Run a scenario through seeded fault schedules on a virtual clock; replay a seed
   help [command]   Show help
 
 Run 'converge <command> --help' for a command's options.`;
@@ -157,6 +160,7 @@ export const HELP: Record<string, string> = {
   store: STORE_HELP,
   init: INIT_HELP,
   manifests: MANIFESTS_HELP,
+  simulate: SIMULATE_HELP,
   create: CREATE_HELP,
   run: `Usage: converge run module… [options]
 
@@ -237,6 +241,7 @@ const COMMANDS = [
   'init',
   'create',
   'manifests',
+  'simulate',
   'help',
   'version',
 ] as const;
@@ -342,6 +347,12 @@ export function parseCommand(
       return 'help' in manifests
         ? { command: 'help', topic: 'manifests' }
         : { command: 'manifests', ...manifests };
+    }
+    case 'simulate': {
+      const simulate = parseSimulate(rest);
+      return 'help' in simulate
+        ? { command: 'help', topic: 'simulate' }
+        : { command: 'simulate', ...simulate };
     }
     case 'create': {
       const create = parseCreate(rest);

@@ -17,6 +17,8 @@ export const CliErrorCodes = {
   USAGE: 'CONVERGE_ERR_CLI_USAGE',
   /** `converge dev` or `run`: an operator module is missing, failed to import, or threw while wiring. */
   MODULE_FAILED: 'CONVERGE_ERR_CLI_MODULE_FAILED',
+  /** `converge simulate`: the scenario module is missing, failed to import, or its default export is no scenario. */
+  SCENARIO_FAILED: 'CONVERGE_ERR_CLI_SCENARIO_FAILED',
 } as const;
 
 /**
@@ -49,6 +51,26 @@ export class OperatorModuleError extends ConvergeError {
     super(CliErrorCodes.MODULE_FAILED, `operator module ${module} ${reason}`, options);
     this.module = module;
     this.reason = reason;
+  }
+}
+
+/**
+ * The scenario module given to `converge simulate` could not be used: the file does not exist,
+ * importing it threw (a syntax error, a missing package, a throw at its top level, a
+ * `defineScenario` that refused a field), or its default export is missing or no scenario. The
+ * message names the file and the cause; `cause` is the original error; `field` names the field of
+ * the default export that is wrong, when that is the problem.
+ */
+export class ScenarioModuleError extends ConvergeError {
+  readonly module: string;
+  readonly reason: string;
+  readonly field: string | undefined;
+
+  constructor(module: string, reason: string, options?: { cause?: unknown; field?: string }) {
+    super(CliErrorCodes.SCENARIO_FAILED, `scenario ${module} ${reason}`, options);
+    this.module = module;
+    this.reason = reason;
+    this.field = options?.field;
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * The `converge` command line: `serve` runs the embedded Kubernetes API server; `dev` runs it
  * with operator modules in one process; `run` runs operator modules against any cluster; `kv`
- * applies, gets and deletes objects in NATS JetStream KV (the primaries of NATS-backed operators).
+ * applies, gets and deletes objects in NATS JetStream KV (the primaries of NATS-backed operators);
+ * `simulate` runs a scenario through seeded fault schedules (`@converge/simulation`).
  *
  * @module
  */
@@ -11,6 +12,7 @@ export {
   KvFileError,
   NatsUnreachableError,
   OperatorModuleError,
+  ScenarioModuleError,
   UnknownKindError,
   UsageError,
 } from './errors.ts';

@@ -3,7 +3,7 @@ import { readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Command, parseCommand, usageOf } from './args.ts';
-import { describeError as describe, OperatorModuleError, UsageError } from './errors.ts';
+import { describeError as describe, OperatorModuleError, ScenarioModuleError, UsageError } from './errors.ts';
 import { processIo, type RunIo } from './process-io.ts';
 
 export type { OperatorModule } from './operator-module.ts';
@@ -84,6 +84,8 @@ async function command(argv: readonly string[], io: RunIo): Promise<number> {
         return (await import('./scaffold/index.ts')).runCreateApi(parsed, io);
       case 'manifests':
         return await (await import('./manifests-cmd.ts')).runManifests(parsed, io);
+      case 'simulate':
+        return await (await import('./simulate-cmd.ts')).runSimulate(parsed, io);
     }
   } catch (error) {
     io.err(`converge: ${describe(error)}`);
@@ -94,11 +96,15 @@ async function command(argv: readonly string[], io: RunIo): Promise<number> {
 }
 
 /**
- * The stack of what an operator module threw, to find the line; not for Node's own errors (a
- * missing file or package: `ENOENT`, `ERR_MODULE_NOT_FOUND`), whose message says it all.
+ * The stack of what an operator or scenario module threw, to find the line; not for Node's own
+ * errors (a missing file or package: `ENOENT`, `ERR_MODULE_NOT_FOUND`), whose message says it
+ * all, nor for a scenario's default export that is no scenario (the message names the field).
  */
 function moduleStack(error: unknown): string | undefined {
-  if (!(error instanceof OperatorModuleError) || !(error.cause instanceof Error)) return undefined;
+  const fromModule =
+    error instanceof OperatorModuleError ||
+    (error instanceof ScenarioModuleError && error.field === undefined);
+  if (!fromModule || !(error.cause instanceof Error)) return undefined;
   const code = (error.cause as { code?: unknown }).code;
   return typeof code === 'string' && !code.startsWith('CONVERGE_ERR_') ? undefined : error.cause.stack;
 }

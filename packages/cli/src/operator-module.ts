@@ -7,6 +7,35 @@ import { describeError, OperatorModuleError } from './errors.ts';
 /** An operator module: its default export wires controllers into the manager. */
 export type OperatorModule = (manager: Manager) => void | Promise<void>;
 
+/** Makes the error that names the module for `reason` (an {@link OperatorModuleError}, a `ScenarioModuleError`). */
+export type ModuleFailure = (reason: string, options?: { cause?: unknown }) => Error;
+
+/**
+ * Imports `file` and returns its module namespace. Throws the error `fail` makes, naming the
+ * file, if it does not exist, it is TypeScript and this Node does not strip types, or its import
+ * fails (a syntax error, a missing package, a throw at its top level). `converge dev`, `run`,
+ * `manifests` and `simulate` load their modules through it.
+ */
+export async function importModule(file: string, fail: ModuleFailure): Promise<{ default?: unknown }> {
+  const path = resolve(file);
+  try {
+    await stat(path);
+  } catch (error) {
+    throw fail(path === file ? 'does not exist' : `does not exist (${path})`, { cause: error });
+  }
+  if (/\.[cm]?ts$/.test(path) && !process.features.typescript) {
+    throw fail(
+      `is TypeScript, and this Node (${process.version}) does not strip types: use Node 22.18 or newer ` +
+        'without --no-experimental-strip-types, or compile the module to JavaScript',
+    );
+  }
+  try {
+    return (await import(pathToFileURL(path).href)) as { default?: unknown };
+  } catch (error) {
+    throw fail(`failed to load: ${describeError(error)}`, { cause: error });
+  }
+}
+
 /**
  * Imports `file` and returns its default export, which must be an {@link OperatorModule}. Throws
  * an {@link OperatorModuleError} naming the file if it does not exist, it is TypeScript and this
@@ -14,27 +43,10 @@ export type OperatorModule = (manager: Manager) => void | Promise<void>;
  * top level) or it exports no default function.
  */
 export async function loadModule(file: string): Promise<OperatorModule> {
-  const path = resolve(file);
-  try {
-    await stat(path);
-  } catch (error) {
-    throw new OperatorModuleError(file, path === file ? 'does not exist' : `does not exist (${path})`, {
-      cause: error,
-    });
-  }
-  if (/\.[cm]?ts$/.test(path) && !process.features.typescript) {
-    throw new OperatorModuleError(
-      file,
-      `is TypeScript, and this Node (${process.version}) does not strip types: use Node 22.18 or newer ` +
-        'without --no-experimental-strip-types, or compile the module to JavaScript',
-    );
-  }
-  let imported: { default?: unknown };
-  try {
-    imported = (await import(pathToFileURL(path).href)) as { default?: unknown };
-  } catch (error) {
-    throw new OperatorModuleError(file, `failed to load: ${describeError(error)}`, { cause: error });
-  }
+  const imported = await importModule(
+    file,
+    (reason, options) => new OperatorModuleError(file, reason, options),
+  );
   if (typeof imported.default !== 'function') {
     throw new OperatorModuleError(
       file,

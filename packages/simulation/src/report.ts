@@ -28,7 +28,7 @@ export function formatReport(report: SimulationReport): string {
       trace.length > TRACE_LINES
         ? [
             ...trace.slice(0, 15),
-            `  … ${trace.length - TRACE_LINES + 15} lines …`,
+            `  … ${trace.length - TRACE_LINES} lines …`,
             ...trace.slice(-(TRACE_LINES - 15)),
           ]
         : trace;

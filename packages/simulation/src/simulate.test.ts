@@ -211,6 +211,10 @@ describe('simulate', () => {
       /configmap default\/spin reconciled 51 times within \d+ virtual ms \(bound 50\)/,
     );
     expect(failure?.violation.message).toMatch(/modified ConfigMap default\/spin@\d+/);
+    // The report shows the first 15 and last 45 lines of a long trace and counts what it hides.
+    const shrunk = failure?.shrunk.trace ?? [];
+    expect(shrunk.length).toBeGreaterThan(60);
+    expect(formatReport(report)).toContain(`  … ${shrunk.length - 60} lines …`);
     expect(formatReport(report)).toMatch(
       /replay the shrunk failure: npx converge simulate SCENARIO\.ts --seed 1 --faults none --only-faults none/,
     );
@@ -385,6 +389,9 @@ describe('bad input', () => {
     await expect(simulate(copies, { seeds: 0 })).rejects.toThrow(SimulationOptionsError);
     await expect(simulate(copies, { replicas: 1.5 })).rejects.toThrow(/replicas must be a whole number/);
     await expect(simulate(copies, { seed: -1 })).rejects.toThrow(/seed must be/);
+    await expect(simulate(copies, { firstSeed: 2 ** 32 - 1, seeds: 2 })).rejects.toThrow(
+      /seeds must be a whole number from 1 to 1 \(got 2\)/,
+    );
   });
 
   it('any definition either is a scenario or a ScenarioError; any options either run or a typed error', async () => {

@@ -26,6 +26,9 @@ export interface SimulateOptions {
   readonly onSeed?: (outcome: SeedOutcome) => void;
 }
 
+/** Seeds are 32-bit: the generator's state. */
+const MAX_SEED = 2 ** 32 - 1;
+
 /** A failing seed: what broke, the trace, and the shrunk trace with the command that replays it. */
 export interface SimulationFailure {
   readonly seed: number;
@@ -73,13 +76,13 @@ export async function simulate(
   const checked = defineScenario(scenario);
   const faults = parseFaults(options.faults ?? []);
   const replicas = wholeNumber('replicas', options.replicas, 1, 1, 16);
-  const seeds =
-    options.seed !== undefined
-      ? [wholeNumber('seed', options.seed, 1, 0, 2 ** 32 - 1)]
-      : range(
-          wholeNumber('firstSeed', options.firstSeed, 1, 0, 2 ** 32 - 1),
-          wholeNumber('seeds', options.seeds, 100, 1, 10_000_000),
-        );
+  let seeds: number[];
+  if (options.seed !== undefined) seeds = [wholeNumber('seed', options.seed, 1, 0, MAX_SEED)];
+  else {
+    const first = wholeNumber('firstSeed', options.firstSeed, 1, 0, MAX_SEED);
+    // Every seed run must be one a replay can name.
+    seeds = range(first, wholeNumber('seeds', options.seeds, 100, 1, Math.min(10_000_000, MAX_SEED - first + 1)));
+  }
   const only =
     options.onlyFaults === undefined
       ? undefined
