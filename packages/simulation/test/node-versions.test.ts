@@ -1,47 +1,21 @@
 /**
  * Determinism across Node versions: the same scenario and seed give the same trace, byte for byte,
- * on the oldest Node Converge supports (22.18) and on the repository's own (24). Node 22.18 comes
- * from the npm registry (the `node` package) into node_modules/.cache, once per machine.
+ * on the oldest Node Converge supports (22.18) and on the repository's own (24). The oldest Node
+ * comes from the npm registry (the `node` package) into node_modules/.cache, once per machine,
+ * shared with the distribution test.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { envFor, installNode, oldestNode } from '../../../test/distribution/project.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const OLDEST = '22.18.0';
-const PREFIX = join(ROOT, 'node_modules', '.cache', `converge-node-${OLDEST}`);
-const NODE_22 = join(PREFIX, 'node_modules', '.bin', 'node');
+/** The oldest Node Converge supports (the runtime's `engines`), as the distribution test installs it. */
+const OLDEST = oldestNode(join(ROOT, 'packages', 'runtime', 'package.json'));
 const SCRIPT = fileURLToPath(new URL('./trace-digest.ts', import.meta.url));
-
-async function installOldest(): Promise<string> {
-  if (!existsSync(NODE_22)) {
-    mkdirSync(PREFIX, { recursive: true });
-    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    await run(
-      npm,
-      [
-        'install',
-        '--prefix',
-        PREFIX,
-        '--no-save',
-        '--no-audit',
-        '--no-fund',
-        '--prefer-offline',
-        `node@${OLDEST}`,
-      ],
-      {
-        cwd: PREFIX,
-        timeout: 150_000,
-      },
-    );
-  }
-  const { stdout } = await run(NODE_22, ['--version']);
-  return stdout.trim();
-}
 
 async function digests(node: string): Promise<string> {
   const { stdout } = await run(
@@ -60,8 +34,9 @@ describe('determinism across Node versions', () => {
   it(`gives the same trace for every seed on Node ${OLDEST} and on this Node`, {
     timeout: 300_000,
   }, async () => {
-    expect(await installOldest()).toBe(`v${OLDEST}`);
-    const [oldest, current] = await Promise.all([digests(NODE_22), digests(process.execPath)]);
+    const node = await installNode(OLDEST, join(ROOT, 'node_modules', '.cache'), envFor(process.execPath));
+    expect((await run(node, ['--version'])).stdout.trim()).toBe(`v${OLDEST}`);
+    const [oldest, current] = await Promise.all([digests(node), digests(process.execPath)]);
     expect(process.version.startsWith('v24.')).toBe(true);
     const lines = current.trim().split('\n');
     expect(lines).toHaveLength(24);
