@@ -4,8 +4,15 @@
  * garbage-collects them), deletes extra ones, and reports a Ready condition with
  * observedGeneration. Level-based: every reconcile reads the whole state and converges it, so
  * missed events and crashes between writes heal on the next run.
+ *
+ * Reads come from the cache, which may lag. Before it creates a ConfigMap, a reconcile asks the
+ * server (not the cache) whether its generator still exists: a generator deleted while the cache
+ * still shows it would otherwise get ConfigMaps that the garbage collector deletes at once, whose
+ * deletions wake the generator again, which creates them again — a storm of writes for as long as
+ * the cache lags (found by `operator.scenario.ts`, `npx converge simulate`).
  */
 import {
+  type Backend,
   type Client,
   type Condition,
   type ConfigMap,
@@ -44,17 +51,39 @@ export interface ConfigMapGenerator extends KubeObject {
 /** The label that ties a ConfigMap to its generator, for listing. */
 export const GENERATOR_LABEL = 'examples.converge.dev/generator';
 
+/**
+ * Whether the generator the cache shows as `cached` still exists on the server (same uid, not being
+ * deleted). `server` is uncached: the manager's backend.
+ */
+async function stillThere(server: Pick<Backend, 'get'>, cached: ConfigMapGenerator): Promise<boolean> {
+  const { namespace = '', name = '' } = cached.metadata;
+  const live = await server.get<ConfigMapGenerator>(generatorType, { namespace, name }).catch(ignoreNotFound);
+  return (
+    live !== undefined &&
+    live.metadata.uid === cached.metadata.uid &&
+    live.metadata.deletionTimestamp === undefined
+  );
+}
+
 export async function reconcileGenerator(
   client: Client,
   key: ObjectKey,
   ctx: ReconcileContext,
   now: () => number,
+  server?: Pick<Backend, 'get'>,
 ) {
   const generator = await client.get<ConfigMapGenerator>(generatorType, key).catch(ignoreNotFound);
   // Deleted (or being deleted): its ConfigMaps are garbage-collected.
   if (generator === undefined || generator.metadata.deletionTimestamp) return done();
   const copies = generator.spec.copies ?? 1;
   const wanted = Array.from({ length: copies }, (_, i) => `${key.name}-${i}`);
+  const existing = await client.list(configMapType, {
+    namespace: key.namespace,
+    labelSelector: `${GENERATOR_LABEL}=${key.name}`,
+  });
+  const missing = wanted.some((name) => !existing.some((cm) => cm.metadata.name === name));
+  // Deleted on the server while the cache lags: creating its ConfigMaps would only feed the collector.
+  if (missing && server !== undefined && !(await stillThere(server, generator))) return done();
   for (const name of wanted) {
     const skeleton: ConfigMap = {
       apiVersion: 'v1',
@@ -70,10 +99,6 @@ export async function reconcileGenerator(
     );
     if (result !== 'unchanged') ctx.logger.info({ configMap: name, result }, 'ConfigMap converged');
   }
-  const existing = await client.list(configMapType, {
-    namespace: key.namespace,
-    labelSelector: `${GENERATOR_LABEL}=${key.name}`,
-  });
   for (const cm of existing) {
     const name = cm.metadata.name ?? '';
     const owned = cm.metadata.ownerReferences?.some((r) => r.uid === generator.metadata.uid && r.controller);
@@ -108,5 +133,7 @@ export default function configMapGenerator(manager: Manager): void {
     .controller(generatorType)
     .owns(configMapType)
     .named('configmap-generator')
-    .complete((key, ctx) => reconcileGenerator(manager.client, key, ctx, () => manager.clock.now()));
+    .complete((key, ctx) =>
+      reconcileGenerator(manager.client, key, ctx, () => manager.clock.now(), manager.backend),
+    );
 }

@@ -70,6 +70,14 @@ export async function reconcileReplicaSet(manager: Manager, key: ObjectKey, ctx:
   }
   const wanted = spec.replicas ?? 1;
   const { metadata = {}, spec: podSpec } = spec.template ?? {};
+  // The cache may lag: a ReplicaSet deleted on the server would get Pods that the garbage collector
+  // deletes at once, whose deletions wake it again — a storm of creates for as long as the cache
+  // lags (found by `operator.scenario.ts` under `npx converge simulate`). Ask the server first.
+  if (pods.length < wanted) {
+    const live = await manager.backend.get(replicaSetType, key).catch(ignoreNotFound);
+    if (live === undefined || live.metadata.uid !== rs.metadata.uid || live.metadata.deletionTimestamp)
+      return done();
+  }
   for (let i = pods.length; i < wanted; i++) {
     const pod: Pod = {
       apiVersion: 'v1',

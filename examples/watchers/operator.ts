@@ -60,12 +60,18 @@ export function recordName(tenant: string): string {
 }
 
 /**
- * Writes the record of `tenant` as it should be; `count`, if given, is the annotation whose
- * counter goes up by one.
+ * Writes the record of the Tenant `event` is about; `count`, if given, is the annotation whose
+ * counter goes up by one. The record follows the Tenant as the cache has it now, not as the call
+ * carries it: a call carries its event's Tenant, and a retry the one of its first attempt — an add
+ * that failed, retried after an update with a newer spec ran (the opinionated dequeue policy keeps
+ * an add's retry through an update), would otherwise write the older spec back over the newer one
+ * (found by `operator.scenario.ts`, `npx converge simulate`). A Tenant already gone gets no record.
  */
-async function writeRecord(client: Client, tenant: Tenant, count?: string): Promise<string> {
-  const namespace = tenant.metadata.namespace ?? 'default';
-  const name = tenant.metadata.name ?? '';
+async function writeRecord(client: Client, event: Tenant, count?: string): Promise<string> {
+  const namespace = event.metadata.namespace ?? 'default';
+  const name = event.metadata.name ?? '';
+  const tenant = await client.get(tenantType, { namespace, name }).catch(ignoreNotFound);
+  if (tenant === undefined) return 'unchanged';
   const skeleton: ConfigMap = {
     apiVersion: 'v1',
     kind: 'ConfigMap',

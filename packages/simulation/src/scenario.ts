@@ -1,8 +1,11 @@
 import type { Client, Manager } from '@converge/runtime';
 import { ScenarioError } from './errors.ts';
 
-/** What an operator module's default export is: it wires controllers into the manager. */
-export type OperatorModule = (manager: Manager) => void | Promise<void>;
+/**
+ * What an operator module's default export is: it wires controllers into the manager (a promise
+ * it returns is awaited; any other value is ignored, so a module that returns what it built fits).
+ */
+export type OperatorModule = (manager: Manager) => unknown;
 
 /** What a scenario's `setup` gets: the user's side of the world. */
 export interface SetupContext {
@@ -20,6 +23,10 @@ export interface SetupContext {
 export interface InvariantContext {
   /** The runtime's Client over the simulated server (not faulted). */
   readonly client: Client;
+  /** Waits on the virtual clock (the operator keeps running meanwhile). */
+  sleep(ms: number): Promise<void>;
+  /** The virtual time, in milliseconds since the run began. */
+  now(): number;
 }
 
 /** An invariant: throws (or rejects) to fail. */
@@ -45,7 +52,11 @@ export interface ScenarioDefinition {
    * Reconciles one key may take after the faults stopped before it is a hot loop. Default 50.
    */
   readonly maxReconcilesPerKey?: number;
-  /** Virtual time the operator may take to become quiescent after the faults stop. Default 300 000 (5 min). */
+  /**
+   * Virtual time the operator may take to become quiescent after the faults stop. Default
+   * 1 800 000 (30 min): longer than the runtime's longest per-key backoff (1 000 s), so a key that
+   * failed often during the faults still gets its next try. Waiting costs nothing but its timers.
+   */
   readonly settleWithinMs?: number;
   /** Virtual time faults stay on after `setup` returned. Default 20 000. */
   readonly faultWindowMs?: number;
@@ -105,7 +116,7 @@ export function defineScenario(definition: ScenarioDefinition): Scenario {
     invariants,
     differential: d.differential ?? true,
     maxReconcilesPerKey: positive('maxReconcilesPerKey', d.maxReconcilesPerKey, 50),
-    settleWithinMs: positive('settleWithinMs', d.settleWithinMs, 300_000),
+    settleWithinMs: positive('settleWithinMs', d.settleWithinMs, 1_800_000),
     faultWindowMs: positive('faultWindowMs', d.faultWindowMs, 20_000, true),
   };
   Object.defineProperty(scenario, SCENARIO, { value: true });

@@ -47,7 +47,7 @@ export interface WorldPort {
     process: SimProcess | undefined,
     verb: string,
     type: ResourceType,
-    object: KubeObject | undefined,
+    key: { readonly namespace?: string | undefined; readonly name?: string | undefined } | undefined,
   ): void;
   trace(line: string): void;
 }
@@ -78,13 +78,14 @@ function rvOf(event: WatchEvent): number {
  * world's seeded generator. A process with no faults (the user's setup) sees the store as it is.
  */
 export class SimBackend implements Backend {
-  readonly name = 'simulation';
+  readonly name: string;
   readonly #world: WorldPort;
   readonly #process: SimProcess | undefined;
 
-  constructor(world: WorldPort, process?: SimProcess) {
+  constructor(world: WorldPort, process?: SimProcess, name = 'simulation') {
     this.#world = world;
     this.#process = process;
+    this.name = name;
   }
 
   resolveType(apiVersion: string, kind: string): ResourceType | undefined {
@@ -232,7 +233,7 @@ export class SimBackend implements Backend {
     world.ensureType(type);
     world.progressed();
     const p = this.#process;
-    if (p === undefined) return this.#recorded(verb, type, await run());
+    if (p === undefined) return this.#recorded(verb, type, key, await run());
     await p.gate();
     const latency = world.schedule() < 0.5 ? 0 : 1 + Math.floor(world.schedule() * 5);
     if (latency > 0) await p.clock.sleep(latency);
@@ -263,7 +264,7 @@ export class SimBackend implements Backend {
     let failure: unknown;
     let failed = false;
     try {
-      result = this.#recorded(verb, type, await run());
+      result = this.#recorded(verb, type, key, await run());
     } catch (error) {
       failure = error;
       failed = true;
@@ -285,16 +286,16 @@ export class SimBackend implements Backend {
     return result as R;
   }
 
-  #recorded<R>(verb: Verb, type: ResourceType, result: R): R {
+  #recorded<R>(
+    verb: Verb,
+    type: ResourceType,
+    key: { readonly namespace?: string | undefined; readonly name?: string | undefined } | undefined,
+    result: R,
+  ): R {
     if (!WRITES.has(verb)) return result;
-    const object =
-      verb === 'delete'
-        ? (result as DeleteResult).status === 'pending'
-          ? (result as { object: KubeObject }).object
-          : undefined
-        : (result as KubeObject);
-    if ((object as KubeObject | undefined)?.metadata?.resourceVersion !== undefined || verb === 'delete')
-      this.#world.wrote(this.#process, verb, type, object);
+    // A create with generateName learns its name from the result.
+    const stored = verb === 'delete' ? undefined : (result as KubeObject).metadata;
+    this.#world.wrote(this.#process, verb, type, stored ?? key);
     return result;
   }
 
@@ -355,7 +356,33 @@ export class SimBackend implements Backend {
       closeAt = clock.now() + 1_000 + Math.floor(world.schedule() * 29_000);
       closeWith410 = world.schedule() < 0.5;
     }
-    const source = world.store.watch<T>(type, { ...options, signal: inner.signal });
+    const initial =
+      options.resourceVersion === undefined ||
+      options.resourceVersion === '' ||
+      options.resourceVersion === '0';
+    let from = options;
+    if (stale !== undefined && initial) {
+      // A lagging replica's initial events are its own state, at its revision: the cache is filled
+      // with what the operator saw before it restarted (Sieve's time travel), then catches up.
+      const page = await world.store.list<T>(type, {
+        ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+        ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
+        ...(options.fieldSelector === undefined ? {} : { fieldSelector: options.fieldSelector }),
+        resourceVersion: String(stale),
+        resourceVersionMatch: 'Exact',
+      });
+      const now = clock.now();
+      for (const object of page.items) queue.push({ event: { type: 'ADDED', object }, at: now });
+      if (options.sendInitialEvents === true)
+        queue.push({
+          event: { type: 'BOOKMARK', resourceVersion: String(stale), initialEventsEnd: true },
+          at: now,
+        });
+      lastAt = now;
+      const { sendInitialEvents: _initial, ...rest } = options;
+      from = { ...rest, resourceVersion: String(stale) };
+    }
+    const source = world.store.watch<T>(type, { ...from, signal: inner.signal });
     void (async () => {
       try {
         for await (const event of source) {

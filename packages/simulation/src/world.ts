@@ -4,7 +4,6 @@ import {
   type ControllerBuilder,
   customResourceDefinitionType,
   formatCause,
-  type KubeObject,
   LeaderElector,
   LeaseLock,
   type LogFields,
@@ -127,6 +126,34 @@ interface Observable {
     interceptor: { aroundReconcile(info: ReconcileInfo, run: () => Promise<unknown>): Promise<unknown> };
   }): void;
   inspect(limit?: number): ObservedController['inspect'] extends (l?: number) => infer R ? R : never;
+}
+
+interface HandlerStats {
+  readonly pendingRetries: number;
+  readonly running: number;
+  readonly queued: number;
+}
+
+function hasHandlerStats(value: unknown): value is { readonly name: string; stats(): HandlerStats } {
+  const v = value as { name?: unknown; stats?: unknown; inspect?: unknown } | null;
+  if (typeof v !== 'object' || v === null || typeof v.stats !== 'function' || typeof v.inspect === 'function')
+    return false;
+  const stats = (v.stats as () => unknown).call(v) as Partial<HandlerStats> | null;
+  return (
+    typeof stats?.pendingRetries === 'number' &&
+    typeof stats.running === 'number' &&
+    typeof stats.queued === 'number'
+  );
+}
+
+/** Handler calls as keys for the quiescence check. */
+function handlerWork(stats: HandlerStats): { id: string; state: string }[] {
+  const work: { id: string; state: string }[] = [];
+  if (stats.running > 0) work.push({ id: `${stats.running} handler call(s)`, state: 'running' });
+  if (stats.queued > 0) work.push({ id: `${stats.queued} queued handler call(s)`, state: 'queued' });
+  if (stats.pendingRetries > 0)
+    work.push({ id: `${stats.pendingRetries} handler retr(y/ies)`, state: 'backoff' });
+  return work;
 }
 
 function isObservable(value: unknown): value is Observable {
@@ -307,15 +334,13 @@ export class World implements WorldPort {
     process: SimProcess | undefined,
     verb: string,
     type: ResourceType,
-    object: KubeObject | undefined,
+    key: { readonly namespace?: string | undefined; readonly name?: string | undefined } | undefined,
   ): void {
     this.#writes++;
     this.#progress++;
     if (isBookkeeping(type)) return;
-    const m = object?.metadata;
-    this.trace(
-      `${this.clock.now()}ms ${process?.id ?? 'setup'} ${verb} ${type.kind}${m ? ` ${m.namespace ? `${m.namespace}/` : ''}${m.name}` : ''}`,
-    );
+    const name = key?.name ? ` ${key.namespace ? `${key.namespace}/` : ''}${key.name}` : '';
+    this.trace(`${this.clock.now()}ms ${process?.id ?? 'setup'} ${verb} ${type.kind}${name}`);
   }
 
   trace(line: string): void {
@@ -409,7 +434,13 @@ export class World implements WorldPort {
         quiet = true;
         break;
       }
-      const target = Math.min(settleLimit, Math.max(this.clock.now() + 1, this.#lastChangeAt + QUIET_MS));
+      // Up to the next moment the answer can change: the quiet window's end, or the next timer.
+      const now = this.clock.now();
+      let target = settleLimit;
+      if (this.#lastChangeAt + QUIET_MS > now) target = Math.min(target, this.#lastChangeAt + QUIET_MS);
+      const next = this.clock.nextTimerAt();
+      if (next !== undefined) target = Math.min(target, next);
+      target = Math.max(target, now + 1);
       await this.#drive(() => this.#fatal !== undefined || this.#hotKey() !== undefined, target);
     }
     if (this.#fatal !== undefined) return this.#outcome(this.#fatal);
@@ -438,7 +469,9 @@ export class World implements WorldPort {
       try {
         await withVirtualTime(
           this,
-          Promise.resolve().then(() => invariant({ client })),
+          Promise.resolve().then(() =>
+            invariant({ client, sleep: (ms) => this.clock.sleep(ms), now: () => this.clock.now() }),
+          ),
         );
       } catch (error) {
         return { kind: 'invariant', name, message: describeError(error) };
@@ -450,9 +483,9 @@ export class World implements WorldPort {
       const cleanOutcome = await clean.run();
       if (cleanOutcome.violation !== undefined) {
         return {
-          kind: 'oracle',
+          kind: cleanOutcome.violation.kind,
           name: cleanOutcome.violation.name,
-          message: `${cleanOutcome.violation.message} (in the run without faults)`,
+          message: `${cleanOutcome.violation.message} (in the same seed's run without faults: the operator or the scenario fails with no fault at all)`,
         };
       }
       const diff = difference(comparable(state), comparable(await everything(clean.store)));
@@ -535,7 +568,9 @@ export class World implements WorldPort {
       clock: p.clock,
       logger,
       backend,
-      backends: { nats: backend },
+      // A backend of its own, as `converge dev --nats` gives one: the builder tells backends apart
+      // by identity (label ownership across backends). The same store and faults behind it.
+      backends: { nats: new SimBackend(this, p, 'simulation:nats') },
       cacheSyncTimeoutMs: Number.POSITIVE_INFINITY,
       ...(this.#config.replicas > 1
         ? {
@@ -597,6 +632,12 @@ export class World implements WorldPort {
   }
 
   #observe(p: SimProcess, runnable: unknown): void {
+    if (hasHandlerStats(runnable)) {
+      // An InformerController (grafana app-sdk style handlers): no queue of keys, but handler
+      // calls running, queued and retries pending, which quiescence must wait for.
+      p.controllers.push({ name: runnable.name, inspect: () => handlerWork(runnable.stats()) });
+      return;
+    }
     if (!isObservable(runnable)) return;
     if (p.controllers.includes(runnable as unknown as ObservedController)) return;
     p.controllers.push(runnable as unknown as ObservedController);
@@ -652,14 +693,14 @@ export class World implements WorldPort {
           name: 'hot-loop',
           message: `${id} reconciled ${how} (bound ${max}); its last run was caused by: ${
             stats.lastCauses.join(', ') || 'nothing recorded'
-          }; the last writes: ${this.#lastWritesOf(id)}`,
+          }; the run's last writes: ${this.#lastWritesOf()}`,
         };
       }
     }
     return undefined;
   }
 
-  #lastWritesOf(_id: string): string {
+  #lastWritesOf(): string {
     const writes = this.#trace
       .filter((l) => / (create|update|updateStatus|patch|delete) /.test(l) && !l.includes(' reconcile '))
       .slice(-3);
@@ -670,11 +711,22 @@ export class World implements WorldPort {
     return this.#processes.filter((p) => !p.dead);
   }
 
+  /**
+   * Live processes whose controllers run: with replicas, the leader's only (a standby's warm
+   * controllers hold keys they will not work on until it leads).
+   */
+  #working(): SimProcess[] {
+    const live = this.#live();
+    return this.#config.replicas > 1 ? live.filter((p) => p.manager?.leading === true) : live;
+  }
+
   #quiescent(): boolean {
     if (this.#pendingRestarts > 0) return false;
     if (this.clock.now() - this.#lastChangeAt < QUIET_MS) return false;
-    for (const p of this.#live()) {
-      if (p.pendingEvents() > 0) return false;
+    const working = this.#working();
+    if (this.#config.replicas > 1 && working.length === 0) return false;
+    for (const p of this.#live()) if (p.pendingEvents() > 0) return false;
+    for (const p of working) {
       for (const c of p.controllers) {
         for (const k of c.inspect(10_000)) if (k.state !== 'waiting') return false;
       }
@@ -684,7 +736,8 @@ export class World implements WorldPort {
 
   #notQuiet(settleStart: number): Violation {
     const busy: string[] = [];
-    for (const p of this.#live()) {
+    if (this.#config.replicas > 1 && this.#working().length === 0) busy.push('no replica leads');
+    for (const p of this.#working()) {
       for (const c of p.controllers) {
         for (const k of c.inspect(20)) {
           if (k.state === 'waiting') continue;
