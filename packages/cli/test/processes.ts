@@ -46,6 +46,8 @@ export function spawnConverge(
   cwd: string,
   args: readonly string[],
   env: Readonly<Record<string, string>> = {},
+  /** How much of each stream to keep (a whole JSON document a test parses may be longer). */
+  kept: number = OUTPUT_KEPT,
 ): ConvergeProcess {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd,
@@ -56,12 +58,12 @@ export function spawnConverge(
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-OUTPUT_KEPT);
-    stdout = (stdout + chunk.toString()).slice(-OUTPUT_KEPT);
+    output = (output + chunk.toString()).slice(-kept);
+    stdout = (stdout + chunk.toString()).slice(-kept);
   });
   child.stderr?.on('data', (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-OUTPUT_KEPT);
-    stderr = (stderr + chunk.toString()).slice(-OUTPUT_KEPT);
+    output = (output + chunk.toString()).slice(-kept);
+    stderr = (stderr + chunk.toString()).slice(-kept);
   });
   const exited = new Promise<Exit>((resolve) => {
     // Timed at 'exit', settled at 'close': what the process printed last (an error, "converge:

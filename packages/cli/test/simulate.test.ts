@@ -10,7 +10,8 @@ const fixtures = fileURLToPath(new URL('./fixtures/simulate/', import.meta.url))
 
 /** `converge simulate …args` as a real process, in the fixtures' folder: its exit code and output. */
 async function simulate(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const p = spawnConverge(fixtures, ['simulate', ...args]);
+  // Whole reports: a --json one with its traces is longer than the default tail.
+  const p = spawnConverge(fixtures, ['simulate', ...args], {}, 4 * 1024 * 1024);
   const { code } = await p.exited;
   return { code, out: p.stdout(), err: p.stderr() };
 }

@@ -18,7 +18,7 @@ export function formatReport(report: SimulationReport): string {
     lines.push(
       `seed ${f.seed} violates ${f.violation.kind === 'invariant' ? `invariant "${f.violation.name}"` : `oracle ${f.violation.name}`}:`,
     );
-    lines.push(`  ${f.violation.message}`);
+    lines.push(`  ${f.shrunk.violation.message}`);
     lines.push('');
     lines.push(
       `shrunk to ${f.shrunk.faults.length} fault${f.shrunk.faults.length === 1 ? '' : 's'} (from ${countFaults(f.trace)}, ${f.shrunk.runs} reruns); its trace:`,
@@ -33,10 +33,10 @@ export function formatReport(report: SimulationReport): string {
           ]
         : trace;
     for (const line of shown) lines.push(`  ${line}`);
-    if (f.logs.length > 0) {
+    if (f.shrunk.logs.length > 0) {
       lines.push('');
       lines.push('last warnings and errors the operator logged:');
-      for (const line of f.logs.slice(-8)) lines.push(`  ${line}`);
+      for (const line of f.shrunk.logs.slice(-8)) lines.push(`  ${line}`);
     }
     lines.push('');
     lines.push(`replay the shrunk failure: ${f.replayShrunk}`);

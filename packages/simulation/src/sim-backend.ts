@@ -7,7 +7,6 @@ import {
   InternalError,
   type KubeObject,
   type ListOptions,
-  NotFoundError,
   type ObjectKey,
   type ObjectList,
   type Patch,
@@ -92,30 +91,13 @@ export class SimBackend implements Backend {
     return this.#world.store.resolveType(apiVersion, kind);
   }
 
+  /** A get is a consistent read (kube-apiserver reads etcd for it): never served by a lagging replica. */
   get<T extends KubeObject = KubeObject>(
     type: ResourceType,
     key: ObjectKey,
     options: { signal?: AbortSignal } = {},
   ): Promise<T> {
-    return this.#call('get', type, key, async () => {
-      const stale = this.#staleRevision(undefined);
-      if (stale === undefined) return this.#world.store.get<T>(type, key, options);
-      const page = await this.#world.store.list<T>(type, {
-        namespace: key.namespace,
-        fieldSelector: `metadata.name=${key.name}`,
-        resourceVersion: String(stale),
-        resourceVersionMatch: 'Exact',
-      });
-      const found = page.items[0];
-      if (found === undefined)
-        throw new NotFoundError(
-          `${type.plural}${type.group ? `.${type.group}` : ''} "${key.name}" not found`,
-          {
-            details: { name: key.name, group: type.group, kind: type.plural },
-          },
-        );
-      return found;
-    });
+    return this.#call('get', type, key, () => this.#world.store.get<T>(type, key, options));
   }
 
   list<T extends KubeObject = KubeObject>(
@@ -123,7 +105,12 @@ export class SimBackend implements Backend {
     options: ListOptions = {},
   ): Promise<ObjectList<T>> {
     return this.#call('list', type, { namespace: options.namespace ?? '', name: '' }, () => {
-      const stale = options.continue === undefined ? this.#staleRevision(options.resourceVersion) : undefined;
+      // Only a list that accepts any revision (`resourceVersion: '0'`, served from the watch cache)
+      // may be stale; one without a resourceVersion is a consistent read.
+      const stale =
+        options.continue === undefined && options.resourceVersion === '0'
+          ? this.#staleRevision(options.resourceVersion)
+          : undefined;
       if (stale === undefined) return this.#world.store.list<T>(type, options);
       return this.#world.store.list<T>(type, {
         ...options,
@@ -214,8 +201,8 @@ export class SimBackend implements Backend {
       p.stale = undefined;
       return undefined;
     }
-    // A read that names a newer revision than the replica has waits for it on a real server; here
-    // it is served current (the replica "caught up" for that read).
+    // A watch from a newer revision than the replica has waits for it on a real server; here it is
+    // served current (the replica "caught up" for it).
     if (resourceVersion !== undefined && resourceVersion !== '' && resourceVersion !== '0') {
       if (Number(resourceVersion) > p.stale.revision) return undefined;
     }

@@ -40,6 +40,9 @@ export interface SimulationFailure {
     readonly faults: readonly number[];
     readonly trace: readonly string[];
     readonly runs: number;
+    /** The shrunk run's violation (the same oracle or invariant; its details may differ). */
+    readonly violation: Violation;
+    readonly logs: readonly string[];
   };
   /** Replays the failure as found. */
   readonly replay: string;
@@ -81,7 +84,10 @@ export async function simulate(
   else {
     const first = wholeNumber('firstSeed', options.firstSeed, 1, 0, MAX_SEED);
     // Every seed run must be one a replay can name.
-    seeds = range(first, wholeNumber('seeds', options.seeds, 100, 1, Math.min(10_000_000, MAX_SEED - first + 1)));
+    seeds = range(
+      first,
+      wholeNumber('seeds', options.seeds, 100, 1, Math.min(10_000_000, MAX_SEED - first + 1)),
+    );
   }
   const only =
     options.onlyFaults === undefined
@@ -110,7 +116,13 @@ export async function simulate(
       elapsed = performance.now() - started;
       const shrunk =
         options.shrink === false || only !== undefined
-          ? { faults: outcome.injected, trace: outcome.trace, runs: 0 }
+          ? {
+              faults: outcome.injected,
+              trace: outcome.trace,
+              runs: 0,
+              violation: outcome.violation,
+              logs: outcome.logs,
+            }
           : await shrink(checked, { seed, faults, replicas }, outcome);
       const base = replayCommand(file, seed, faults, replicas);
       failures.push({
@@ -165,10 +177,10 @@ async function shrink(
   scenario: Scenario,
   config: { seed: number; faults: ReadonlySet<FaultName>; replicas: number },
   failed: SeedOutcome,
-): Promise<{ faults: readonly number[]; trace: readonly string[]; runs: number }> {
+): Promise<SimulationFailure['shrunk']> {
   const target = failed.violation as Violation;
   let kept = [...failed.injected];
-  let trace = failed.trace;
+  let best = failed;
   let runs = 0;
   const stillFails = async (candidate: readonly number[]): Promise<SeedOutcome | undefined> => {
     runs++;
@@ -177,10 +189,17 @@ async function shrink(
       ? outcome
       : undefined;
   };
-  if (kept.length === 0) return { faults: kept, trace, runs };
+  const result = (run: SeedOutcome, faults: readonly number[]) => ({
+    faults,
+    trace: run.trace,
+    runs,
+    violation: run.violation as Violation,
+    logs: run.logs,
+  });
+  if (kept.length === 0) return result(best, kept);
   // No fault at all may already fail (a bug without faults).
   const none = await stillFails([]);
-  if (none !== undefined) return { faults: [], trace: none.trace, runs };
+  if (none !== undefined) return result(none, []);
   let chunk = Math.ceil(kept.length / 2);
   while (chunk >= 1 && runs < SHRINK_RUNS) {
     let removed = false;
@@ -190,7 +209,7 @@ async function shrink(
       if (outcome !== undefined) {
         // Keep only the faults that were injected in the smaller run (ids of faults it never reached go).
         kept = candidate.filter((id) => outcome.injected.includes(id));
-        trace = outcome.trace;
+        best = outcome;
         removed = true;
       } else {
         start += chunk;
@@ -200,7 +219,7 @@ async function shrink(
     else chunk = Math.min(chunk, Math.ceil(kept.length / 2));
     if (kept.length === 0) break;
   }
-  return { faults: kept, trace, runs };
+  return result(best, kept);
 }
 
 function replayCommand(file: string, seed: number, faults: ReadonlySet<FaultName>, replicas: number): string {
