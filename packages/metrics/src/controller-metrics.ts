@@ -31,6 +31,8 @@ export interface InstrumentableController {
     readonly depthByPriority: readonly { readonly priority: number; readonly size: number }[];
   };
   inspect(limit?: number): ControllerKeyInfo<unknown>[];
+  /** Keys flagged as hot loops now (a controller without it counts none). */
+  hotLoopKeys?(): number;
 }
 
 /** controller-runtime's result label of a Converge result: terminal and dropped runs are errors. */
@@ -56,6 +58,7 @@ export class ControllerCollectors {
   readonly #active = new Map<string, { value: number }>();
   readonly #dropped: FastCounter;
   readonly #causes: FastCounter;
+  readonly #selfCaused: FastCounter;
   readonly #kindTotal: FastCounter;
   readonly #kindTime: FastHistogram;
   readonly #kinds: Gauge<'controller'>;
@@ -138,6 +141,21 @@ export class ControllerCollectors {
       'Causes of reconciles (why they ran: added, modified, deleted, generic, resync, requeue-after, requeue, retry, manual), per controller',
       ['controller', 'type'],
     );
+    this.#selfCaused = new FastCounter(
+      registry,
+      Names.selfCaused,
+      "Reconciles every cause of which echoed a write of the key's own chain (its own reconciles, or ones they caused), per controller",
+      ['controller'],
+    );
+    new Gauge({
+      name: Names.hotLoopKeys,
+      help: 'Keys flagged as hot loops now (10 self-caused reconciles in a row within 30 s, by default), per controller',
+      labelNames: ['controller'],
+      registers,
+      collect() {
+        for (const c of controllers()) this.labels(c.name).set(c.hotLoopKeys?.() ?? 0);
+      },
+    });
     this.#kindTotal = new FastCounter(
       registry,
       Names.kindReconcileTotal,
@@ -267,6 +285,8 @@ export class ControllerCollectors {
     const panics = this.#panics.labels(name);
     const timeouts = this.#timeouts.labels(name);
     const dropped = this.#dropped.labels(name);
+    const selfCaused = this.#selfCaused.labels(name);
+    selfCaused.inc(0);
     let active = this.#active.get(name);
     if (active === undefined) {
       active = { value: 0 };
@@ -315,6 +335,7 @@ export class ControllerCollectors {
         if (detail.timedOut) timeouts.inc();
         if (isPanic(error)) panics.inc();
       },
+      onSelfCausedReconcile: () => selfCaused.inc(),
       onActiveWorkers: (_controller, n) => {
         workers.value = n;
       },

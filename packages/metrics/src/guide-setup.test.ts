@@ -54,7 +54,7 @@ describe('the setup of docs/guide/operations.md', () => {
     expect(sampleValue(families, Names.informerSynced, { informer: 'websites' })).toBe(1);
     expect(families.has('process_cpu_seconds_total')).toBe(true);
     const keys = (await (await fetch(`${server.url('debug')}/debug/keys`)).json()) as DebugKeys;
-    expect(keys.controllers).toEqual([{ name: 'website', keys: [], truncated: false }]);
+    expect(keys.controllers).toEqual([{ name: 'website', keys: [], truncated: false, hotLoopKeys: 0 }]);
 
     stop.abort();
     await run;

@@ -43,6 +43,8 @@ export const Names = {
   leaderTransitions: 'converge_leader_election_transitions',
   dropped: 'converge_reconcile_dropped_total',
   causes: 'converge_reconcile_causes_total',
+  hotLoopKeys: 'converge_hot_loop_keys',
+  selfCaused: 'converge_self_caused_reconciles_total',
   eventLatency: 'converge_event_to_reconcile_seconds',
   kindReconcileTotal: 'converge_kind_reconcile_total',
   kindReconcileTime: 'converge_kind_reconcile_time_seconds',

@@ -1,8 +1,8 @@
-import { type ControllerKeyInfo, formatCause } from '@converge/runtime';
+import { type ControllerKeyInfo, chainOf, formatCause } from '@converge/runtime';
 import type { InstrumentableController } from '../controller-metrics.ts';
 
-/** States `/debug/keys?state=` accepts. */
-const STATES = new Set(['running', 'backoff', 'waiting', 'queued']);
+/** States `/debug/keys?state=` accepts (`hotloop`: keys flagged as hot loops, whatever their state). */
+const STATES = new Set(['running', 'backoff', 'waiting', 'queued', 'hotloop']);
 
 /** Keys listed per controller unless `?limit=` says otherwise (at most 10 000). */
 const DEFAULT_LIMIT = 1_000;
@@ -35,6 +35,17 @@ export interface DebugKey {
   };
   /** Added again while running: runs once more after this run. */
   readonly runsAgain: boolean;
+  /**
+   * The chain behind the newest of its causes (running or pending) that echoes a write of this
+   * process, one line per link (`causeChain`); absent when none does.
+   */
+  readonly chain?: readonly string[];
+  /** Set while the key is flagged as a hot loop: since when, self-caused runs counted, the chain. */
+  readonly hotLoop?: {
+    readonly since: string;
+    readonly selfCausedRuns: number;
+    readonly chain: readonly string[];
+  };
 }
 
 /** The `/debug/keys` JSON document. */
@@ -44,6 +55,8 @@ export interface DebugKeys {
     readonly name: string;
     readonly keys: readonly DebugKey[];
     readonly truncated: boolean;
+    /** Keys flagged as hot loops now (listed or not). */
+    readonly hotLoopKeys: number;
   }[];
 }
 
@@ -93,11 +106,16 @@ export function debugKeys(
     now: iso(now),
     controllers: chosen.map((c) => {
       const all = c.inspect(states.length === 0 ? limit + 1 : undefined);
-      const matching = states.length === 0 ? all : all.filter((k) => states.includes(k.state));
+      const hot = states.includes('hotloop');
+      const matching =
+        states.length === 0
+          ? all
+          : all.filter((k) => states.includes(k.state) || (hot && k.hotLoop !== undefined));
       return {
         name: c.name,
         keys: matching.slice(0, limit).map((k) => debugKey(k, now)),
         truncated: matching.length > limit,
+        hotLoopKeys: c.hotLoopKeys?.() ?? all.filter((k) => k.hotLoop !== undefined).length,
       };
     }),
   };
@@ -133,7 +151,24 @@ function debugKey(k: ControllerKeyInfo<unknown>, now: number): DebugKey {
           },
         }),
     runsAgain: k.dirty,
+    ...chainField(k),
+    ...(k.hotLoop === undefined
+      ? {}
+      : {
+          hotLoop: {
+            since: iso(k.hotLoop.since),
+            selfCausedRuns: k.hotLoop.selfCausedRuns,
+            chain: k.hotLoop.chain,
+          },
+        }),
   };
+}
+
+function chainField(k: ControllerKeyInfo<unknown>): { chain?: readonly string[] } {
+  const chain = chainOf(
+    k.runCauses === undefined ? k.causes.causes : [...k.runCauses.causes, ...k.causes.causes],
+  );
+  return chain === undefined ? {} : { chain };
 }
 
 function iso(ms: number): string {
@@ -147,7 +182,7 @@ export function debugKeysHtml(doc: DebugKeys): string {
     keys
       .map(
         (k) =>
-          `<tr class="${k.state}"><td>${esc(k.key)}</td><td>${k.state}</td><td>${k.attempts}</td><td>${esc(
+          `<tr class="${k.state}${k.hotLoop === undefined ? '' : ' hotloop'}"><td>${esc(k.key)}</td><td>${k.state}${k.hotLoop === undefined ? '' : ' (hot loop)'}</td><td>${k.attempts}</td><td>${esc(
             [...(k.runCauses ?? []), ...k.causes].join('; '),
           )}</td><td>${esc(k.lastError?.message ?? '')}</td><td>${esc(k.nextRetryAt ?? k.runningSince ?? '')}</td></tr>`,
       )
@@ -162,7 +197,7 @@ export function debugKeysHtml(doc: DebugKeys): string {
     .join('\n');
   return `<!doctype html>
 <html><head><meta charset="utf-8"><title>Converge keys</title>
-<style>body{font-family:system-ui,sans-serif;margin:1.5rem}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}tr.backoff{background:#fff3e0}tr.running{background:#e8f5e9}</style>
+<style>body{font-family:system-ui,sans-serif;margin:1.5rem}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}tr.backoff{background:#fff3e0}tr.running{background:#e8f5e9}tr.hotloop{background:#ffebee}</style>
 </head><body><h1>Keys</h1><p>As of ${esc(doc.now)}</p>
 ${sections}
 </body></html>

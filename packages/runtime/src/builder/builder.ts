@@ -1,4 +1,5 @@
 import { type Backend, type ResourceType, RoutedBackend } from '../backend/index.ts';
+import type { WriteLedger } from '../client/index.ts';
 import type { Clock } from '../clock/index.ts';
 import { Controller, type ControllerOptions } from '../controller/index.ts';
 import { OptionsError } from '../errors.ts';
@@ -29,6 +30,11 @@ export interface BuilderHost {
    * reconciles are logged at error level with the error (`err`). Default: none (nothing is logged).
    */
   readonly logger?: Logger;
+  /**
+   * Where the controllers record their writes and look up echoes (a Manager passes its
+   * `writeLedger`, shared by all its controllers). Default: each controller has its own.
+   */
+  readonly writeLedger?: WriteLedger;
   /** Adds the controller (wrapped when it has stop hooks) to run with the host. */
   add(runnable: Runnable, options?: { name?: string }): void;
   /**
@@ -236,6 +242,7 @@ export class ControllerBuilder {
     const reads = this.#reads.map((r) => this.#readSource(r));
     const controller = new Controller<ObjectKey>({
       ...(this.#host.clock === undefined ? {} : { clock: this.#host.clock }),
+      ...(this.#host.writeLedger === undefined ? {} : { writeLedger: this.#host.writeLedger }),
       ...(this.#host.logger === undefined
         ? {}
         : { logger: this.#host.logger.child({ kind: primary.type.kind }) }),

@@ -26,6 +26,7 @@ import {
 } from './intercept.ts';
 import { type ObjectReader, PendingWrites } from './pending-writes.ts';
 import { type AnyResourceType, type UntypedResourceType, untyped } from './typed.ts';
+import { recordWrite } from './writer-scope.ts';
 
 /** Gives the client a synced cache of a type (a shared informer's), creating it on first use. */
 export type CacheProvider = (type: ResourceType, signal?: AbortSignal) => Promise<ObjectReader>;
@@ -68,6 +69,9 @@ export interface ClientListOptions {
  * Reads from the cache, writes to the backend (controller-runtime's default client), with
  * read-your-writes: after a write returns resourceVersion X, reading that object never returns
  * an older version, even while the cache lags (see {@link PendingWrites}).
+ *
+ * A write made inside a reconcile is recorded as that reconcile's (see {@link WriteLedger}), so the
+ * event that echoes it names the reconcile behind it (`Cause.writtenBy`).
  *
  * Every method takes the shape of its objects from the resource type: `get(deploymentType, key)`
  * returns a `Deployment`, `create(configMapType, { … })` checks the object against `ConfigMap`. An
@@ -330,6 +334,7 @@ export class Client {
       this.backend.delete(untyped(type), key, options),
     );
     if (!options?.dryRun) {
+      if (result.status === 'pending') recordWrite(result.object);
       if (result.status === 'pending') this.#pending.recordWrite(this.#id(type, key), result.object);
       else this.#pending.recordDelete(this.#id(type, key), uid);
     }
@@ -366,6 +371,7 @@ export class Client {
   }
 
   #remember(type: AnyResourceType, object: KubeObject, options: WriteOptions | undefined): KubeObject {
+    if (!options?.dryRun) recordWrite(object);
     if (!options?.dryRun && this.#cache !== undefined) {
       const key = { namespace: object.metadata.namespace ?? '', name: object.metadata.name ?? '' };
       this.#pending.recordWrite(this.#id(type, key), object);

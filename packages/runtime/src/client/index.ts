@@ -35,3 +35,5 @@ export {
   setOwnerReference,
 } from './owner.ts';
 export { compareResourceVersions, type ObjectReader } from './pending-writes.ts';
+export { WriteLedger, type WriteLedgerOptions } from './write-ledger.ts';
+export { runAsWriter, type WriterScope } from './writer-scope.ts';

@@ -1,3 +1,4 @@
+import { runAsWriter, WriteLedger, type WriterScope } from '../client/index.ts';
 import { type Clock, realClock, settlesWithin, type Timer } from '../clock/index.ts';
 import { AlreadyStartedError, OptionsError } from '../errors.ts';
 import type { RequestQueue } from '../handler/index.ts';
@@ -10,6 +11,7 @@ import type { Source } from '../source/index.ts';
 import {
   type Cause,
   type CauseSet,
+  causeChain,
   defaultControllerRateLimiter,
   formatCause,
   joinHooks,
@@ -19,6 +21,7 @@ import {
   type WorkQueueMetrics,
 } from '../workqueue/index.ts';
 import { ShutdownTimeoutError, SourceFailedError, SourceSyncError } from './errors.ts';
+import { HotLoopDetector, type HotLoopInfo, hotLoopSettings } from './hot-loop.ts';
 import { type ControllerKeyInfo, keyInfo, type LastError } from './inspect.ts';
 import {
   type Finished,
@@ -29,6 +32,7 @@ import {
 } from './intercept.ts';
 import { invoke } from './invoke.ts';
 import type { ControllerMetrics, ControllerOptions, ReconcileResultLabel } from './options.ts';
+import { ReconcileWriter } from './reconcile-writer.ts';
 
 /** Reconciles a worker runs back to back before it lets the event loop run. */
 const YIELD_EVERY = 64;
@@ -120,6 +124,9 @@ export class Controller<R> implements Runnable {
   #unsynced: ReadonlySet<string> | undefined;
   #workerRuns: Promise<void>[] = [];
   #seq = 0;
+  /** With cause chains: where writes are recorded and echoes looked up. */
+  readonly #ledger: WriteLedger | undefined;
+  readonly #hotLoops: HotLoopDetector | undefined;
 
   constructor(options: ControllerOptions<R>) {
     if (typeof options !== 'object' || options === null)
@@ -163,6 +170,16 @@ export class Controller<R> implements Runnable {
       ...(options.queueMetrics === undefined ? {} : { metrics: options.queueMetrics }),
       ...(options.maxCausesPerKey === undefined ? {} : { maxCausesPerKey: options.maxCausesPerKey }),
     });
+    if (options.causeChains !== undefined && typeof options.causeChains !== 'boolean')
+      throw new OptionsError('causeChains', options.causeChains, 'a boolean');
+    const ledger = options.writeLedger;
+    if (ledger !== undefined && !(ledger instanceof WriteLedger))
+      throw new OptionsError('writeLedger', ledger, 'a WriteLedger');
+    if (options.causeChains !== false) {
+      this.#ledger = ledger ?? new WriteLedger({ clock: this.#clock });
+      const settings = hotLoopSettings(options.hotLoop);
+      if (settings !== undefined) this.#hotLoops = new HotLoopDetector(this.name, settings);
+    }
     for (const source of options.sources ?? []) this.#sources.push(source);
     if (options.interceptor !== undefined) this.observe({ interceptor: options.interceptor });
   }
@@ -256,11 +273,49 @@ export class Controller<R> implements Runnable {
   inspect(limit?: number): ControllerKeyInfo<R>[] {
     const ids = new Map<string, string>();
     for (const running of this.#running) ids.set(this.#keyOf(running.request), running.id);
-    return this.#queue
-      .inspect(limit)
-      .map((info) =>
-        keyInfo(info, info.processing ? ids.get(info.id) : undefined, this.#lastErrors.get(info.id)),
+    const ledger = this.#ledger;
+    const now = this.#clock.now();
+    return this.#queue.inspect(limit).map((queued) => {
+      const info =
+        ledger === undefined
+          ? queued
+          : {
+              ...queued,
+              causes: ledger.attributeSet(queued.causes),
+              ...(queued.runCauses === undefined ? {} : { runCauses: ledger.attributeSet(queued.runCauses) }),
+            };
+      return keyInfo(
+        info,
+        info.processing ? ids.get(info.id) : undefined,
+        this.#lastErrors.get(info.id),
+        this.#hotLoopOf(info.id, now),
       );
+    });
+  }
+
+  /**
+   * Keys flagged as hot loops now (0 without hot-loop detection). See `HotLoopOptions` for the
+   * rule; `inspect()` marks them with `hotLoop`, and {@link Controller.hotLoops} lists them all.
+   */
+  hotLoopKeys(): number {
+    return this.#hotLoops?.flaggedCount(this.#clock.now()) ?? 0;
+  }
+
+  /** Every key flagged as a hot loop now, queued or not, by key id. */
+  hotLoops(): Map<string, HotLoopInfo> {
+    const all = new Map<string, HotLoopInfo>();
+    const now = this.#clock.now();
+    for (const [key, flag] of this.#hotLoops?.flagged(now) ?? []) {
+      all.set(key, { since: flag.since, selfCausedRuns: flag.runs, chain: causeChain(flag.cause) });
+    }
+    return all;
+  }
+
+  #hotLoopOf(key: string, now: number): HotLoopInfo | undefined {
+    const flag = this.#hotLoops?.flagOf(key, now);
+    return flag === undefined
+      ? undefined
+      : { since: flag.since, selfCausedRuns: flag.runs, chain: causeChain(flag.cause) };
   }
 
   /** Queue counters (depth, processing, waiting, adds, retries, dropped after shutdown). */
@@ -412,12 +467,21 @@ export class Controller<R> implements Runnable {
     }
   }
 
-  #reconcile(request: R, stopSignal: AbortSignal): Promise<Finished> {
+  #reconcile(request: R, stopSignal: AbortSignal): Promise<unknown> {
+    let causes = this.#queue.causesOf(request);
+    const ledger = this.#ledger;
+    let key: string | undefined;
+    if (ledger !== undefined) {
+      causes = ledger.attributeSet(causes);
+      key = this.#keyOf(request);
+      if (this.#hotLoops !== undefined && !this.#watchLoop(request, key, causes)) return Promise.resolve();
+    }
     const id = `${this.name}-${(++this.#seq).toString(36)}`;
+    const scope =
+      ledger === undefined ? undefined : new ReconcileWriter(ledger, this.name, id, key as string, causes);
     const failures = this.#queue.numRequeues(request);
-    const causes = this.#queue.causesOf(request);
     const interceptor = this.#interceptor;
-    if (interceptor === undefined) return this.#run(request, stopSignal, id, failures, causes);
+    if (interceptor === undefined) return this.#run(request, stopSignal, id, failures, causes, scope);
     const info = reconcileInfo(
       this.name,
       id,
@@ -427,7 +491,34 @@ export class Controller<R> implements Runnable {
       failures,
       causes,
     );
-    return intercept(interceptor, info, () => this.#run(request, stopSignal, id, failures, causes));
+    return intercept(interceptor, info, () => this.#run(request, stopSignal, id, failures, causes, scope));
+  }
+
+  /**
+   * Counts a run for hot-loop detection; false when the brake holds it back (it is then requeued
+   * after the brake's wait, its causes kept).
+   */
+  #watchLoop(request: R, key: string, causes: CauseSet): boolean {
+    const verdict = (this.#hotLoops as HotLoopDetector).observe(key, causes.causes, this.#clock.now());
+    if (!verdict.selfCaused) return true;
+    if (verdict.deferMs > 0) {
+      const last = causes.causes[causes.causes.length - 1] as Cause;
+      this.#queue.requeueAfter(request, verdict.deferMs, { keepCauses: true, cause: last });
+      return false;
+    }
+    this.#hook(() => this.#metrics?.onSelfCausedReconcile?.(this.name));
+    if (verdict.flagged) {
+      const flag = this.#hotLoops?.flagOf(key, this.#clock.now());
+      this.#logger.warn(
+        {
+          ...requestFields(request, this.#keyOf),
+          selfCausedRuns: flag?.runs,
+          chain: flag === undefined ? [] : causeChain(flag.cause),
+        },
+        'Hot loop detected',
+      );
+    }
+    return true;
   }
 
   async #run(
@@ -436,6 +527,7 @@ export class Controller<R> implements Runnable {
     id: string,
     failures: number,
     causes: CauseSet,
+    scope: WriterScope | undefined,
   ): Promise<Finished> {
     const logger =
       this.#logger === noopLogger
@@ -447,17 +539,19 @@ export class Controller<R> implements Runnable {
             ...causeFields(causes),
           });
     const started = this.#clock.now();
-    const invocation = invoke(
-      this.#reconciler,
-      request,
-      { logger, reconcileId: id, failures, causes: causes.causes, droppedCauses: causes.dropped },
-      {
-        clock: this.#clock,
-        stopSignal,
-        timeoutMs: this.#reconcileTimeoutMs,
-        abandonGraceMs: this.#abandonGraceMs,
-      },
-    );
+    const call = () =>
+      invoke(
+        this.#reconciler,
+        request,
+        { logger, reconcileId: id, failures, causes: causes.causes, droppedCauses: causes.dropped },
+        {
+          clock: this.#clock,
+          stopSignal,
+          timeoutMs: this.#reconcileTimeoutMs,
+          abandonGraceMs: this.#abandonGraceMs,
+        },
+      );
+    const invocation = scope === undefined ? call() : runAsWriter(scope, call);
     const running: Running<R> = { request, id, settled: invocation.settled };
     this.#running.add(running);
     this.#hook(() => this.#metrics?.onActiveWorkers?.(this.name, this.#running.size));
@@ -602,6 +696,7 @@ export class Controller<R> implements Runnable {
     this.#state = 'stopping';
     this.#queue.shutDown();
     this.#lastErrors.clear();
+    this.#hotLoops?.clear();
     const pending = [...this.#running];
     const all = Promise.all([...pending.map((r) => r.settled), ...this.#workerRuns, ...this.#sourceRuns]);
     if (this.#shutdownTimeoutMs === 0) {

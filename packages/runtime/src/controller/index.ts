@@ -6,6 +6,7 @@
  */
 export { Controller, type ControllerQueue, type ControllerState } from './controller.ts';
 export { ShutdownTimeoutError, SourceFailedError, SourceSyncError } from './errors.ts';
+export type { HotLoopInfo, HotLoopOptions } from './hot-loop.ts';
 export type { ControllerKeyInfo } from './inspect.ts';
 export type { ReconcileInfo, ReconcileInterceptor, ReconcileSummary } from './intercept.ts';
 export type {

@@ -1,4 +1,5 @@
 import type { CauseSet, WorkQueueKeyInfo } from '../workqueue/index.ts';
+import type { HotLoopInfo } from './hot-loop.ts';
 
 /**
  * One request of a controller as `inspect` sees it: what its queue knows (see
@@ -17,6 +18,8 @@ export interface ControllerKeyInfo<R> extends WorkQueueKeyInfo<R> {
   readonly lastError?: Error;
   /** When that run finished (clock milliseconds). */
   readonly lastErrorAt?: number;
+  /** Set while the key is flagged as a hot loop (see `HotLoopOptions` for the rule). */
+  readonly hotLoop?: HotLoopInfo;
 }
 
 /** The last failure of a request that is being retried. @internal */
@@ -30,6 +33,7 @@ export function keyInfo<R>(
   info: WorkQueueKeyInfo<R>,
   reconcileId: string | undefined,
   last: LastError | undefined,
+  hotLoop?: HotLoopInfo,
 ): ControllerKeyInfo<R> {
   const state = info.processing
     ? 'running'
@@ -43,6 +47,7 @@ export function keyInfo<R>(
     state,
     ...(reconcileId === undefined ? {} : { reconcileId }),
     ...(last === undefined ? {} : { lastError: last.error, lastErrorAt: last.at }),
+    ...(hotLoop === undefined ? {} : { hotLoop }),
   };
 }
 

@@ -1,8 +1,10 @@
+import type { WriteLedger } from '../client/index.ts';
 import type { Clock } from '../clock/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { ReconcileFunction, Reconciler } from '../reconcile/index.ts';
 import type { Source } from '../source/index.ts';
 import type { CauseSet, RateLimiter, RetryPolicy, WorkQueueMetrics } from '../workqueue/index.ts';
+import type { HotLoopOptions } from './hot-loop.ts';
 import type { ReconcileInterceptor } from './intercept.ts';
 
 /** Result labels of the reconcile metric, named like controller-runtime's plus `terminal`. */
@@ -30,6 +32,12 @@ export interface ControllerMetrics {
    * says its `reconcileTimeoutMs` fired during the run (the error is then usually the timeout's).
    */
   onReconcileError?(controller: string, error: Error, detail: ReconcileErrorDetail): void;
+  /**
+   * A self-caused reconcile is starting: every cause of it echoes a write of its key's own chain
+   * (see {@link HotLoopOptions}; only with hot-loop detection on). Flagged keys are counted by
+   * `Controller.hotLoopKeys()`.
+   */
+  onSelfCausedReconcile?(controller: string): void;
 }
 
 /** What {@link ControllerMetrics.onReconcileError} is told besides the error. */
@@ -104,6 +112,27 @@ export interface ControllerOptions<R> {
   readonly queueMetrics?: WorkQueueMetrics;
   /** A hook around each reconcile (a tracing adapter's). Default none. */
   readonly interceptor?: ReconcileInterceptor;
+  /**
+   * Cause chains: each reconcile runs as the writer of what it writes through a `Client`, and a
+   * cause that echoes such a write names the reconcile behind it (`Cause.writtenBy`, with that
+   * reconcile's own causes a few links deep), in `context.causes`, logs and `inspect()`. Default
+   * true; false costs nothing and turns hot-loop detection off too.
+   */
+  readonly causeChains?: boolean;
+  /**
+   * Where writes are recorded and looked up. Default: a ledger of this controller's own, which
+   * sees its own writes only; a manager gives the controllers it builds its `writeLedger`, so
+   * that chains cross controllers (pass `manager.writeLedger` to one built by hand).
+   */
+  readonly writeLedger?: WriteLedger;
+  /**
+   * Hot-loop detection (needs `causeChains`): a key whose reconciles keep being caused only by
+   * echoes of its own chain's writes is flagged once (a warning 'Hot loop detected' with the
+   * chain, `inspect()`'s `hotLoop`, `hotLoopKeys()`), and with `brake` its self-caused runs back
+   * off. Default true (threshold 10 runs within 30 s, no brake); false turns it off. See
+   * {@link HotLoopOptions} for the rule.
+   */
+  readonly hotLoop?: boolean | HotLoopOptions;
   /** Called with every reconcile error, retried or not (grafana's ErrorHandler). Must not throw. */
   readonly onError?: (error: Error, request: R) => void;
 }

@@ -1,5 +1,6 @@
 import { type Backend, type ResourceType, resourceType } from '../backend/index.ts';
 import type { CacheReader } from '../cache/index.ts';
+import type { WriteLedger } from '../client/index.ts';
 import { type Clock, realClock, settlesWithin, type Timer } from '../clock/index.ts';
 import {
   Controller,
@@ -105,6 +106,8 @@ export interface DynamicControllerOptions {
   readonly logger?: Logger;
   readonly metrics?: DynamicControllerMetrics;
   readonly queueMetrics?: WorkQueueMetrics;
+  /** As `ControllerOptions.writeLedger` (a manager passes its own). Default: one of its own. */
+  readonly writeLedger?: WriteLedger;
   /** Called with every reconcile error, retried or not. Must not throw. */
   readonly onError?: (error: Error, request: KindRequest) => void;
   /**
@@ -252,6 +255,7 @@ export class DynamicController implements Runnable, ServesKinds {
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
       ...(options.queueMetrics === undefined ? {} : { queueMetrics: options.queueMetrics }),
       ...(options.onError === undefined ? {} : { onError: options.onError }),
+      ...(options.writeLedger === undefined ? {} : { writeLedger: options.writeLedger }),
     });
   }
 
@@ -328,6 +332,11 @@ export class DynamicController implements Runnable, ServesKinds {
   /** Every request held, over all kinds (see `Controller.inspect`); `partition` is the kind. */
   inspect(limit?: number): ControllerKeyInfo<KindRequest>[] {
     return this.#controller.inspect(limit);
+  }
+
+  /** Keys flagged as hot loops now (see `Controller.hotLoopKeys`). */
+  hotLoopKeys(): number {
+    return this.#controller.hotLoopKeys();
   }
 
   /** Queue counters, reconciles running and kinds served. */

@@ -61,20 +61,22 @@ export function eventCause(event: ObjectEvent<unknown>, options: EventCauseOptio
 
 /**
  * A reference to an object: its kind and the namespace, name, uid and resourceVersion of its
- * metadata, those that are strings (an empty namespace is left out). Undefined for values without
+ * metadata, those that are strings (an empty namespace is left out), and its generation when it is
+ * a number. Undefined for values without
  * `metadata` (a poller's plain items). Frozen.
  */
 export function causeObjectOf(object: unknown): CauseObject | undefined {
   if (typeof object !== 'object' || object === null) return undefined;
   const { kind, metadata } = object as { kind?: unknown; metadata?: unknown };
   if (typeof metadata !== 'object' || metadata === null) return undefined;
-  const { namespace, name, uid, resourceVersion } = metadata as Record<string, unknown>;
+  const { namespace, name, uid, resourceVersion, generation } = metadata as Record<string, unknown>;
   const ref: { -readonly [F in keyof CauseObject]: CauseObject[F] } = {};
   if (typeof kind === 'string') ref.kind = kind;
   if (typeof namespace === 'string' && namespace !== '') ref.namespace = namespace;
   if (typeof name === 'string') ref.name = name;
   if (typeof uid === 'string') ref.uid = uid;
   if (typeof resourceVersion === 'string') ref.resourceVersion = resourceVersion;
+  if (typeof generation === 'number') ref.generation = generation;
   return Object.freeze(ref);
 }
 

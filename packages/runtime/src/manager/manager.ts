@@ -8,7 +8,7 @@ import {
 } from '../backend/index.ts';
 import { type BuilderWatchOptions, ControllerBuilder } from '../builder/index.ts';
 import { KindNotServedError } from '../cache/index.ts';
-import { Client } from '../client/index.ts';
+import { Client, WriteLedger } from '../client/index.ts';
 import { type Clock, realClock, type Timer } from '../clock/index.ts';
 import { DynamicController, type DynamicControllerOptions } from '../dynamic/index.ts';
 import { AlreadyStartedError, OptionsError } from '../errors.ts';
@@ -145,6 +145,7 @@ export class Manager implements Runnable {
   readonly #named: ReadonlyMap<string, Backend>;
   readonly #informers: InformerRegistry;
   readonly #client: Client | undefined;
+  readonly #writeLedger: WriteLedger;
   readonly #readers = new Map<string, ReturnType<InformerRegistry['acquire']>>();
   readonly #webhooks = new WebhookRegistry();
   readonly #permissions = new Permissions();
@@ -197,6 +198,7 @@ export class Manager implements Runnable {
       resyncPeriodMs: durationMs('resyncPeriodMs', options.resyncPeriodMs, 0),
       ...(onInformerError === undefined ? {} : { onError: onInformerError }),
     });
+    this.#writeLedger = new WriteLedger({ clock: this.#clock });
     this.#backend = options.backend === undefined ? undefined : new RoutedBackend(options.backend);
     this.#named = namedBackends(options.backends);
     if (this.#backend !== undefined) {
@@ -318,6 +320,16 @@ export class Manager implements Runnable {
   }
 
   /**
+   * Where the writes of reconciles are recorded, shared by the controllers the manager builds
+   * (`controller(type)`, `dynamicController`): an event that echoes a write of one of them names
+   * the reconcile behind it, across controllers (cause chains, hot-loop detection of two
+   * controllers that ping-pong an object). Pass it as `writeLedger` to a controller built by hand.
+   */
+  get writeLedger(): WriteLedger {
+    return this.#writeLedger;
+  }
+
+  /**
    * Starts a controller builder whose primary kind is `type` (see {@link ControllerBuilder}), with
    * the primary's watch options (`predicates`, `namespace`, selectors, `backend`). Its controller
    * runs on the manager's clock and logs through the manager's logger.
@@ -332,6 +344,7 @@ export class Manager implements Runnable {
       clock: this.#clock,
       logger: this.#baseLogger,
       permissions: this.#permissions,
+      writeLedger: this.#writeLedger,
       add: (runnable: Runnable, addOptions?: { name?: string }) => this.add(runnable, addOptions ?? {}),
     }).for(type, options);
   }
@@ -355,6 +368,7 @@ export class Manager implements Runnable {
     const controller = new DynamicController({
       clock: this.#clock,
       logger: this.#baseLogger,
+      writeLedger: this.#writeLedger,
       ...options,
       backend,
       // The client's cached reader of a stopped kind would keep its informer (and watch) forever.

@@ -28,7 +28,29 @@ export interface CauseObject {
   readonly name?: string;
   readonly uid?: string;
   readonly resourceVersion?: string;
+  /** Its `metadata.generation`, for kinds that track one (hot-loop detection compares it). */
+  readonly generation?: number;
 }
+
+/**
+ * The reconcile whose write an event echoes: a write made through a client inside a reconcile is
+ * remembered (a `WriteLedger`), and the event that brings it back names it. Its `causes` are that
+ * reconcile's own, with their own `writtenBy`: a chain, shown {@link MAX_CHAIN_LINKS} links deep.
+ */
+export interface CauseWriter {
+  readonly controller: string;
+  readonly reconcileId: string;
+  /** The key that reconcile reconciled (the controller's `keyOf`). */
+  readonly key: string;
+  readonly causes: readonly Cause[];
+}
+
+/**
+ * Links of `writtenBy` shown and followed (`formatCause`, `causeChain`, hot-loop detection). A
+ * cause keeps at most 13 (a writer cuts its causes' chains back to two once they reach 12), so
+ * memory stays bounded in a loop of writes.
+ */
+export const MAX_CHAIN_LINKS = 3;
 
 /**
  * One reason a key was enqueued. Causes are plain frozen data: a type, the source that enqueued
@@ -51,6 +73,12 @@ export interface Cause {
   readonly finalStateUnknown?: boolean;
   /** A `deleted` cause from a KV purge (the key's history removed too), not a plain delete. */
   readonly purged?: boolean;
+  /**
+   * The reconcile of this process whose write the event echoes (added, modified or deleted events
+   * only), when the controller keeps cause chains (`causeChains`, default on). Not compared by
+   * {@link sameCause}.
+   */
+  readonly writtenBy?: CauseWriter;
   /**
    * When the queue received it (clock milliseconds), if the queue times causes (see
    * `WorkQueue.timeCauses`; a controller with an interceptor does). Not compared by {@link sameCause}:
@@ -174,13 +202,32 @@ export function causeOption(value: Cause | undefined, field = 'cause'): Cause | 
 
 /**
  * A short text of a cause for logs: `<type> [flags] <Kind> <namespace>/<name>@<resourceVersion>
- * via <source>`, each part only when known.
+ * via <source>`, each part only when known; for an echo of a write of this process, then
+ * `, written by reconcile <id> of controller <name> (<key>), which ran because: <its causes>`
+ * (`; `-separated, each formatted the same way, as deep as the chain was kept).
  *
  * @example
  * formatCause({ type: 'deleted', purged: true, source: 'widgets', object: { kind: 'Widget', namespace: 'ns', name: 'w', resourceVersion: '7' } });
  * // 'deleted purged Widget ns/w@7 via widgets'
  */
 export function formatCause(cause: Cause): string {
+  return formatLinks(cause, MAX_CHAIN_LINKS);
+}
+
+function formatLinks(cause: Cause, links: number): string {
+  const w = cause.writtenBy;
+  if (w === undefined || links <= 0) return formatOwnCause(cause);
+  const because = w.causes.map((c) => formatLinks(c, links - 1)).join('; ');
+  return `${formatOwnCause(cause)}, ${formatWriter(w)}${because === '' ? '' : `, which ran because: ${because}`}`;
+}
+
+/** `written by reconcile <id> of controller <name> (<key>)`. */
+export function formatWriter(writer: CauseWriter): string {
+  return `written by reconcile ${writer.reconcileId} of controller ${writer.controller} (${writer.key})`;
+}
+
+/** {@link formatCause} without the writer. @internal */
+export function formatOwnCause(cause: Cause): string {
   let text: string = cause.type;
   if (cause.secondary === true) text += ' secondary';
   if (cause.initialList === true) text += ' initial-list';

@@ -18,13 +18,17 @@ export {
   type CauseObject,
   type CauseSet,
   type CauseType,
+  type CauseWriter,
   formatCause,
+  formatWriter,
+  MAX_CHAIN_LINKS,
   manualCause,
   noCauses,
   requeueAfterCause,
   retryCause,
   sameCause,
 } from './cause.ts';
+export { causeChain, chainDepth, chainOf, chainReaches, limitLinks } from './cause-chain.ts';
 export { joinHooks, type WorkQueueKeyInfo, type WorkQueueMetrics, type WorkQueueStats } from './metrics.ts';
 export { WorkQueue } from './queue.ts';
 export {

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { VirtualClock } from '../clock/virtual-clock.ts';
+import type { Cause, CauseWriter } from '../workqueue/index.ts';
+import { WriteLedger } from './write-ledger.ts';
+import { runAsWriter } from './writer-scope.ts';
+
+const writer: CauseWriter = { controller: 'c', reconcileId: 'c-1', key: 'ns/a', causes: [] };
+const object = (rv: string, uid = 'u1') => ({
+  kind: 'Widget',
+  metadata: { namespace: 'ns', name: 'a', uid, resourceVersion: rv },
+});
+const modified = (rv: string, uid = 'u1'): Cause => ({
+  type: 'modified',
+  object: { kind: 'Widget', namespace: 'ns', name: 'a', uid, resourceVersion: rv },
+});
+
+describe('WriteLedger', () => {
+  it('names the writer of the echo of a remembered version only: modified, deleted and live added causes', () => {
+    const ledger = new WriteLedger({ clock: new VirtualClock() });
+    ledger.record(object('5'), writer);
+    expect(ledger.attribute(modified('5')).writtenBy).toBe(writer);
+    expect(ledger.attribute(modified('6')).writtenBy).toBeUndefined();
+    expect(ledger.attribute(modified('5', 'u2')).writtenBy).toBeUndefined();
+    expect(ledger.attribute({ ...modified('5'), type: 'deleted' }).writtenBy).toBe(writer);
+    expect(ledger.attribute({ ...modified('5'), type: 'added' }).writtenBy).toBe(writer);
+    // A resync or an initial list replays the object: not an echo.
+    expect(ledger.attribute({ ...modified('5'), type: 'resync' }).writtenBy).toBeUndefined();
+    expect(
+      ledger.attribute({ ...modified('5'), type: 'added', initialList: true }).writtenBy,
+    ).toBeUndefined();
+    const unattributed = modified('7');
+    expect(ledger.attribute(unattributed)).toBe(unattributed);
+  });
+
+  it('forgets a write after ttlMs, keeps the last 8 versions of an object, and at most maxEntries objects', async () => {
+    const clock = new VirtualClock();
+    const ledger = new WriteLedger({ clock, ttlMs: 1_000, maxEntries: 2 });
+    ledger.record(object('1'), writer);
+    await clock.advance(1_000);
+    expect(ledger.attribute(modified('1')).writtenBy).toBe(writer);
+    await clock.advance(1);
+    expect(ledger.attribute(modified('1')).writtenBy).toBeUndefined();
+    for (let rv = 2; rv <= 10; rv++) ledger.record(object(String(rv)), writer);
+    expect(ledger.attribute(modified('2')).writtenBy).toBeUndefined();
+    expect(ledger.attribute(modified('3')).writtenBy).toBe(writer);
+    expect(ledger.attribute(modified('10')).writtenBy).toBe(writer);
+    ledger.record(object('1', 'u2'), writer);
+    await clock.advance(1);
+    ledger.record(object('1', 'u3'), writer);
+    expect(ledger.size).toBe(2);
+    expect(ledger.attribute(modified('10')).writtenBy).toBeUndefined();
+    expect(ledger.attribute(modified('1', 'u3')).writtenBy).toBe(writer);
+  });
+
+  it('records what is written inside runAsWriter, through async steps, and nothing outside', async () => {
+    const { recordWrite } = await import('./writer-scope.ts');
+    const ledger = new WriteLedger({ clock: new VirtualClock() });
+    recordWrite(object('1'));
+    await runAsWriter({ ledger, writer: () => writer }, async () => {
+      await Promise.resolve();
+      recordWrite(object('2'));
+    });
+    expect(ledger.size).toBe(1);
+    expect(ledger.attribute(modified('2')).writtenBy).toBe(writer);
+  });
+});
+
+describe('WriteLedger.attribute', () => {
+  it('gives the same copy of a cause every time (a retried run keeps its causes, observers key on them)', () => {
+    const ledger = new WriteLedger({ clock: new VirtualClock() });
+    ledger.record(object('5'), writer);
+    const cause = modified('5');
+    const first = ledger.attribute(cause);
+    expect(first).not.toBe(cause);
+    expect(ledger.attribute(cause)).toBe(first);
+    expect(ledger.attributeSet({ causes: [cause], dropped: 0 }).causes[0]).toBe(first);
+  });
+});

@@ -1,0 +1,176 @@
+import { type Clock, realClock } from '../clock/index.ts';
+import { durationMs, integer } from '../options.ts';
+import type { Cause, CauseObject, CauseSet, CauseWriter } from '../workqueue/index.ts';
+
+/** Options of a {@link WriteLedger}. */
+export interface WriteLedgerOptions {
+  readonly clock?: Clock;
+  /** How long a write is remembered (its echo must arrive and run within it). Default 60 000. */
+  readonly ttlMs?: number;
+  /**
+   * Objects whose writes are remembered at most (each with its last 8 versions); when full, the
+   * least recently written tenth go. Default 10 000.
+   */
+  readonly maxEntries?: number;
+}
+
+/**
+ * Which reconcile wrote which version of an object, so that the event that echoes a write can
+ * name it (`Cause.writtenBy`). A client records every object a write returns while it runs inside
+ * a reconcile (see `runAsWriter`); a controller looks up the `added`, `modified` and `deleted`
+ * causes of each run by uid (else kind, namespace and name) and resourceVersion. Bounded like the
+ * client's read-your-writes: entries expire after `ttlMs`, and past `maxEntries` the oldest go.
+ *
+ * A manager shares one ledger between its client and the controllers it builds
+ * (`manager.writeLedger`), so that a chain crosses controllers; a controller built by hand has a
+ * ledger of its own unless given one.
+ *
+ * @example
+ * const ledger = new WriteLedger({ clock });
+ * const controller = new Controller({ name: 'websites', reconciler, writeLedger: ledger });
+ */
+export class WriteLedger {
+  /**
+   * The recent writes of each object, by uid (else kind, namespace and name): the keys are the
+   * objects, not their versions, so a busy object updates its entry in place (a Map that churns
+   * through fresh string keys costs far more).
+   */
+  readonly #objects = new Map<string, ObjectWrites>();
+  /** The attributed copy of each cause attributed, for as long as the cause lives. */
+  readonly #attributed = new WeakMap<Cause, Cause>();
+  readonly #clock: Clock;
+  readonly #ttlMs: number;
+  readonly #max: number;
+  #sweptAt = 0;
+
+  constructor(options: WriteLedgerOptions = {}) {
+    this.#clock = options.clock ?? realClock;
+    this.#ttlMs = durationMs('ttlMs', options.ttlMs, 60_000);
+    this.#max = integer('maxEntries', options.maxEntries, 10_000, 1);
+  }
+
+  /** Objects with writes remembered now (expired ones included until they are swept). */
+  get size(): number {
+    return this.#objects.size;
+  }
+
+  /** Remembers that `writer` wrote `object` (as the backend returned it). Objects without a resourceVersion are ignored. */
+  record(object: unknown, writer: CauseWriter): void {
+    if (typeof object !== 'object' || object === null) return;
+    const { kind, metadata } = object as { kind?: unknown; metadata?: unknown };
+    if (typeof metadata !== 'object' || metadata === null) return;
+    const { namespace, name, uid, resourceVersion } = metadata as Record<string, unknown>;
+    if (typeof resourceVersion !== 'string' || resourceVersion === '') return;
+    const id =
+      typeof uid === 'string' && uid !== ''
+        ? uid
+        : objectId(
+            typeof kind === 'string' ? kind : undefined,
+            typeof namespace === 'string' ? namespace : undefined,
+            typeof name === 'string' ? name : undefined,
+          );
+    const now = this.#clock.now();
+    let writes = this.#objects.get(id);
+    if (writes === undefined) {
+      if (this.#objects.size >= this.#max) this.#makeRoom(now);
+      writes = { versions: [], writers: [], next: 0, at: now };
+      this.#objects.set(id, writes);
+    }
+    const i = writes.next;
+    writes.versions[i] = resourceVersion;
+    writes.writers[i] = writer;
+    writes.next = (i + 1) % VERSIONS_PER_OBJECT;
+    writes.at = now;
+    if (now - this.#sweptAt > this.#ttlMs) this.#sweep(now);
+  }
+
+  /** The reconcile that wrote this version of the object, if remembered. */
+  writerOf(object: CauseObject): CauseWriter | undefined {
+    const rv = object.resourceVersion;
+    if (rv === undefined || rv === '' || this.#objects.size === 0) return undefined;
+    const id =
+      object.uid !== undefined && object.uid !== ''
+        ? object.uid
+        : objectId(object.kind, object.namespace, object.name);
+    const writes = this.#objects.get(id);
+    if (writes === undefined) return undefined;
+    if (this.#clock.now() - writes.at > this.#ttlMs) {
+      this.#objects.delete(id);
+      return undefined;
+    }
+    const i = writes.versions.indexOf(rv);
+    return i === -1 ? undefined : writes.writers[i];
+  }
+
+  /**
+   * `cause` with `writtenBy` when it is an echo of a remembered write (an `added` not from an
+   * initial list, a `modified` or a `deleted`, of an object with a resourceVersion); else `cause`.
+   */
+  attribute(cause: Cause): Cause {
+    if (cause.writtenBy !== undefined || this.#objects.size === 0) return cause;
+    const object = cause.object;
+    if (object?.resourceVersion === undefined || !isEcho(cause)) return cause;
+    const writer = this.writerOf(object);
+    if (writer === undefined) return cause;
+    // The same copy every time: a cause keeps its identity from run to run (a retry), and
+    // observers key on it (the tracing adapter links every run a cause led to to one span).
+    let attributed = this.#attributed.get(cause);
+    if (attributed === undefined) {
+      attributed = Object.freeze({ ...cause, writtenBy: writer });
+      this.#attributed.set(cause, attributed);
+    }
+    return attributed;
+  }
+
+  /** {@link WriteLedger.attribute} over a run's causes; the set itself when none changes. */
+  attributeSet(set: CauseSet): CauseSet {
+    if (this.#objects.size === 0 || set.causes.length === 0) return set;
+    let out: Cause[] | undefined;
+    for (let i = 0; i < set.causes.length; i++) {
+      const c = set.causes[i] as Cause;
+      const a = this.attribute(c);
+      if (a !== c) {
+        out ??= set.causes.slice();
+        out[i] = a;
+      }
+    }
+    return out === undefined ? set : Object.freeze({ causes: Object.freeze(out), dropped: set.dropped });
+  }
+
+  /** Drops the objects not written for `ttlMs` (a walk, at most once per `ttlMs`). */
+  #sweep(now: number): void {
+    this.#sweptAt = now;
+    for (const [id, writes] of this.#objects) if (now - writes.at > this.#ttlMs) this.#objects.delete(id);
+  }
+
+  /** Full: drops expired objects, else the least recently written tenth. */
+  #makeRoom(now: number): void {
+    this.#sweep(now);
+    if (this.#objects.size < this.#max) return;
+    const oldest = [...this.#objects].sort(([, a], [, b]) => a.at - b.at);
+    const count = Math.ceil(oldest.length / 10);
+    for (let i = 0; i < count; i++) this.#objects.delete((oldest[i] as [string, ObjectWrites])[0]);
+  }
+}
+
+/** Versions of one object remembered (a reconcile that writes an object twice, an echo that lags). */
+const VERSIONS_PER_OBJECT = 8;
+
+/** The recent writes of one object: a ring of versions and their writers. */
+interface ObjectWrites {
+  readonly versions: string[];
+  readonly writers: CauseWriter[];
+  next: number;
+  /** When it was last written. */
+  at: number;
+}
+
+function objectId(kind: string | undefined, namespace: string | undefined, name: string | undefined): string {
+  return `${kind ?? ''}|${namespace ?? ''}/${name ?? ''}`;
+}
+
+function isEcho(cause: Cause): boolean {
+  const type = cause.type;
+  if (type === 'added') return cause.initialList !== true;
+  return type === 'modified' || type === 'deleted';
+}

@@ -1,0 +1,237 @@
+import { OptionsError } from '../errors.ts';
+import { durationMs, integer } from '../options.ts';
+import type { Cause } from '../workqueue/index.ts';
+import { chainReaches } from '../workqueue/index.ts';
+
+/**
+ * Options of hot-loop detection (`ControllerOptions.hotLoop`). The rule: a run is **self-caused**
+ * when it has causes and every one echoes a write of the key's own chain — a write by a reconcile
+ * of this key of this controller, or by any reconcile that ran (up to three links up) because of
+ * such a write (two controllers ping-ponging an object). A key is flagged when `threshold`
+ * self-caused runs follow each other within `windowMs`, without a change of its primary object's
+ * `metadata.generation` in between. Any other run (an event no reconcile of the chain wrote, a
+ * retry, a requeue, a manual add) and a generation change start the count again. A flagged key
+ * is cleared when no self-caused run came for `windowMs`.
+ */
+export interface HotLoopOptions {
+  /** Self-caused runs in a row that flag a key. Default 10. */
+  readonly threshold?: number;
+  /**
+   * The `threshold` runs must fall within this long; a flag clears after this long without a
+   * self-caused run. Default 30 000.
+   */
+  readonly windowMs?: number;
+  /**
+   * The brake: self-caused runs of a flagged key wait, doubling from `brakeBaseMs` up to
+   * `brakeMaxMs` after each one (other runs do not wait). Default false.
+   */
+  readonly brake?: boolean;
+  /** First wait of the brake. Default 1 000. */
+  readonly brakeBaseMs?: number;
+  /** Longest wait of the brake. Default 300 000. */
+  readonly brakeMaxMs?: number;
+  /** Keys whose count is kept at most (the first counted go first when full). Default 10 000. */
+  readonly maxKeys?: number;
+}
+
+/** A flagged key, as `inspect` shows it. */
+export interface HotLoopInfo {
+  /** When it was flagged (clock milliseconds). */
+  readonly since: number;
+  /** Self-caused runs counted: the `threshold` that flagged it and every one since. */
+  readonly selfCausedRuns: number;
+  /** The chain of its latest self-caused run (`causeChain`). */
+  readonly chain: readonly string[];
+}
+
+/** What the detector makes of a run about to start. @internal */
+export interface HotLoopVerdict {
+  readonly selfCaused: boolean;
+  /** The key was flagged by this run: log it once. */
+  readonly flagged: boolean;
+  /** The brake holds this run back this long (0: run now). */
+  readonly deferMs: number;
+}
+
+interface KeyState {
+  /** Times of the latest self-caused runs in a row, at most `threshold`, oldest first. */
+  times: number[];
+  generation: number | undefined;
+  lastSelfCausedAt: number;
+  flag: { since: number; runs: number; cause: Cause } | undefined;
+  /** The brake: when the next self-caused run may start, and how many waited. */
+  allowedAt: number;
+  braked: number;
+}
+
+const NOT_SELF: HotLoopVerdict = Object.freeze({ selfCaused: false, flagged: false, deferMs: 0 });
+const SELF: HotLoopVerdict = Object.freeze({ selfCaused: true, flagged: false, deferMs: 0 });
+
+/** Settings of a detector, checked. @internal */
+export interface HotLoopSettings {
+  readonly threshold: number;
+  readonly windowMs: number;
+  readonly brake: boolean;
+  readonly brakeBaseMs: number;
+  readonly brakeMaxMs: number;
+  readonly maxKeys: number;
+}
+
+/** Checks `ControllerOptions.hotLoop`; undefined when detection is off. @internal */
+export function hotLoopSettings(value: boolean | HotLoopOptions | undefined): HotLoopSettings | undefined {
+  if (value === false) return undefined;
+  if (value !== undefined && value !== true && (typeof value !== 'object' || value === null)) {
+    throw new OptionsError('hotLoop', value, 'a boolean or HotLoopOptions');
+  }
+  const o: HotLoopOptions = typeof value === 'object' ? value : {};
+  if (o.brake !== undefined && typeof o.brake !== 'boolean')
+    throw new OptionsError('hotLoop.brake', o.brake, 'a boolean');
+  return {
+    threshold: integer('hotLoop.threshold', o.threshold, 10, 1),
+    windowMs: durationMs('hotLoop.windowMs', o.windowMs, 30_000),
+    brake: o.brake ?? false,
+    brakeBaseMs: durationMs('hotLoop.brakeBaseMs', o.brakeBaseMs, 1_000),
+    brakeMaxMs: durationMs('hotLoop.brakeMaxMs', o.brakeMaxMs, 300_000),
+    maxKeys: integer('hotLoop.maxKeys', o.maxKeys, 10_000, 1),
+  };
+}
+
+/**
+ * Counts self-caused runs per key and flags hot loops (the rule is on {@link HotLoopOptions}).
+ * Costs a map lookup per run; keeps a small state per key that had a self-caused run, at most
+ * `maxKeys`. @internal
+ */
+export class HotLoopDetector {
+  readonly #controller: string;
+  readonly #s: HotLoopSettings;
+  readonly #keys = new Map<string, KeyState>();
+  readonly #flagged = new Set<string>();
+
+  constructor(controller: string, settings: HotLoopSettings) {
+    this.#controller = controller;
+    this.#s = settings;
+  }
+
+  /** Counts a run of `key` with `causes` starting at `now`. */
+  observe(key: string, causes: readonly Cause[], now: number): HotLoopVerdict {
+    const s = this.#s;
+    let state = this.#keys.get(key);
+    if (state !== undefined) this.#expire(key, state, now);
+    const selfCaused = isSelfCaused(causes, this.#controller, key);
+    const generation = primaryGeneration(causes);
+    if (!selfCaused) {
+      // The state stays (a key that converges after one echo per edit keeps one, reused): the
+      // map does not churn, and `maxKeys` bounds it.
+      if (state === undefined) return NOT_SELF;
+      state.times.length = 0;
+      if (generation !== undefined) state.generation = generation;
+      return NOT_SELF;
+    }
+    if (state === undefined) {
+      state = { times: [], generation, lastSelfCausedAt: now, flag: undefined, allowedAt: 0, braked: 0 };
+      this.#keys.set(key, state);
+      if (this.#keys.size > s.maxKeys) this.#evict();
+    } else {
+      if (generation !== undefined && state.generation !== undefined && generation !== state.generation)
+        state.times.length = 0;
+      if (generation !== undefined) state.generation = generation;
+    }
+    const flag = state.flag;
+    if (flag !== undefined && s.brake && now < state.allowedAt) {
+      return { selfCaused: true, flagged: false, deferMs: state.allowedAt - now };
+    }
+    state.lastSelfCausedAt = now;
+    const cause = lastCause(causes);
+    if (flag !== undefined) {
+      flag.runs++;
+      flag.cause = cause;
+      this.#brake(state, now);
+      return SELF;
+    }
+    const times = state.times;
+    times.push(now);
+    if (times.length > s.threshold) times.shift();
+    if (times.length < s.threshold || now - (times[0] as number) > s.windowMs) return SELF;
+    state.flag = { since: now, runs: times.length, cause };
+    this.#flagged.add(key);
+    this.#brake(state, now);
+    return { selfCaused: true, flagged: true, deferMs: 0 };
+  }
+
+  /** The key's flag, if it is flagged at `now`; `chain` is left to the caller to format. */
+  flagOf(key: string, now: number): { since: number; runs: number; cause: Cause } | undefined {
+    const state = this.#keys.get(key);
+    if (state === undefined) return undefined;
+    this.#expire(key, state, now);
+    return state.flag;
+  }
+
+  /** Keys flagged at `now`. */
+  flaggedCount(now: number): number {
+    for (const key of this.#flagged) {
+      const state = this.#keys.get(key);
+      if (state === undefined) this.#flagged.delete(key);
+      else this.#expire(key, state, now);
+    }
+    return this.#flagged.size;
+  }
+
+  /** Flagged keys at `now`, with their flags. */
+  *flagged(now: number): IterableIterator<[string, { since: number; runs: number; cause: Cause }]> {
+    this.flaggedCount(now);
+    for (const key of this.#flagged) {
+      const flag = this.#keys.get(key)?.flag;
+      if (flag !== undefined) yield [key, flag];
+    }
+  }
+
+  /** Forgets everything (the controller stopped). */
+  clear(): void {
+    this.#keys.clear();
+    this.#flagged.clear();
+  }
+
+  #brake(state: KeyState, now: number): void {
+    if (!this.#s.brake) return;
+    const wait = Math.min(this.#s.brakeBaseMs * 2 ** state.braked, this.#s.brakeMaxMs);
+    state.braked++;
+    state.allowedAt = now + wait;
+  }
+
+  /** No self-caused run for the window: the count starts again and a flag clears. */
+  #expire(key: string, state: KeyState, now: number): void {
+    if (now - state.lastSelfCausedAt < this.#s.windowMs) return;
+    if (state.flag !== undefined && now < state.allowedAt) return;
+    state.times.length = 0;
+    state.flag = undefined;
+    state.braked = 0;
+    state.allowedAt = 0;
+    this.#flagged.delete(key);
+  }
+
+  #evict(): void {
+    const oldest = this.#keys.keys().next().value;
+    if (oldest === undefined) return;
+    this.#keys.delete(oldest);
+    this.#flagged.delete(oldest);
+  }
+}
+
+/** Every cause echoes a write of the chain of `key` of `controller` (and there is one). */
+function isSelfCaused(causes: readonly Cause[], controller: string, key: string): boolean {
+  if (causes.length === 0) return false;
+  for (const c of causes) if (!chainReaches(c, controller, key)) return false;
+  return true;
+}
+
+/** The generation of the run's primary object, from its own (not secondary) object causes. */
+function primaryGeneration(causes: readonly Cause[]): number | undefined {
+  let generation: number | undefined;
+  for (const c of causes)
+    if (c.secondary !== true && c.object?.generation !== undefined) generation = c.object.generation;
+  return generation;
+}
+
+function lastCause(causes: readonly Cause[]): Cause {
+  return causes[causes.length - 1] as Cause;
+}

@@ -1,0 +1,83 @@
+import type { WriteLedger, WriterScope } from '../client/index.ts';
+import type { Cause, CauseSet, CauseWriter } from '../workqueue/index.ts';
+import { chainDepth, limitLinks, MAX_CHAIN_LINKS } from '../workqueue/index.ts';
+
+/**
+ * The writer a reconcile's writes are recorded as: made on its first write, with the run's causes
+ * (their chains bounded: see `bounded`). @internal
+ */
+export class ReconcileWriter implements WriterScope {
+  readonly ledger: WriteLedger;
+  readonly #controller: string;
+  readonly #id: string;
+  readonly #key: string;
+  readonly #causes: CauseSet;
+  #writer: CauseWriter | undefined;
+
+  constructor(ledger: WriteLedger, controller: string, id: string, key: string, causes: CauseSet) {
+    this.ledger = ledger;
+    this.#controller = controller;
+    this.#id = id;
+    this.#key = key;
+    this.#causes = causes;
+  }
+
+  writer(): CauseWriter {
+    this.#writer ??= Writer.of(this.#controller, this.#id, this.#key, this.#causes.causes);
+    return this.#writer;
+  }
+}
+
+/** Links a writer's causes may carry before they are cut back to {@link MAX_CHAIN_LINKS} - 1. */
+const CUT_AT = 4 * MAX_CHAIN_LINKS;
+
+/**
+ * A writer that knows how many links of `writtenBy` its chain holds (itself included), so that the
+ * next one need not walk it. Its causes are kept as they are while their chains are short, and
+ * cut back to {@link MAX_CHAIN_LINKS} - 1 links once they reach {@link CUT_AT}: cutting copies the
+ * chain's top (every link is frozen), so a loop of writes cuts once every ten writes rather than
+ * at each. What is shown and searched stops at {@link MAX_CHAIN_LINKS} links either way, and
+ * memory stays bounded.
+ */
+class Writer implements CauseWriter {
+  readonly controller: string;
+  readonly reconcileId: string;
+  readonly key: string;
+  readonly causes: readonly Cause[];
+  readonly #links: number;
+
+  private constructor(
+    controller: string,
+    reconcileId: string,
+    key: string,
+    causes: readonly Cause[],
+    links: number,
+  ) {
+    this.controller = controller;
+    this.reconcileId = reconcileId;
+    this.key = key;
+    this.causes = causes;
+    this.#links = links;
+    Object.freeze(this);
+  }
+
+  static of(controller: string, reconcileId: string, key: string, causes: readonly Cause[]): Writer {
+    let below = 0;
+    for (const c of causes) {
+      const w = c.writtenBy;
+      if (w !== undefined) below = Math.max(below, linksOf(w));
+    }
+    if (below >= CUT_AT) {
+      causes = limitLinks(causes, MAX_CHAIN_LINKS - 1);
+      below = MAX_CHAIN_LINKS - 1;
+    }
+    return new Writer(controller, reconcileId, key, causes, below + 1);
+  }
+
+  static linksOf(writer: CauseWriter): number {
+    // A writer made elsewhere (a cause built by hand, a cut copy) is measured by walking it.
+    return #links in writer ? (writer as Writer).#links : 1 + chainDepth(writer.causes, CUT_AT);
+  }
+}
+
+const linksOf = (writer: CauseWriter): number => Writer.linksOf(writer);

@@ -1,0 +1,105 @@
+import { type Cause, type CauseWriter, formatOwnCause, formatWriter, MAX_CHAIN_LINKS } from './cause.ts';
+
+/**
+ * The chain behind a cause, one text per link, for a person: the cause itself (without its
+ * writer), then for each writer `written by reconcile <id> of controller <name> (<key>), which ran
+ * because: <its causes, without their writers>`, following the newest cause of each writer that
+ * was itself an echo, at most {@link MAX_CHAIN_LINKS} writers. One element when the cause echoes
+ * no write of this process.
+ *
+ * @example
+ * causeChain(cause);
+ * // ['modified Deployment default/web@12 via owns:Deployment',
+ * //  'written by reconcile website-7 of controller website (default/web), which ran because: modified Website default/web@10 via for:Website']
+ */
+export function causeChain(cause: Cause): string[] {
+  const lines = [formatOwnCause(cause)];
+  let writer = cause.writtenBy;
+  for (let links = 0; writer !== undefined && links < MAX_CHAIN_LINKS; links++) {
+    const because = writer.causes.map(formatOwnCause).join('; ');
+    lines.push(
+      because === '' ? formatWriter(writer) : `${formatWriter(writer)}, which ran because: ${because}`,
+    );
+    writer = lastEcho(writer.causes)?.writtenBy;
+  }
+  return lines;
+}
+
+/**
+ * The chain of the newest cause among `causes` that echoes a write of this process (see
+ * {@link causeChain}); undefined when none does.
+ */
+export function chainOf(causes: readonly Cause[]): string[] | undefined {
+  const echo = lastEcho(causes);
+  return echo === undefined ? undefined : causeChain(echo);
+}
+
+/**
+ * Whether the chain of `cause` passes through a reconcile of `key` by `controller`: the write it
+ * echoes was made by that reconcile, or by one that ran (a few links up) because of such a write.
+ */
+export function chainReaches(cause: Cause, controller: string, key: string): boolean {
+  const writer = cause.writtenBy;
+  return writer !== undefined && writerReaches(writer, controller, key, MAX_CHAIN_LINKS);
+}
+
+function writerReaches(writer: CauseWriter, controller: string, key: string, links: number): boolean {
+  if (writer.key === key && writer.controller === controller) return true;
+  if (links <= 1) return false;
+  for (const c of writer.causes) {
+    const w = c.writtenBy;
+    if (w !== undefined && writerReaches(w, controller, key, links - 1)) return true;
+  }
+  return false;
+}
+
+/**
+ * The most links of `writtenBy` below any of `causes`, counted up to `max` (a walk, no allocation).
+ * @internal
+ */
+export function chainDepth(causes: readonly Cause[], max: number): number {
+  let depth = 0;
+  for (const c of causes) {
+    const w = c.writtenBy;
+    if (w === undefined) continue;
+    const d = max <= 1 ? 1 : 1 + chainDepth(w.causes, max - 1);
+    if (d > depth) depth = d;
+    if (depth >= max) return depth;
+  }
+  return depth;
+}
+
+/**
+ * `causes` with their chains cut to `links` links of `writtenBy` (0: none). Returns causes that
+ * need no cut as they are. @internal
+ */
+export function limitLinks(causes: readonly Cause[], links: number): readonly Cause[] {
+  let out: Cause[] | undefined;
+  for (let i = 0; i < causes.length; i++) {
+    const c = causes[i] as Cause;
+    const limited = limitCause(c, links);
+    if (limited !== c) {
+      out ??= causes.slice();
+      out[i] = limited;
+    }
+  }
+  return out === undefined ? causes : Object.freeze(out);
+}
+
+function limitCause(cause: Cause, links: number): Cause {
+  const w = cause.writtenBy;
+  if (w === undefined) return cause;
+  if (links <= 0) {
+    const { writtenBy: _, ...rest } = cause;
+    return Object.freeze(rest);
+  }
+  const causes = limitLinks(w.causes, links - 1);
+  return causes === w.causes
+    ? cause
+    : Object.freeze({ ...cause, writtenBy: Object.freeze({ ...w, causes }) });
+}
+
+function lastEcho(causes: readonly Cause[]): Cause | undefined {
+  for (let i = causes.length - 1; i >= 0; i--) if (causes[i]?.writtenBy !== undefined) return causes[i];
+  return undefined;
+}
