@@ -27,6 +27,7 @@ import {
 import { parseSimulate, SIMULATE_HELP, type SimulateArgs } from './simulate-args.ts';
 import { parseStore, STORE_HELP, type StoreArgs } from './store-args.ts';
 import { webhookArgsOf } from './webhook-args.ts';
+import { parseWhy, WHY_HELP, type WhyArgs } from './why-args.ts';
 
 export interface ServeArgs extends LogArgs {
   readonly host: string;
@@ -107,7 +108,8 @@ export type Command =
   | ({ readonly command: 'init' } & InitArgs)
   | ({ readonly command: 'create' } & CreateApiArgs)
   | ({ readonly command: 'manifests' } & ManifestsArgs)
-  | ({ readonly command: 'simulate' } & SimulateArgs);
+  | ({ readonly command: 'simulate' } & SimulateArgs)
+  | ({ readonly command: 'why' } & WhyArgs);
 
 export const USAGE = `Usage: converge <command> [options]
 
@@ -122,6 +124,7 @@ Commands:
   create api …     Add a kind with its controller and test to a project
   manifests        Write deploy artefacts: CRDs, RBAC derived from the wiring, Deployment, kustomize
   simulate FILE    Run a scenario through seeded fault schedules on a virtual clock; replay a seed
+  why KIND/NAME    Ask a running operator why an object is reconciled: causes, last error, hot loop
   help [command]   Show help
 
 Run 'converge <command> --help' for a command's options.`;
@@ -161,6 +164,7 @@ export const HELP: Record<string, string> = {
   init: INIT_HELP,
   manifests: MANIFESTS_HELP,
   simulate: SIMULATE_HELP,
+  why: WHY_HELP,
   create: CREATE_HELP,
   run: `Usage: converge run module… [options]
 
@@ -242,6 +246,7 @@ const COMMANDS = [
   'create',
   'manifests',
   'simulate',
+  'why',
   'help',
   'version',
 ] as const;
@@ -357,6 +362,10 @@ export function parseCommand(
     case 'create': {
       const create = parseCreate(rest);
       return 'help' in create ? { command: 'help', topic: 'create' } : { command: 'create', ...create };
+    }
+    case 'why': {
+      const why = parseWhy(rest);
+      return 'help' in why ? { command: 'help', topic: 'why' } : { command: 'why', ...why };
     }
     case 'serve':
     case 'dev':

@@ -19,6 +19,8 @@ export const CliErrorCodes = {
   MODULE_FAILED: 'CONVERGE_ERR_CLI_MODULE_FAILED',
   /** `converge simulate`: the scenario module is missing, failed to import, or its default export is no scenario. */
   SCENARIO_FAILED: 'CONVERGE_ERR_CLI_SCENARIO_FAILED',
+  /** `converge why`: no operator answered (none recorded, connection refused, timeout, no /debug/keys). */
+  OPERATOR_UNREACHABLE: 'CONVERGE_ERR_CLI_OPERATOR_UNREACHABLE',
 } as const;
 
 /**
@@ -129,6 +131,21 @@ export class NatsUnreachableError extends ConvergeError {
       `NATS is not reachable at ${url}: start one with \`nats-server -js\` (Debian: apt-get install nats-server) or set NATS_URL`,
       options,
     );
+    this.url = url;
+  }
+}
+
+/**
+ * `converge why` could not ask an operator: no address was given or recorded, nothing answered at
+ * it (connection refused, no answer within the timeout), or what answered is no operations server
+ * serving `/debug/keys`. The message says which, and how to start one or what to pass; `url` is
+ * the address tried (undefined: none known); `cause` is the network error, if any.
+ */
+export class OperatorUnreachableError extends ConvergeError {
+  readonly url: string | undefined;
+
+  constructor(url: string | undefined, message: string, options?: { cause?: unknown }) {
+    super(CliErrorCodes.OPERATOR_UNREACHABLE, message, options);
     this.url = url;
   }
 }

@@ -2,7 +2,8 @@
  * The `converge` command line: `serve` runs the embedded Kubernetes API server; `dev` runs it
  * with operator modules in one process; `run` runs operator modules against any cluster; `kv`
  * applies, gets and deletes objects in NATS JetStream KV (the primaries of NATS-backed operators);
- * `simulate` runs a scenario through seeded fault schedules (`@converge/simulation`).
+ * `simulate` runs a scenario through seeded fault schedules (`@converge/simulation`); `why` asks a
+ * running operator why an object is reconciled.
  *
  * @module
  */
@@ -12,6 +13,7 @@ export {
   KvFileError,
   NatsUnreachableError,
   OperatorModuleError,
+  OperatorUnreachableError,
   ScenarioModuleError,
   UnknownKindError,
   UsageError,
@@ -19,6 +21,7 @@ export {
 export type { KvArgs, KvOutput, KvVerb } from './kv-args.ts';
 export { guessKind, guessPlural, typeFromArgument } from './kv-types.ts';
 export { EXAMPLES_DIR, main, type OperatorModule, type RunIo } from './main.ts';
+export type { OperationsRecord } from './operations-record.ts';
 export {
   type CreateApiArgs,
   type CreateApiResult,
@@ -30,3 +33,5 @@ export {
   type ScaffoldErrorCode,
   ScaffoldErrorCodes,
 } from './scaffold/index.ts';
+export type { WhyArgs } from './why-args.ts';
+export type { WhyAnswer, WhyController, WhyKey } from './why-cmd.ts';

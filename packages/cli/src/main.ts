@@ -86,6 +86,8 @@ async function command(argv: readonly string[], io: RunIo): Promise<number> {
         return await (await import('./manifests-cmd.ts')).runManifests(parsed, io);
       case 'simulate':
         return await (await import('./simulate-cmd.ts')).runSimulate(parsed, io);
+      case 'why':
+        return await (await import('./why-cmd.ts')).runWhy(parsed, io);
     }
   } catch (error) {
     io.err(`converge: ${describe(error)}`);

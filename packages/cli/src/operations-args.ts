@@ -1,7 +1,8 @@
 /**
  * `--metrics-bind-address` and `--health-probe-bind-address` of `converge run` and `converge dev`
  * (controller-runtime's flag names), with `CONVERGE_METRICS_BIND_ADDRESS` and
- * `CONVERGE_HEALTH_PROBE_BIND_ADDRESS` as defaults (a flag wins over its variable).
+ * `CONVERGE_HEALTH_PROBE_BIND_ADDRESS` as defaults (a flag wins over its variable), and
+ * `--dashboard` (the live dashboard at `/` of the metrics address: on in `dev`, a flag for `run`).
  */
 import { parseBindAddress } from '@converge/metrics/bind-address';
 import { quote, UsageError } from './errors.ts';
@@ -14,6 +15,11 @@ export interface OperationsArgs {
   readonly metricsBindAddress: string;
   /** Where `/healthz` and `/readyz` are served; `0`: not served. */
   readonly healthProbeBindAddress: string;
+  /**
+   * Serve the live dashboard at `/` (and `/debug/events`) of the metrics address. Undefined: on
+   * (what `converge dev` gets); `converge run` sets it from `--dashboard`.
+   */
+  readonly dashboard?: boolean;
 }
 
 /**
@@ -24,6 +30,7 @@ export interface OperationsArgs {
 export const RUN_OPERATIONS_DEFAULTS: OperationsArgs = {
   metricsBindAddress: '0',
   healthProbeBindAddress: ':8081',
+  dashboard: false,
 };
 
 /**
@@ -33,12 +40,14 @@ export const RUN_OPERATIONS_DEFAULTS: OperationsArgs = {
 export const DEV_OPERATIONS_DEFAULTS: OperationsArgs = {
   metricsBindAddress: '127.0.0.1:0',
   healthProbeBindAddress: '127.0.0.1:0',
+  dashboard: true,
 };
 
 /** The option specs to spread into a command's. */
 export const OPERATIONS_SPECS = {
   'metrics-bind-address': { type: 'string', value: "ADDRESS, such as ':8080', or '0' to disable" },
   'health-probe-bind-address': { type: 'string', value: "ADDRESS, such as ':8081', or '0' to disable" },
+  dashboard: { type: 'boolean' },
 } as const;
 
 /** Lines for a command's help. */
@@ -50,7 +59,9 @@ export function operationsHelp(defaults: OperationsArgs): string {
                            else ${defaults.metricsBindAddress})
   --health-probe-bind-address ADDRESS
                            Serve /healthz and /readyz on ADDRESS (default:
-                           $${HEALTH_PROBE_BIND_ADDRESS_ENV}, else ${defaults.healthProbeBindAddress})`;
+                           $${HEALTH_PROBE_BIND_ADDRESS_ENV}, else ${defaults.healthProbeBindAddress})
+  --dashboard              Serve a live dashboard (controllers, queues, keys and their causes,
+                           errors, hot loops) at / of the metrics address${defaults.dashboard === true ? ' (on in dev)' : ''}`;
 }
 
 /** The operations flags of `command`, checked: a flag, else its variable, else the default. */
@@ -59,19 +70,26 @@ export function operationsArgsOf(
   values: {
     readonly 'metrics-bind-address'?: string | undefined;
     readonly 'health-probe-bind-address'?: string | undefined;
+    readonly dashboard?: boolean | undefined;
   },
   env: Readonly<Record<string, string | undefined>>,
   defaults: OperationsArgs,
 ): OperationsArgs {
-  return {
-    metricsBindAddress: address(
+  const metricsBindAddress = address(
+    command,
+    '--metrics-bind-address',
+    values['metrics-bind-address'],
+    METRICS_BIND_ADDRESS_ENV,
+    env,
+    defaults.metricsBindAddress,
+  );
+  if (values.dashboard === true && metricsBindAddress === '0')
+    throw new UsageError(
       command,
-      '--metrics-bind-address',
-      values['metrics-bind-address'],
-      METRICS_BIND_ADDRESS_ENV,
-      env,
-      defaults.metricsBindAddress,
-    ),
+      `--dashboard is served at the metrics address, which is off; give --metrics-bind-address too (such as 127.0.0.1:8080)`,
+    );
+  return {
+    metricsBindAddress,
     healthProbeBindAddress: address(
       command,
       '--health-probe-bind-address',
@@ -80,6 +98,7 @@ export function operationsArgsOf(
       env,
       defaults.healthProbeBindAddress,
     ),
+    dashboard: values.dashboard ?? defaults.dashboard ?? true,
   };
 }
 

@@ -68,7 +68,8 @@ export interface OperatedManager {
 
 /**
  * The manager of `run` or `dev`, instrumented when metrics are served, with the operations server
- * added (unless both addresses are `0`). `leaseName` is the `name` label of
+ * added (unless both addresses are `0`); the dashboard with the metrics unless `args.dashboard` is
+ * false. `leaseName` is the `name` label of
  * `leader_election_master_status`, as controller-runtime's (default `manager`).
  */
 export function operatedManager(
@@ -91,6 +92,7 @@ export function operatedManager(
     probes: manager,
     metricsBindAddress: args.metricsBindAddress,
     healthProbeBindAddress: args.healthProbeBindAddress,
+    dashboard: metrics !== undefined && args.dashboard !== false,
     logger,
   });
   manager.add(server, { group: 'servers', name: 'operations-server' });
@@ -113,7 +115,7 @@ export async function operationsLine(server: OperationsServer | undefined): Prom
   const parts = [
     metrics === undefined
       ? 'metrics not served'
-      : `metrics at ${metrics}/metrics (keys at ${metrics}/debug/keys)`,
+      : `metrics at ${metrics}/metrics (keys at ${metrics}/debug/keys)${server.dashboard ? `, dashboard at ${metrics}/` : ''}`,
     health === undefined
       ? 'health probes not served'
       : `health probes at ${health}/healthz and ${health}/readyz`,

@@ -14,6 +14,7 @@ import { commandLogger } from './cli-logger.ts';
 import { describeWithCauses } from './errors.ts';
 import { connectNats, natsUrl } from './nats-connection.ts';
 import { operatedManager, operationsLine } from './operations.ts';
+import { recordOperations } from './operations-record.ts';
 import { wireModule } from './operator-module.ts';
 import type { RunIo } from './process-io.ts';
 import { runManagedWebhooks, runWebhookServer, runWebhooksLine } from './run-webhooks.ts';
@@ -45,6 +46,7 @@ export async function runOperators(
   const backend = new KubeBackend({ config, logger });
   const identity = args.identity ?? `${hostname()}-${process.pid}`;
   let opened: OpenedLock | undefined;
+  let unrecord = (): void => {};
   try {
     if (args.leaderElect) {
       opened =
@@ -93,13 +95,18 @@ export async function runOperators(
       io.err(`converge: operators stopped: ${describeWithCauses(error)}`);
     });
     const operations = await Promise.race([operationsLine(server), stopped, running]);
-    if (typeof operations === 'string') io.out(operations);
+    if (typeof operations === 'string') {
+      io.out(operations);
+      // Where converge why finds it (.converge/operations.json), until it stops.
+      unrecord = recordOperations(server?.url('metrics'), 'run', io);
+    }
     await Promise.race([stopped, running]);
     stop.abort();
     await running;
     io.out('converge: stopped');
     return failed ? 1 : 0;
   } finally {
+    unrecord();
     await opened?.close();
     await backend.close();
   }

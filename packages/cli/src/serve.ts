@@ -13,6 +13,7 @@ import type { ServiceAccountBackend } from './dev-service-account.ts';
 import type { DevWebhooks } from './dev-webhooks.ts';
 import { describeError as describe, describeWithCauses } from './errors.ts';
 import type { OperationsArgs } from './operations-args.ts';
+import { recordOperations } from './operations-record.ts';
 import type { RunIo } from './process-io.ts';
 
 /** What `io.stopped` resolves to in a race with other work. */
@@ -82,6 +83,7 @@ export async function serve(
   let webhooks: DevWebhooks | undefined;
   let serviceAccount: ServiceAccountBackend | undefined;
   let nats: { readonly backend: Backend; close(): Promise<void> } | undefined;
+  let unrecord = (): void => {};
   try {
     io.out(`converge: serving Kubernetes API at ${url} (kubeconfig: ${kubeconfig})`);
     if (args.faultAdmin) {
@@ -148,7 +150,11 @@ export async function serve(
           io.err(`converge: operators stopped: ${describeWithCauses(error)}`);
         });
         const line = await Promise.race([operationsLine(operations), stopped, manager]);
-        if (typeof line === 'string') io.out(line);
+        if (typeof line === 'string') {
+          io.out(line);
+          // Where converge why finds it (.converge/operations.json), until it stops.
+          unrecord = recordOperations(operations?.url('metrics'), 'dev', io);
+        }
         // Printed before the hints; a stop or a failed manager does not wait for it.
         const activated = devWebhooks.activate();
         activated.catch(() => {});
@@ -165,6 +171,7 @@ export async function serve(
     // Also when a module failed: nothing may keep the process alive after the command returns.
     stop.abort();
     await manager;
+    unrecord();
     await serviceAccount?.backend.close();
     await nats?.close();
     await server.close();

@@ -41,7 +41,7 @@ describe('operatedManager', () => {
     try {
       const line = await operationsLine(server);
       expect(line).toMatch(
-        /^converge: metrics at http:\/\/127\.0\.0\.1:\d+\/metrics \(keys at .*\/debug\/keys\), health probes not served$/,
+        /^converge: metrics at http:\/\/127\.0\.0\.1:\d+\/metrics \(keys at .*\/debug\/keys\), dashboard at http:\/\/127\.0\.0\.1:\d+\/, health probes not served$/,
       );
       const text = await (await fetch(`${server?.url('metrics')}/metrics`)).text();
       const controllers = [

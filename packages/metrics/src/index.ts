@@ -14,6 +14,8 @@
  *   `metricsBindAddress` (default `:8080`) and `/healthz`, `/readyz` on `healthProbeBindAddress`
  *   (default `:8081`), as controller-runtime's manager does; `"0"` disables one. Probes answer as
  *   kube-apiserver's: `?verbose`, `/readyz/<check>`, `[+]name ok` / `[-]name failed: reason`.
+ *   With `dashboard: true` it also serves a live dashboard at `/` (Server-Sent Events from
+ *   `/debug/events`: controllers, queues, rates, keys with causes, errors and hot loops).
  * - {@link EventLoopMonitor} — a heartbeat on the clock's timers behind the `event-loop` health
  *   check.
  *
@@ -48,6 +50,9 @@ export { Names as MetricNames } from './names.ts';
 export { isPanic } from './panic.ts';
 export {
   type BindAddress,
+  type DashboardController,
+  type DashboardKey,
+  type DashboardSnapshot,
   type DebugKey,
   type DebugKeys,
   OperationsServer,

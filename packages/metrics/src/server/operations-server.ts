@@ -4,6 +4,7 @@ import {
   AlreadyStartedError,
   type CheckReport,
   type Clock,
+  isLoopbackHost,
   type Logger,
   noopLogger,
   OptionsError,
@@ -16,7 +17,11 @@ import { type BindAddress, parseBindAddress } from '../bind-address/index.ts';
 import { ListenFailedError } from '../errors.ts';
 import { EventLoopMonitor } from '../event-loop.ts';
 import type { Metrics } from '../metrics.ts';
-import { BadQuery, debugKeys, debugKeysHtml } from './debug-keys.ts';
+import { DashboardStreams } from './dashboard-events.ts';
+import { DASHBOARD_CSP, DASHBOARD_HTML } from './dashboard-page.ts';
+import { dashboardQuery } from './dashboard-snapshot.ts';
+import { BadQuery, type debugKeys, debugKeysHtml } from './debug-keys.ts';
+import { debugKeysOf } from './debug-keys-filter.ts';
 import { type ProbeSource, probeResponse } from './probes.ts';
 
 export interface OperationsServerOptions {
@@ -42,12 +47,29 @@ export interface OperationsServerOptions {
   readonly eventLoopStallThresholdMs?: number;
   /** The event loop heartbeat's period. Default 1 000. */
   readonly eventLoopIntervalMs?: number;
+  /**
+   * Serve the live dashboard at `/` and its event stream at `/debug/events` on the metrics address
+   * (beside `/debug/keys`, showing the same keys). Default false; `converge dev` turns it on,
+   * `converge run --dashboard` too.
+   */
+  readonly dashboard?: boolean;
+  /** How often each dashboard stream takes a snapshot (sent when it changed). Default 1 000. */
+  readonly dashboardIntervalMs?: number;
+  /** Dashboard streams open at once; one more gets 503. Default 16. */
+  readonly dashboardMaxClients?: number;
   /** Time and timers (the heartbeat, `/debug/keys` times). Default the real clock. */
   readonly clock?: Clock;
   readonly logger?: Logger;
 }
 
 type Route = 'metrics' | 'debug' | 'health';
+
+/** The dashboard's own headers: what it may load (its inline script and style, by hash), and no framing. */
+const PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': DASHBOARD_CSP,
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+};
 
 /**
  * The HTTP endpoints a kubelet, a Prometheus server and an on-call engineer use (node:http, no
@@ -63,7 +85,13 @@ type Route = 'metrics' | 'debug' | 'health';
  *   `readyz check passed|failed`; `?exclude=<check>` leaves one out.
  * - `GET /debug/keys` — every key of the instrumented controllers that is running, backing off,
  *   waiting or queued, with its causes, attempts, last error and next retry time: JSON, or an HTML
- *   table for `Accept: text/html`. `?controller=`, `?state=`, `?limit=` (default 1 000) narrow it.
+ *   table for `Accept: text/html`. `?controller=`, `?state=`, `?limit=` (default 1 000) and
+ *   `?key=namespace/name` (one object's keys: {@link debugKeysOf}) narrow it.
+ * - With `dashboard: true`: `GET /` — a live dashboard (one page, inline script and style under a
+ *   strict Content-Security-Policy); `GET /debug/events` — its Server-Sent Events: a `snapshot`
+ *   of the controllers (queue depth, reconcile and error rates, latency, leadership, and a page of
+ *   keys per controller: `?controller=`, `?state=` (also `hotloop`), `?limit=` (default 50, at
+ *   most 500), `?offset=`) each second when it changed, a heartbeat comment otherwise.
  *
  * Other methods get 405, other paths 404, bad parameters 400; nothing a client sends can stop it.
  * It stops listening when its signal aborts. `start` rejects with a {@link ListenFailedError} when
@@ -82,6 +110,7 @@ export class OperationsServer implements Runnable {
   readonly #loop: EventLoopMonitor | undefined;
   readonly #clock: Clock;
   readonly #logger: Logger;
+  readonly #dashboard: DashboardStreams | undefined;
   readonly #urls = new Map<Route, string>();
   readonly #listening: Promise<void>;
   #listened: (error?: unknown) => void = () => {};
@@ -112,6 +141,7 @@ export class OperationsServer implements Runnable {
     this.#listening.catch(() => undefined);
     this.#clock = options.clock ?? realClock;
     this.#logger = (options.logger ?? noopLogger).child({ component: 'operations-server' });
+    this.#dashboard = this.#dashboardStreams(options);
     const threshold = options.eventLoopStallThresholdMs ?? 10_000;
     if (typeof threshold !== 'number' || !Number.isFinite(threshold) || threshold < 0) {
       throw new OptionsError('eventLoopStallThresholdMs', threshold, 'a number of milliseconds >= 0');
@@ -124,6 +154,28 @@ export class OperationsServer implements Runnable {
       });
       this.#metrics?.addEventLoopMonitor(this.#loop);
     }
+  }
+
+  #dashboardStreams(options: OperationsServerOptions): DashboardStreams | undefined {
+    if (options.dashboard !== undefined && typeof options.dashboard !== 'boolean')
+      throw new OptionsError('dashboard', options.dashboard, 'a boolean');
+    if (options.dashboard !== true) return undefined;
+    const intervalMs = options.dashboardIntervalMs ?? 1_000;
+    if (typeof intervalMs !== 'number' || !Number.isFinite(intervalMs) || intervalMs < 10)
+      throw new OptionsError('dashboardIntervalMs', intervalMs, 'a number of milliseconds >= 10');
+    const maxClients = options.dashboardMaxClients ?? 16;
+    if (!Number.isInteger(maxClients) || maxClients < 1)
+      throw new OptionsError('dashboardMaxClients', maxClients, 'an integer >= 1');
+    const probes = this.#probes as { readonly leading?: unknown } | undefined;
+    return new DashboardStreams({
+      metrics: this.#metrics,
+      leading: () => (typeof probes?.leading === 'boolean' ? probes.leading : undefined),
+      intervalMs,
+      heartbeatMs: 15_000,
+      maxClients,
+      clock: this.#clock,
+      logger: this.#logger,
+    });
   }
 
   /**
@@ -141,6 +193,11 @@ export class OperationsServer implements Runnable {
    */
   whenListening(): Promise<void> {
     return this.#listening;
+  }
+
+  /** Whether the dashboard is served: `/` and `/debug/events` at {@link url}('debug'). */
+  get dashboard(): boolean {
+    return this.#dashboard !== undefined;
   }
 
   /** The event-loop monitor behind the `event-loop` check (undefined when turned off). */
@@ -181,6 +238,7 @@ export class OperationsServer implements Runnable {
       this.#listened(new Error('operations server stopped'));
       stopLoop.abort();
       await loopRun;
+      this.#dashboard?.closeAll();
       await Promise.all(servers.map(close));
       this.#urls.clear();
     }
@@ -205,6 +263,11 @@ export class OperationsServer implements Runnable {
           server.off('error', onError);
           server.on('error', (error) => this.#logger.error({ err: error }, 'Operations server error'));
           const bound = server.address() as AddressInfo;
+          if (this.#dashboard !== undefined && routes.includes('debug') && !isLoopbackHost(bound.address))
+            this.#logger.warn(
+              { address: address.text },
+              'Dashboard served beyond loopback: whoever reaches this address sees key names, causes and errors',
+            );
           const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
           for (const route of routes) this.#urls.set(route, `http://${host}:${bound.port}`);
           this.#logger.info({ address: `${host}:${bound.port}`, routes }, 'Serving operations endpoints');
@@ -228,16 +291,31 @@ export class OperationsServer implements Runnable {
       return;
     }
     const [first, second, ...rest] = segments;
-    const route: Route | undefined =
+    const route: Route | 'page' | 'events' | undefined =
       first === 'metrics' && second === undefined
         ? 'metrics'
         : first === 'debug' && second === 'keys' && rest.length === 0
           ? 'debug'
-          : (first === 'healthz' || first === 'readyz') && rest.length === 0 && second !== ''
-            ? 'health'
-            : undefined;
-    if (route === undefined || !routes.includes(route)) {
+          : first === 'debug' && second === 'events' && rest.length === 0
+            ? 'events'
+            : first === '' && second === undefined
+              ? 'page'
+              : (first === 'healthz' || first === 'readyz') && rest.length === 0 && second !== ''
+                ? 'health'
+                : undefined;
+    // The dashboard's page and stream are served where /debug/keys is.
+    const served = route === 'page' || route === 'events' ? 'debug' : route;
+    if (route === undefined || served === undefined || !routes.includes(served)) {
       send(res, req, 404, '404 page not found\n');
+      return;
+    }
+    if (served !== route && this.#dashboard === undefined) {
+      send(
+        res,
+        req,
+        404,
+        '404 page not found: the dashboard is off (dashboard: true, converge run --dashboard)\n',
+      );
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -255,7 +333,33 @@ export class OperationsServer implements Runnable {
       case 'health':
         await this.#serveProbe(req, res, first as 'healthz' | 'readyz', second, query);
         return;
+      case 'page':
+        send(res, req, 200, DASHBOARD_HTML, 'text/html; charset=utf-8', PAGE_HEADERS);
+        return;
+      case 'events':
+        this.#serveEvents(req, res, query);
+        return;
     }
+  }
+
+  #serveEvents(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): void {
+    const streams = this.#dashboard as DashboardStreams;
+    let parsed: ReturnType<typeof dashboardQuery>;
+    try {
+      parsed = dashboardQuery(query, this.#metrics?.controllers() ?? []);
+    } catch (error) {
+      if (error instanceof BadQuery) {
+        send(res, req, error.status, `${error.message}\n`);
+        return;
+      }
+      throw error;
+    }
+    if (streams.full) {
+      res.setHeader('Retry-After', '5');
+      send(res, req, 503, 'too many dashboard streams open; retry later\n');
+      return;
+    }
+    streams.serve(req, res, parsed);
   }
 
   async #serveMetrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -270,7 +374,7 @@ export class OperationsServer implements Runnable {
   #serveKeys(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): void {
     let doc: ReturnType<typeof debugKeys>;
     try {
-      doc = debugKeys(this.#metrics?.controllers() ?? [], query, this.#clock.now());
+      doc = debugKeysOf(this.#metrics?.controllers() ?? [], query, this.#clock.now());
     } catch (error) {
       if (error instanceof BadQuery) {
         send(res, req, error.status, `${error.message}\n`);
@@ -319,8 +423,10 @@ function send(
   status: number,
   body: string,
   type = 'text/plain; charset=utf-8',
+  headers: Readonly<Record<string, string>> = {},
 ): void {
   res.statusCode = status;
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.setHeader('Content-Type', type);
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Cache-Control', 'no-store');
