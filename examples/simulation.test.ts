@@ -58,6 +58,4 @@ describe('the example operators under simulation', () => {
       expect(report.passed, formatReport(report)).toBe(true);
     });
   }
-
-  it.todo('poller: needs an in-process PostgreSQL the fault layer can reach (its state is not in the store)');
 });

@@ -94,10 +94,25 @@ export async function reconcileReplicaSet(manager: Manager, key: ObjectKey, ctx:
     pods.push(created);
     ctx.logger.info({ pod: created.metadata.name }, 'Pod created');
   }
-  // Too many: the newest go, `pods` keeps the oldest.
+  // Too many: the newest go, `pods` keeps the oldest. Only the version the cache showed: a Pod
+  // relabelled (released) or changed since is not ours to delete — the server answers 409 and the
+  // retry reads it again (a cache that started behind deleted a released Pod without this: found
+  // by `operator.scenario.ts` with two replicas).
   for (const pod of pods.sort(byAge).splice(wanted)) {
     const name = pod.metadata.name ?? '';
-    await client.delete(podType, { namespace: key.namespace, name }).catch(ignoreNotFound);
+    const { uid, resourceVersion } = pod.metadata;
+    await client
+      .delete(
+        podType,
+        { namespace: key.namespace, name },
+        {
+          preconditions: {
+            ...(uid === undefined ? {} : { uid }),
+            ...(resourceVersion === undefined ? {} : { resourceVersion }),
+          },
+        },
+      )
+      .catch(ignoreNotFound);
     ctx.logger.info({ pod: name }, 'Extra Pod deleted');
   }
   const labels = Object.entries(metadata.labels ?? {});

@@ -17,6 +17,7 @@
  *   then the watcher removes the finalizer and the Tenant goes.
  */
 import {
+  type Backend,
   type Client,
   type ConfigMap,
   configMapType,
@@ -67,11 +68,24 @@ export function recordName(tenant: string): string {
  * an add's retry through an update), would otherwise write the older spec back over the newer one
  * (found by `operator.scenario.ts`, `npx converge simulate`). A Tenant already gone gets no record.
  */
-async function writeRecord(client: Client, event: Tenant, count?: string): Promise<string> {
+async function writeRecord(
+  client: Client,
+  event: Tenant,
+  count?: string,
+  server?: Pick<Backend, 'get'>,
+): Promise<string> {
   const namespace = event.metadata.namespace ?? 'default';
   const name = event.metadata.name ?? '';
   const tenant = await client.get(tenantType, { namespace, name }).catch(ignoreNotFound);
   if (tenant === undefined) return 'unchanged';
+  // The cache may show a Tenant deleted since (a restarted process's cache can start behind): a
+  // record written for it would never be deleted (no owner reference; its delete handler ran
+  // already). Ask the server before writing (found by `operator.scenario.ts`).
+  if (server !== undefined) {
+    const live = await server.get<Tenant>(tenantType, { namespace, name }).catch(ignoreNotFound);
+    if (live === undefined || live.metadata.uid !== tenant.metadata.uid || live.metadata.deletionTimestamp)
+      return 'unchanged';
+  }
   const skeleton: ConfigMap = {
     apiVersion: 'v1',
     kind: 'ConfigMap',
@@ -94,21 +108,21 @@ async function writeRecord(client: Client, event: Tenant, count?: string): Promi
 }
 
 /** The Tenant handlers, as plain event handlers: the opinionated watcher decides which one runs. */
-export function tenantHandlers(client: Client): ResourceWatcher<Tenant> {
+export function tenantHandlers(client: Client, server?: Pick<Backend, 'get'>): ResourceWatcher<Tenant> {
   return {
     async add(tenant, { logger }) {
-      await writeRecord(client, tenant, ADDS_ANNOTATION);
+      await writeRecord(client, tenant, ADDS_ANNOTATION, server);
       logger.info({ record: recordName(tenant.metadata.name ?? '') }, 'Tenant added: record written');
     },
     async update(_old, tenant, { logger }) {
-      const result = await writeRecord(client, tenant);
+      const result = await writeRecord(client, tenant, undefined, server);
       logger.info(
         { record: recordName(tenant.metadata.name ?? ''), result },
         'Tenant updated: record follows',
       );
     },
     async sync(tenant, { logger }) {
-      const result = await writeRecord(client, tenant, SYNCS_ANNOTATION);
+      const result = await writeRecord(client, tenant, SYNCS_ANNOTATION, server);
       logger.info(
         { record: recordName(tenant.metadata.name ?? ''), result },
         'Tenant synced: record checked',
@@ -148,7 +162,7 @@ export function watchers(manager: Manager): Watchers {
   const watcher = new OpinionatedWatcher<Tenant>({
     type: tenantType,
     client: manager.client,
-    handlers: tenantHandlers(manager.client),
+    handlers: tenantHandlers(manager.client, manager.backend),
     clock: manager.clock,
   });
   controller.addWatcher(watcher, tenantType.kind, { name: 'tenant-records' });
