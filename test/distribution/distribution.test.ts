@@ -163,6 +163,9 @@ describe('the packed tarballs', { timeout: TEST_MS }, () => {
   });
 });
 
+/** One seed's simulation report per Node, compared once both ran. */
+const simulated: string[] = [];
+
 for (const [label, node] of [
   ['the pinned Node', () => pinned],
   ['the oldest Node engines allow', () => oldest],
@@ -195,6 +198,26 @@ for (const [label, node] of [
       const { stdout } = await run('node', ['embedded.ts'], { cwd: project, env: envFor(node()) });
       expect(stdout).toContain('copied {"hello":"world"} owned by greeting');
       expect(stdout).toMatch(/created from \d{5} bytes of YAML/);
+    });
+
+    it('runs a scenario of it under npx converge simulate, the same trace on both Nodes', async () => {
+      const { stdout } = await run('npx', ['converge', 'simulate', './scenario.ts', '--seeds', '25'], {
+        cwd: project,
+        env: envFor(node()),
+      });
+      expect(stdout).toMatch(
+        /^ok copies: 25 seeds, faults stale-reads,.* — \d+ reconciles, \d+ faults injected, /,
+      );
+      // One seed's whole report as JSON: byte for byte the same on the pinned and the oldest Node.
+      const json = await run('npx', ['converge', 'simulate', './scenario.ts', '--seed', '7', '--json'], {
+        cwd: project,
+        env: envFor(node()),
+      });
+      const report = JSON.parse(json.stdout) as { passed: boolean; elapsedMs?: number };
+      expect(report.passed).toBe(true);
+      delete report.elapsedMs;
+      simulated.push(JSON.stringify(report));
+      if (simulated.length === 2) expect(simulated[1]).toBe(simulated[0]);
     });
 
     it('runs it under npx converge dev, driven by kubectl', async () => {
