@@ -15,15 +15,8 @@
  *
  * Exit status: 1 when a seed fails (the copier is correct: a failure is a simulator defect), else 0.
  */
-import {
-  type ConfigMap,
-  configMapType,
-  createOrUpdate,
-  done,
-  ignoreNotFound,
-  type Manager,
-  setControllerReference,
-} from '../packages/runtime/src/index.ts';
+import { type ConfigMap, configMapType } from '../packages/runtime/src/index.ts';
+import { copier } from '../packages/simulation/src/copier-test-support.ts';
 import { defineScenario, formatReport, simulate } from '../packages/simulation/src/index.ts';
 import { fmt, median, positiveInt } from './harness.ts';
 import { finishPart, type GoalVerdict, type ResultTable } from './part-result.ts';
@@ -32,26 +25,6 @@ const SEEDS = positiveInt('BENCH_SEEDS', 300);
 const RUNS = positiveInt('BENCH_RUNS', 3);
 const OBJECTS = 20;
 const LIMIT_MS_PER_SEED = 50;
-
-function copier(manager: Manager): void {
-  const { client } = manager;
-  manager
-    .controller(configMapType)
-    .named('copier')
-    .complete(async (key) => {
-      const source = await client.get<ConfigMap>(configMapType, key).catch(ignoreNotFound);
-      if (source?.metadata.labels?.copy !== 'yes') return done();
-      const copy: ConfigMap = {
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { namespace: key.namespace, name: `${key.name}-copy` },
-      };
-      await createOrUpdate(client, configMapType, copy, (current) =>
-        setControllerReference(source, { ...current, data: { ...source.data } }),
-      );
-      return done();
-    });
-}
 
 const scenario = defineScenario({
   name: 'copier',

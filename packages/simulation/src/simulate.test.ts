@@ -3,15 +3,13 @@ import { defineKind, type ObjectOfKind, Type } from '@converge/kube';
 import {
   type ConfigMap,
   configMapType,
-  createOrUpdate,
   customResourceDefinitionType,
   done,
   ignoreNotFound,
-  type Manager,
-  setControllerReference,
 } from '@converge/runtime';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { copier } from './copier-test-support.ts';
 import {
   defineScenario,
   FAULTS,
@@ -22,27 +20,6 @@ import {
   simulate,
   UnknownFaultError,
 } from './index.ts';
-
-/** The README's copier: every ConfigMap labelled copy=yes gets an owned copy. */
-function copier(manager: Manager): void {
-  const { client } = manager;
-  manager
-    .controller(configMapType)
-    .named('copier')
-    .complete(async (key) => {
-      const source = await client.get<ConfigMap>(configMapType, key).catch(ignoreNotFound);
-      if (source?.metadata.labels?.copy !== 'yes') return done();
-      const copy: ConfigMap = {
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { namespace: key.namespace, name: `${key.name}-copy` },
-      };
-      await createOrUpdate(client, configMapType, copy, (current) =>
-        setControllerReference(source, { ...current, data: { ...source.data } }),
-      );
-      return done();
-    });
-}
 
 const configMap = (
   name: string,

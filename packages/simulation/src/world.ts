@@ -379,43 +379,32 @@ export class World implements WorldPort {
       clock: this.clock,
       fieldManager: 'setup',
     });
-    let setupDone = false;
-    let setupError: unknown;
-    const setup = (async () => {
-      await scenario.setup({
-        client: setupClient,
-        sleep: (ms) => this.clock.sleep(ms),
-        random: () => this.#setupRandom.next(),
-        now: () => this.clock.now(),
-      });
-    })().then(
-      () => {
-        setupDone = true;
-      },
-      (error: unknown) => {
-        setupError = error;
-        setupDone = true;
-      },
-    );
-    await this.#drive(
-      () => setupDone || this.#fatal !== undefined || this.#hotKey() !== undefined,
+    const setup = await this.#awaitOnClock(
+      Promise.resolve().then(() =>
+        scenario.setup({
+          client: setupClient,
+          sleep: (ms) => this.clock.sleep(ms),
+          random: () => this.#setupRandom.next(),
+          now: () => this.clock.now(),
+        }),
+      ),
       SETUP_LIMIT_MS,
+      () => this.#fatal !== undefined || this.#hotKey() !== undefined,
     );
     const early = this.#hotKey();
     if (early !== undefined) return this.#outcome(early);
-    void setup;
     if (this.#fatal !== undefined) return this.#outcome(this.#fatal);
-    if (!setupDone)
+    if (setup === undefined)
       return this.#outcome({
         kind: 'setup',
         name: 'setup',
         message: `setup did not finish within ${SETUP_LIMIT_MS} virtual ms`,
       });
-    if (setupError !== undefined)
+    if ('error' in setup)
       return this.#outcome({
         kind: 'setup',
         name: 'setup',
-        message: `setup failed: ${describeError(setupError)}`,
+        message: `setup failed: ${describeError(setup.error)}`,
       });
     this.trace(`${this.clock.now()}ms setup done`);
 
@@ -468,16 +457,15 @@ export class World implements WorldPort {
       fieldManager: 'invariants',
     });
     for (const [name, invariant] of Object.entries(this.#scenario.invariants)) {
-      try {
-        await withVirtualTime(
-          this,
-          Promise.resolve().then(() =>
-            invariant({ client, sleep: (ms) => this.clock.sleep(ms), now: () => this.clock.now() }),
-          ),
-        );
-      } catch (error) {
-        return { kind: 'invariant', name, message: describeError(error) };
-      }
+      const checked = await this.#awaitOnClock(
+        Promise.resolve().then(() =>
+          invariant({ client, sleep: (ms) => this.clock.sleep(ms), now: () => this.clock.now() }),
+        ),
+        this.clock.now() + SETUP_LIMIT_MS,
+      );
+      if (checked === undefined)
+        return { kind: 'invariant', name, message: `did not finish within ${SETUP_LIMIT_MS} virtual ms` };
+      if ('error' in checked) return { kind: 'invariant', name, message: describeError(checked.error) };
     }
     if (this.#scenario.differential && this.#config.clean !== true && this.#injected.length > 0) {
       const { only: _only, ...config } = this.#config;
@@ -526,6 +514,28 @@ export class World implements WorldPort {
     }
     this.trace(`${this.clock.now()}ms faults stop`);
     this.#afterFaults = true;
+  }
+
+  /**
+   * Runs the world until `work` settles (its outcome), `stop()` holds or the virtual time
+   * `limitAt` comes (undefined): the user's setup and invariants run on the virtual clock too.
+   */
+  async #awaitOnClock(
+    work: Promise<unknown>,
+    limitAt: number,
+    stop: () => boolean = () => false,
+  ): Promise<{ readonly value: unknown } | { readonly error: unknown } | undefined> {
+    let outcome: { readonly value: unknown } | { readonly error: unknown } | undefined;
+    void work.then(
+      (value) => {
+        outcome = { value };
+      },
+      (error: unknown) => {
+        outcome = { error };
+      },
+    );
+    await this.#drive(() => outcome !== undefined || stop(), limitAt);
+    return outcome;
   }
 
   /** Runs timers until `done()` or the virtual time `limitAt`, whichever comes first. */
@@ -788,22 +798,6 @@ export class World implements WorldPort {
     };
     this.clock.setTimer(tick, 5_000);
   }
-}
-
-/** Awaits `promise` while the virtual clock runs (an invariant may sleep or poll). */
-async function withVirtualTime<T>(world: World, promise: Promise<T>): Promise<T> {
-  let settled = false;
-  const watched = promise.finally(() => {
-    settled = true;
-  });
-  watched.catch(() => {});
-  for (let i = 0; i < 100_000 && !settled; i++) {
-    await flushMicrotasks();
-    if (settled) break;
-    const next = world.clock.nextTimerAt();
-    if (next !== undefined) await world.clock.advanceTo(next);
-  }
-  return watched;
 }
 
 function leaseName(scenario: string): string {

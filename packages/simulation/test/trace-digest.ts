@@ -3,36 +3,9 @@
  * every fault and two replicas. `node-versions.test.ts` runs it on two Node versions and compares.
  */
 import { createHash } from 'node:crypto';
-import {
-  type ConfigMap,
-  configMapType,
-  createOrUpdate,
-  done,
-  ignoreNotFound,
-  type Manager,
-  setControllerReference,
-} from '@converge/runtime';
+import { configMapType } from '@converge/runtime';
 import { defineScenario, simulate } from '@converge/simulation';
-
-function copier(manager: Manager): void {
-  const { client } = manager;
-  manager
-    .controller(configMapType)
-    .named('copier')
-    .complete(async (key) => {
-      const source = await client.get<ConfigMap>(configMapType, key).catch(ignoreNotFound);
-      if (source?.metadata.labels?.copy !== 'yes') return done();
-      const copy: ConfigMap = {
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { namespace: key.namespace, name: `${key.name}-copy` },
-      };
-      await createOrUpdate(client, configMapType, copy, (current) =>
-        setControllerReference(source, { ...current, data: { ...source.data } }),
-      );
-      return done();
-    });
-}
+import { copier } from '../src/copier-test-support.ts';
 
 const scenario = defineScenario({
   name: 'digest',
