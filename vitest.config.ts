@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { TEST_GLOBS } from './scripts/test-globs.ts';
 import { type TestKind, testKind } from './scripts/test-kinds.ts';
+import DurationSequencer from './scripts/test-sequencer.ts';
 
 const src = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
 
@@ -72,6 +73,9 @@ export default defineConfig({
     // vitest's default on 2 cores is one worker, so every file waited for the one before it, and
     // most of the suite's wall time was child processes and sockets waited on with a core idle.
     maxWorkers: 3,
+    // Longest first, with the durations of test/durations.json where vitest has none cached (a
+    // fresh clone): see scripts/test-sequencer.ts.
+    sequence: { sequencer: DurationSequencer },
     projects: [
       {
         extends: true,

@@ -17,9 +17,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { alive } from './alive.ts';
+import { TSC } from './tsc.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 let out: string;
 try {
   const { values } = parseArgs({ options: { out: { type: 'string' } }, strict: true });
@@ -76,7 +76,7 @@ await lock();
 try {
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
-  execFileSync(process.execPath, [tsc, '-b', ...builtPackages().map((name) => join('packages', name))], {
+  execFileSync(process.execPath, [TSC, '-b', ...builtPackages().map((name) => join('packages', name))], {
     cwd: root,
     stdio: ['ignore', 'inherit', 'inherit'],
   });

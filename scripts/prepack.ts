@@ -13,14 +13,14 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TSC } from './tsc.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const packageDir = process.cwd();
 const { name } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { name: string };
 
 function run(args: readonly string[]): void {
-  execFileSync(process.execPath, [tsc, ...args], { cwd: packageDir, stdio: 'inherit' });
+  execFileSync(process.execPath, [TSC, ...args], { cwd: packageDir, stdio: 'inherit' });
 }
 
 if (!name.startsWith('@converge/')) {
