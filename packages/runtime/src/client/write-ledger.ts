@@ -84,8 +84,8 @@ export class WriteLedger {
     if (now - this.#sweptAt > this.#ttlMs) this.#sweep(now);
   }
 
-  /** The reconcile that wrote this version of the object, if remembered. */
-  writerOf(object: CauseObject): CauseWriter | undefined {
+  /** The reconcile that wrote this version of the object, if remembered (at `now`, the clock's). */
+  writerOf(object: CauseObject, now?: number): CauseWriter | undefined {
     const rv = object.resourceVersion;
     if (rv === undefined || rv === '' || this.#objects.size === 0) return undefined;
     const id =
@@ -94,7 +94,7 @@ export class WriteLedger {
         : objectId(object.kind, object.namespace, object.name);
     const writes = this.#objects.get(id);
     if (writes === undefined) return undefined;
-    if (this.#clock.now() - writes.at > this.#ttlMs) {
+    if ((now ?? this.#clock.now()) - writes.at > this.#ttlMs) {
       this.#objects.delete(id);
       return undefined;
     }
@@ -120,6 +120,20 @@ export class WriteLedger {
       this.#attributed.set(cause, attributed);
     }
     return attributed;
+  }
+
+  /**
+   * {@link WriteLedger.attribute} at `now`, without remembering the copy: for a caller that keeps
+   * the copy itself (a controller's queue keeps it with the key's causes, so a retried run gets
+   * the same one). A run's causes go through this once per run: no map of copies to grow and
+   * collect. @internal
+   */
+  attributeOnce(cause: Cause, now: number): Cause {
+    if (cause.writtenBy !== undefined) return cause;
+    const object = cause.object;
+    if (object === undefined || object.resourceVersion === undefined || !isEcho(cause)) return cause;
+    const writer = this.writerOf(object, now);
+    return writer === undefined ? cause : Object.freeze({ ...cause, writtenBy: writer });
   }
 
   /** {@link WriteLedger.attribute} over a run's causes; the set itself when none changes. */

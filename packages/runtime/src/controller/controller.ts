@@ -468,13 +468,17 @@ export class Controller<R> implements Runnable {
   }
 
   #reconcile(request: R, stopSignal: AbortSignal): Promise<unknown> {
-    let causes = this.#queue.causesOf(request);
     const ledger = this.#ledger;
+    let causes: CauseSet;
     let key: string | undefined;
-    if (ledger !== undefined) {
-      causes = ledger.attributeSet(causes);
+    if (ledger === undefined) causes = this.#queue.causesOf(request);
+    else {
+      // One clock read for the ledger and the detector; the queue keeps what is attributed.
+      const now = this.#clock.now();
+      causes = this.#queue.attributedCausesOf(request, ledger, now);
       key = this.#keyOf(request);
-      if (this.#hotLoops !== undefined && !this.#watchLoop(request, key, causes)) return Promise.resolve();
+      if (this.#hotLoops !== undefined && !this.#watchLoop(request, key, causes, now))
+        return Promise.resolve();
     }
     const id = `${this.name}-${(++this.#seq).toString(36)}`;
     const scope =
@@ -498,15 +502,16 @@ export class Controller<R> implements Runnable {
    * Counts a run for hot-loop detection; false when the brake holds it back (it is then requeued
    * after the brake's wait, its causes kept).
    */
-  #watchLoop(request: R, key: string, causes: CauseSet): boolean {
-    const verdict = (this.#hotLoops as HotLoopDetector).observe(key, causes.causes, this.#clock.now());
+  #watchLoop(request: R, key: string, causes: CauseSet, now: number): boolean {
+    const verdict = (this.#hotLoops as HotLoopDetector).observe(key, causes.causes, now);
     if (!verdict.selfCaused) return true;
     if (verdict.deferMs > 0) {
       const last = causes.causes[causes.causes.length - 1] as Cause;
       this.#queue.requeueAfter(request, verdict.deferMs, { keepCauses: true, cause: last });
       return false;
     }
-    this.#hook(() => this.#metrics?.onSelfCausedReconcile?.(this.name));
+    if (this.#metrics?.onSelfCausedReconcile !== undefined)
+      this.#hook(() => this.#metrics?.onSelfCausedReconcile?.(this.name));
     if (verdict.flagged) {
       const flag = this.#hotLoops?.flagOf(key, this.#clock.now());
       this.#logger.warn(

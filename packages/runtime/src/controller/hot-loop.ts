@@ -54,8 +54,13 @@ export interface HotLoopVerdict {
 }
 
 interface KeyState {
-  /** Times of the latest self-caused runs in a row, at most `threshold`, oldest first. */
-  times: number[];
+  /**
+   * Times of the latest self-caused runs in a row: a ring of `threshold` slots, `count` of them
+   * used, the oldest at `oldest` (a streak that breaks sets `count` to 0: no array to reallocate).
+   */
+  readonly times: Float64Array;
+  count: number;
+  oldest: number;
   generation: number | undefined;
   lastSelfCausedAt: number;
   flag: { since: number; runs: number; cause: Cause } | undefined;
@@ -123,17 +128,26 @@ export class HotLoopDetector {
       // The state stays (a key that converges after one echo per edit keeps one, reused): the
       // map does not churn, and `maxKeys` bounds it.
       if (state === undefined) return NOT_SELF;
-      state.times.length = 0;
+      state.count = 0;
       if (generation !== undefined) state.generation = generation;
       return NOT_SELF;
     }
     if (state === undefined) {
-      state = { times: [], generation, lastSelfCausedAt: now, flag: undefined, allowedAt: 0, braked: 0 };
+      state = {
+        times: new Float64Array(s.threshold),
+        count: 0,
+        oldest: 0,
+        generation,
+        lastSelfCausedAt: now,
+        flag: undefined,
+        allowedAt: 0,
+        braked: 0,
+      };
       this.#keys.set(key, state);
       if (this.#keys.size > s.maxKeys) this.#evict();
     } else {
       if (generation !== undefined && state.generation !== undefined && generation !== state.generation)
-        state.times.length = 0;
+        state.count = 0;
       if (generation !== undefined) state.generation = generation;
     }
     const flag = state.flag;
@@ -149,10 +163,17 @@ export class HotLoopDetector {
       return SELF;
     }
     const times = state.times;
-    times.push(now);
-    if (times.length > s.threshold) times.shift();
-    if (times.length < s.threshold || now - (times[0] as number) > s.windowMs) return SELF;
-    state.flag = { since: now, runs: times.length, cause };
+    const size = times.length;
+    if (state.count < size) {
+      times[(state.oldest + state.count) % size] = now;
+      state.count++;
+    } else {
+      // Full: the newest takes the oldest's slot.
+      times[state.oldest] = now;
+      state.oldest = (state.oldest + 1) % size;
+    }
+    if (state.count < s.threshold || now - (times[state.oldest] as number) > s.windowMs) return SELF;
+    state.flag = { since: now, runs: state.count, cause };
     this.#flagged.add(key);
     this.#brake(state, now);
     return { selfCaused: true, flagged: true, deferMs: 0 };
@@ -202,7 +223,7 @@ export class HotLoopDetector {
   #expire(key: string, state: KeyState, now: number): void {
     if (now - state.lastSelfCausedAt < this.#s.windowMs) return;
     if (state.flag !== undefined && now < state.allowedAt) return;
-    state.times.length = 0;
+    state.count = 0;
     state.flag = undefined;
     state.braked = 0;
     state.allowedAt = 0;

@@ -137,6 +137,42 @@ describe('work queue causes', () => {
     ]);
   });
 
+  it('attributedCausesOf keeps what it attributed: a retried run gets the very same cause objects, not attributed again', async () => {
+    const { q, clock } = queue();
+    const writer = { controller: 'c', reconcileId: 'c-1', key: 'ns/w', causes: [] };
+    let calls = 0;
+    // Attributes odd resourceVersions, as a ledger names the writes it remembers.
+    const by = {
+      attributeOnce(cause: Cause, now: number): Cause {
+        calls++;
+        expect(now).toBe(1234);
+        const rv = Number(cause.object?.resourceVersion);
+        if (cause.writtenBy !== undefined || !(rv % 2 === 1)) return cause;
+        return Object.freeze({ ...cause, writtenBy: writer });
+      },
+    };
+    // One cause (the slot holds it alone), then several (a list).
+    q.add('a', { cause: modified(1) });
+    expect(q.tryGet()).toBe('a');
+    const single = q.attributedCausesOf('a', by, 1234).causes;
+    expect(single.map((c) => c.writtenBy)).toEqual([writer]);
+    q.addAfter('a', 5, { cause: modified(2) });
+    q.requeueRateLimited('a', { delayMs: 10, keepCauses: true });
+    await clock.advance(10);
+    expect(q.tryGet()).toBe('a');
+    const first = q.attributedCausesOf('a', by, 1234).causes;
+    expect(first[0]).toBe(single[0]);
+    expect(first.map((c) => c.writtenBy)).toEqual([writer, undefined, undefined]);
+    q.requeueAfter('a', 0, { keepCauses: true });
+    expect(q.tryGet()).toBe('a');
+    const again = q.attributedCausesOf('a', by, 1234).causes;
+    expect(again.slice(0, 3)).toEqual(first);
+    for (let i = 0; i < 3; i++) expect(again[i]).toBe(first[i]);
+    expect(calls).toBeGreaterThan(0);
+    // A key that is not processing has no causes.
+    expect(q.attributedCausesOf('b', by, 1234)).toEqual({ causes: [], dropped: 0 });
+  });
+
   it('without keepCauses a requeue carries only its own cause; an add during the run runs at once with its own', async () => {
     const { q, clock } = queue();
     q.add('a', { cause: modified(1) });

@@ -5,6 +5,7 @@ import { func, integer, nonEmptyString } from '../options.ts';
 import {
   addToSlot,
   type Cause,
+  CauseList,
   type CauseSet,
   causeOption,
   joinSlots,
@@ -15,6 +16,13 @@ import {
   slotCauses,
 } from './cause.ts';
 import { DelayHeap } from './delay-heap.ts';
+
+/** What names the write a cause echoes (a controller's `WriteLedger`). @internal */
+export interface CauseAttributor {
+  /** `cause`, or a copy of it with `writtenBy`. */
+  attributeOnce(cause: Cause, now: number): Cause;
+}
+
 import { Deque } from './deque.ts';
 import { type Entry, NO_EVENT, type Waiter } from './entry.ts';
 import { joinHooks, type WorkQueueKeyInfo, type WorkQueueMetrics, type WorkQueueStats } from './metrics.ts';
@@ -327,6 +335,31 @@ export class WorkQueue<K> {
     const e = this.#entries.get(this.#keyOf(key));
     if (e === undefined || !e.processing) return noCauses;
     return slotCauses(e.runCauses);
+  }
+
+  /**
+   * {@link WorkQueue.causesOf}, each cause passed through `by.attributeOnce(cause, now)` first (a
+   * controller names the write a cause echoes: its `WriteLedger`). What it changes is kept in the
+   * key's causes: a run that is retried with `keepCauses` hands out the very same cause objects
+   * again, and they come back already attributed. @internal
+   */
+  attributedCausesOf(key: K, by: CauseAttributor, now: number): CauseSet {
+    const e = this.#entries.get(this.#keyOf(key));
+    if (e === undefined || !e.processing) return noCauses;
+    const slot = e.runCauses;
+    if (slot === undefined) return noCauses;
+    if (slot instanceof CauseList) {
+      const items = slot.items;
+      for (let i = 0; i < items.length; i++) {
+        const cause = items[i] as Cause;
+        const attributed = by.attributeOnce(cause, now);
+        if (attributed !== cause) items[i] = attributed;
+      }
+      return slotCauses(slot);
+    }
+    const attributed = by.attributeOnce(slot, now);
+    if (attributed !== slot) e.runCauses = attributed;
+    return slotCauses(attributed);
   }
 
   /** Clears the rate limiter's memory of a key (after success, or when giving up). */
