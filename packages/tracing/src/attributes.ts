@@ -25,6 +25,10 @@ export const TraceAttributes = {
   causeInitialList: 'converge.cause.initial_list',
   causeFinalStateUnknown: 'converge.cause.final_state_unknown',
   causePurged: 'converge.cause.purged',
+  writerController: 'converge.writer.controller',
+  writerKey: 'converge.writer.key',
+  writerReconcileId: 'converge.writer.reconcile_id',
+  writerRemote: 'converge.writer.remote',
   objectKind: 'converge.object.kind',
   objectName: 'converge.object.name',
   objectUid: 'converge.object.uid',
@@ -107,6 +111,22 @@ export function causeAttributes(cause: Cause): Attributes {
     if (o.name !== undefined) a[TraceAttributes.objectName] = o.name;
     if (o.uid !== undefined) a[TraceAttributes.objectUid] = o.uid;
     if (o.resourceVersion !== undefined) a[TraceAttributes.objectResourceVersion] = o.resourceVersion;
+  }
+  return a;
+}
+
+/**
+ * The attributes of a link to the reconcile, in another process, whose write a cause echoes: the
+ * cause's, and the writer's controller, key and reconcile id.
+ */
+export function writerAttributes(cause: Cause): Attributes {
+  const a = causeAttributes(cause);
+  const w = cause.writtenBy;
+  if (w !== undefined) {
+    a[TraceAttributes.writerController] = w.controller;
+    a[TraceAttributes.writerKey] = w.key;
+    a[TraceAttributes.writerReconcileId] = w.reconcileId;
+    if (w.remote === true) a[TraceAttributes.writerRemote] = true;
   }
   return a;
 }

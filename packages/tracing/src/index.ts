@@ -7,6 +7,10 @@
  *   at the time the queue received them), with its result, and its exception and status ERROR
  *   when it fails; `instrument(manager)` or `instrument(client)` gives each request the client
  *   sends a span `PATCH apps/v1 deployments`, a child of the reconcile that made it.
+ * - `propagate: true` (opt-in) — cause chains across processes: the writes of a traced reconcile
+ *   carry {@link WRITTEN_BY_ANNOTATION} (controller, key, reconcileId, W3C `traceparent`), and an
+ *   instrumented manager's sources name the writer of an object another process stamped
+ *   (`writtenBy` with `remote: true`); {@link parseWrittenBy} reads a value.
  * - {@link TraceAttributes} — the attribute names: the semantic conventions' where they exist
  *   (`k8s.namespace.name`, `k8s.deployment.name`, `http.request.method`, `error.type`),
  *   `converge.*` otherwise.
@@ -32,6 +36,13 @@ export {
   type Traceable,
   type TraceableClient,
   type TraceableController,
+  type TraceableManager,
   Tracing,
   type TracingOptions,
 } from './tracing.ts';
+export {
+  parseWrittenBy,
+  WRITTEN_BY_ANNOTATION,
+  type WrittenBy,
+  type WrittenByLink,
+} from './written-by.ts';

@@ -11,7 +11,14 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import { causeAttributes, errorType, reconcileAttributes, TraceAttributes } from './attributes.ts';
+import {
+  causeAttributes,
+  errorType,
+  reconcileAttributes,
+  TraceAttributes,
+  writerAttributes,
+} from './attributes.ts';
+import type { Propagation } from './propagation.ts';
 
 /**
  * The reconcile interceptor of {@link Tracing}: a root span per reconcile, `reconcile <controller>`
@@ -26,9 +33,11 @@ export class ReconcileSpans implements ReconcileInterceptor {
    * same span; the entries go with the causes.
    */
   readonly #events = new WeakMap<Cause, SpanContext>();
+  readonly #propagation: Propagation | undefined;
 
-  constructor(tracer: () => Tracer) {
+  constructor(tracer: () => Tracer, propagation?: Propagation) {
     this.#tracer = tracer;
+    this.#propagation = propagation;
   }
 
   aroundReconcile(info: ReconcileInfo, run: () => Promise<ReconcileSummary>): Promise<unknown> {
@@ -38,15 +47,22 @@ export class ReconcileSpans implements ReconcileInterceptor {
       { kind: SpanKind.CONSUMER, root: true, attributes: reconcileAttributes(info) },
       ROOT_CONTEXT,
     );
+    // With propagation, the writes of the run name it (their annotation), with its span's context.
+    const propagation = this.#propagation;
+    const spanContext = span.spanContext();
+    const body =
+      propagation === undefined
+        ? run
+        : () => propagation.run(info, isSpanContextValid(spanContext) ? spanContext : undefined, run);
     if (!span.isRecording()) {
       // No SDK (an invalid context: nothing to propagate), or a span sampled out (its context
       // still goes to the children, so that they are sampled out too).
-      if (!isSpanContextValid(span.spanContext())) return run();
+      if (!isSpanContextValid(spanContext)) return body();
     } else if (info.causes.causes.length > 0) {
       // Links after the start: a span that records nothing costs no event span.
       span.addLinks(this.#links(tracer, info));
     }
-    return context.with(trace.setSpan(ROOT_CONTEXT, span), run).then(
+    return context.with(trace.setSpan(ROOT_CONTEXT, span), body).then(
       (summary) => finish(span, summary),
       (error: unknown) => {
         // `run` does not reject; a span is ended whatever happens.
@@ -63,6 +79,10 @@ export class ReconcileSpans implements ReconcileInterceptor {
     for (const cause of info.causes.causes) {
       const event = this.#eventOf(tracer, cause);
       if (event !== undefined) links.push({ context: event, attributes: causeAttributes(cause) });
+      // A write of another process that carried its reconcile's trace context: the chain goes on there.
+      const writer = cause.writtenBy;
+      const remote = writer?.remote === true ? this.#propagation?.remoteSpanOf(writer) : undefined;
+      if (remote !== undefined) links.push({ context: remote, attributes: writerAttributes(cause) });
     }
     return links;
   }

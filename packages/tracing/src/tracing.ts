@@ -1,5 +1,12 @@
-import { type ClientInterceptor, OptionsError, type ReconcileInterceptor } from '@converge/runtime';
+import { randomUUID } from 'node:crypto';
+import {
+  type ClientInterceptor,
+  OptionsError,
+  type ReconcileInterceptor,
+  type RemoteWriterLookup,
+} from '@converge/runtime';
 import { type Tracer, type TracerProvider, trace } from '@opentelemetry/api';
+import { Propagation } from './propagation.ts';
 import { ReconcileSpans } from './reconcile-spans.ts';
 import { RequestSpans } from './request-spans.ts';
 
@@ -13,6 +20,24 @@ export interface TracingOptions {
    * application registers (before or after this is created), and records nothing until one is.
    */
   readonly tracerProvider?: TracerProvider;
+  /**
+   * Cause chains across processes (see `WRITTEN_BY_ANNOTATION`). Writes an instrumented client
+   * makes inside a reconcile of an instrumented controller carry the annotation
+   * `converge.dev/written-by`: the reconcile's controller, key and reconcileId, its span's W3C
+   * `traceparent`, the process, and the writers before it (two links). An instrumented manager's
+   * sources read it back: an event whose object another process stamped in that version names
+   * that reconcile as its cause's `writtenBy` (`remote: true`), so `formatCause`, `ctx.causes`,
+   * `/debug/keys` and hot-loop detection follow the chain, and the reconcile span links to the
+   * writer's span. A write keeps the stamp the object holds when it names the same controller and
+   * key and the write sends what this process last sent to that object, so that a no-op update
+   * stays a no-op. Default false.
+   */
+  readonly propagate?: boolean;
+  /**
+   * What names this process in the annotation (a process reads only stamps of others; its own
+   * writes are named by its `WriteLedger`). Default: a random UUID. One `Tracing` per process.
+   */
+  readonly processId?: string;
 }
 
 /** What `instrument` needs of a controller (a `Controller` or a `DynamicController`). */
@@ -27,8 +52,14 @@ export interface TraceableClient {
   observe(hooks: { readonly interceptor?: ClientInterceptor }): void;
 }
 
-/** What `instrument` accepts: a controller, a client, or a manager (its client). */
-export type Traceable = TraceableController | TraceableClient | { readonly client: TraceableClient };
+/** What `instrument` needs of a manager (a `Manager`): its client, and where its sources ask for remote writers. */
+export interface TraceableManager {
+  readonly client: TraceableClient;
+  readonly remoteWriters?: { use(lookup: RemoteWriterLookup): () => void };
+}
+
+/** What `instrument` accepts: a controller, a client, or a manager (its client, and with `propagate` its sources). */
+export type Traceable = TraceableController | TraceableClient | TraceableManager;
 
 const EXPECTED = 'a Controller, DynamicController, Client or Manager';
 
@@ -57,7 +88,8 @@ const EXPECTED = 'a Controller, DynamicController, Client or Manager';
 export class Tracing {
   readonly #provider: TracerProvider | undefined;
   readonly #reconciles: ReconcileSpans;
-  readonly #requests: RequestSpans;
+  readonly #propagation: Propagation | undefined;
+  readonly #clientInterceptor: ClientInterceptor;
   readonly #instrumented = new WeakSet<object>();
   #tracer: Tracer | undefined;
 
@@ -69,13 +101,31 @@ export class Tracing {
       throw new OptionsError('tracerProvider', provider, 'an OpenTelemetry TracerProvider');
     }
     this.#provider = provider;
+    if (options.propagate !== undefined && typeof options.propagate !== 'boolean')
+      throw new OptionsError('propagate', options.propagate, 'a boolean');
+    const processId = options.processId;
+    if (
+      processId !== undefined &&
+      (typeof processId !== 'string' || processId === '' || processId.length > 128)
+    )
+      throw new OptionsError('processId', processId, 'a non-empty string of at most 128 characters');
+    this.#propagation = options.propagate === true ? new Propagation(processId ?? randomUUID()) : undefined;
     const tracer = (): Tracer => {
       // The global provider is a proxy: a tracer got from it follows the SDK registered later.
       this.#tracer ??= (this.#provider ?? trace.getTracerProvider()).getTracer(TRACER_NAME, TRACER_VERSION);
       return this.#tracer;
     };
-    this.#reconciles = new ReconcileSpans(tracer);
-    this.#requests = new RequestSpans(tracer);
+    this.#reconciles = new ReconcileSpans(tracer, this.#propagation);
+    const requests = new RequestSpans(tracer);
+    const propagation = this.#propagation;
+    this.#clientInterceptor =
+      propagation === undefined
+        ? requests
+        : {
+            aroundRequest: (info, run) =>
+              requests.aroundRequest(info, () => propagation.interceptor.aroundRequest(info, run)),
+            prepareWrite: propagation.interceptor.prepareWrite,
+          };
   }
 
   /**
@@ -93,13 +143,16 @@ export class Tracing {
       readonly informers?: unknown;
     };
     if (typeof t.observe === 'function' && 'backend' in t) {
-      (target as TraceableClient).observe({ interceptor: this.#requests });
+      (target as TraceableClient).observe({ interceptor: this.#clientInterceptor });
     } else if (typeof t.observe === 'function' && typeof t.name === 'string') {
       (target as TraceableController).observe({ interceptor: this.#reconciles });
     } else if (typeof t.informers === 'object' && t.informers !== null && 'client' in t) {
-      const client = (target as { readonly client: TraceableClient }).client;
+      const manager = target as TraceableManager;
       this.#instrumented.add(target);
-      return this.instrument(client);
+      const propagation = this.#propagation;
+      if (propagation !== undefined && typeof manager.remoteWriters?.use === 'function')
+        manager.remoteWriters.use(propagation.lookup);
+      return this.instrument(manager.client);
     } else {
       throw new OptionsError('target', target, EXPECTED);
     }
@@ -114,6 +167,19 @@ export class Tracing {
 
   /** The interceptor to give a client by hand (`new Client({ interceptor })`). */
   get clientInterceptor(): ClientInterceptor {
-    return this.#requests;
+    return this.#clientInterceptor;
+  }
+
+  /**
+   * With `propagate`, the lookup to install in the `RemoteWriters` of sources built by hand
+   * (`instrument(manager)` installs it in the manager's); undefined without.
+   */
+  get remoteWriterLookup(): RemoteWriterLookup | undefined {
+    return this.#propagation?.lookup;
+  }
+
+  /** With `propagate`, what names this process in the annotation; undefined without. */
+  get processId(): string | undefined {
+    return this.#propagation?.processId;
   }
 }

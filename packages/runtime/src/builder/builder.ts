@@ -12,7 +12,7 @@ import { derivedRules, type PermissionRule } from '../permissions/index.ts';
 import type { Predicate } from '../predicate/index.ts';
 import type { ReconcileFunction, Reconciler } from '../reconcile/index.ts';
 import { type Runnable, whenAborted } from '../runnable/index.ts';
-import { fromEventSource, type Source } from '../source/index.ts';
+import { fromEventSource, type RemoteWriters, type Source } from '../source/index.ts';
 import { type StopHook, type StopHookOptions, withStopHook } from './stop-hook.ts';
 
 /**
@@ -35,6 +35,11 @@ export interface BuilderHost {
    * `writeLedger`, shared by all its controllers). Default: each controller has its own.
    */
   readonly writeLedger?: WriteLedger;
+  /**
+   * Asked who, in another process, wrote the objects of events (a Manager passes its
+   * `remoteWriters`). Default: none.
+   */
+  readonly remoteWriters?: RemoteWriters;
   /** Adds the controller (wrapped when it has stop hooks) to run with the host. */
   add(runnable: Runnable, options?: { name?: string }): void;
   /**
@@ -370,6 +375,7 @@ export class ControllerBuilder {
       predicates: w.options.predicates ?? [],
       name: w.label,
       startEventSource: false,
+      ...(this.#host.remoteWriters === undefined ? {} : { remoteWriters: this.#host.remoteWriters }),
     });
   }
 }

@@ -23,6 +23,7 @@ import {
   type ClientVerb,
   interceptRequest,
   joinRequestInterceptors,
+  prepareWrite,
 } from './intercept.ts';
 import { type ObjectReader, PendingWrites } from './pending-writes.ts';
 import { type AnyResourceType, type UntypedResourceType, untyped } from './typed.ts';
@@ -221,8 +222,10 @@ export class Client {
     object: T,
     options?: WriteOptions,
   ): Promise<T> {
-    const created = await this.#send('create', type, keyOfObject(object), options, undefined, () =>
-      this.backend.create(untyped(type), object as KubeObjectLike as KubeObject, this.#write(options)),
+    const key = keyOfObject(object);
+    const sent = this.#prepare('create', type, key, options, undefined, object);
+    const created = await this.#send('create', type, key, options, undefined, () =>
+      this.backend.create(untyped(type), sent as KubeObject, this.#write(options)),
     );
     return this.#remember(type, created, options) as KubeObjectLike as T;
   }
@@ -248,8 +251,10 @@ export class Client {
     object: T,
     options?: WriteOptions,
   ): Promise<T> {
-    const updated = await this.#send('update', type, keyOfObject(object), options, undefined, () =>
-      this.backend.update(untyped(type), object as KubeObjectLike as KubeObject, this.#write(options)),
+    const key = keyOfObject(object);
+    const sent = this.#prepare('update', type, key, options, undefined, object);
+    const updated = await this.#send('update', type, key, options, undefined, () =>
+      this.backend.update(untyped(type), sent as KubeObject, this.#write(options)),
     );
     return this.#remember(type, updated, options) as KubeObjectLike as T;
   }
@@ -275,8 +280,10 @@ export class Client {
     object: T,
     options?: WriteOptions,
   ): Promise<T> {
-    const updated = await this.#send('update', type, keyOfObject(object), options, STATUS, () =>
-      this.backend.updateStatus(untyped(type), object as KubeObjectLike as KubeObject, this.#write(options)),
+    const key = keyOfObject(object);
+    const sent = this.#prepare('update', type, key, options, STATUS, object);
+    const updated = await this.#send('update', type, key, options, STATUS, () =>
+      this.backend.updateStatus(untyped(type), sent as KubeObject, this.#write(options)),
     );
     return this.#remember(type, updated, options) as KubeObjectLike as T;
   }
@@ -300,8 +307,14 @@ export class Client {
     patch: Patch,
     options?: PatchOptions,
   ): Promise<T> {
+    let sent = patch;
+    const interceptor = this.#interceptor;
+    if (interceptor?.prepareWrite !== undefined && !options?.dryRun) {
+      const info = requestInfo('patch', type, key, options, options?.subresource);
+      sent = prepareWrite(interceptor, info, { patch }).patch;
+    }
     const patched = await this.#send('patch', type, key, options, options?.subresource, () =>
-      this.backend.patch(untyped(type), key, patch, this.#write(options)),
+      this.backend.patch(untyped(type), key, sent, this.#write(options)),
     );
     return this.#remember(type, patched, options) as KubeObjectLike as T;
   }
@@ -352,17 +365,21 @@ export class Client {
   ): Promise<T> {
     const interceptor = this.#interceptor;
     if (interceptor === undefined) return call();
-    const info: ClientRequestInfo = {
-      verb,
-      group: type.group,
-      version: type.version,
-      resource: type.plural,
-      ...(subresource === undefined ? {} : { subresource }),
-      ...(key.namespace ? { namespace: key.namespace } : {}),
-      ...(typeof key.name === 'string' && key.name !== '' ? { name: key.name } : {}),
-      ...(options?.dryRun ? { dryRun: true } : {}),
-    };
-    return interceptRequest(interceptor, info, call);
+    return interceptRequest(interceptor, requestInfo(verb, type, key, options, subresource), call);
+  }
+
+  /** The object a write sends: `object`, or what the interceptor's `prepareWrite` makes of it. */
+  #prepare(
+    verb: ClientVerb,
+    type: AnyResourceType,
+    key: { readonly namespace?: string | undefined; readonly name?: string | undefined },
+    options: { readonly dryRun?: boolean } | undefined,
+    subresource: 'status' | undefined,
+    object: KubeObjectLike,
+  ): KubeObjectLike {
+    const interceptor = this.#interceptor;
+    if (interceptor?.prepareWrite === undefined || options?.dryRun) return object;
+    return prepareWrite(interceptor, requestInfo(verb, type, key, options, subresource), { object }).object;
   }
 
   #write<O extends WriteOptions>(options: O | undefined): O | undefined {
@@ -382,6 +399,26 @@ export class Client {
   #id(type: AnyResourceType, key: ObjectKey): string {
     return `${typeId(type)}|${key.namespace}/${key.name}`;
   }
+}
+
+/** What an interceptor is told about a request. */
+function requestInfo(
+  verb: ClientVerb,
+  type: AnyResourceType,
+  key: { readonly namespace?: string | undefined; readonly name?: string | undefined },
+  options: { readonly dryRun?: boolean } | undefined,
+  subresource: 'status' | undefined,
+): ClientRequestInfo {
+  return {
+    verb,
+    group: type.group,
+    version: type.version,
+    resource: type.plural,
+    ...(subresource === undefined ? {} : { subresource }),
+    ...(key.namespace ? { namespace: key.namespace } : {}),
+    ...(typeof key.name === 'string' && key.name !== '' ? { name: key.name } : {}),
+    ...(options?.dryRun ? { dryRun: true } : {}),
+  };
 }
 
 /** The `status` subresource, for {@link Client.updateStatus}. */

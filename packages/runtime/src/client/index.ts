@@ -26,7 +26,7 @@ export { AlreadyOwnedError, ClientErrorCodes, InvalidOwnerError } from './errors
 export { type FinalizerEvent, finalizer } from './finalizer.ts';
 export { addFinalizer, hasFinalizer, isBeingDeleted, removeFinalizer } from './finalizers.ts';
 export { ignoreNotFound } from './ignore-not-found.ts';
-export type { ClientInterceptor, ClientRequestInfo, ClientVerb } from './intercept.ts';
+export type { ClientInterceptor, ClientRequestInfo, ClientVerb, ClientWriteBody } from './intercept.ts';
 export {
   controllerOf,
   type OwnerOptions,

@@ -1,3 +1,5 @@
+import type { KubeObjectLike, Patch } from '../backend/index.ts';
+
 /** The Kubernetes verb of a request a client sends to its backend. */
 export type ClientVerb = 'get' | 'list' | 'create' | 'update' | 'patch' | 'delete';
 
@@ -42,6 +44,43 @@ export interface ClientRequestInfo {
  */
 export interface ClientInterceptor {
   aroundRequest(info: ClientRequestInfo, run: () => Promise<unknown>): Promise<unknown>;
+  /**
+   * Optional: what a write sends (the object of a `create`, `update` or `updateStatus`, the patch
+   * of a `patch`), given before `aroundRequest`; returns it, or a copy to send instead of the same
+   * shape (`@converge/tracing` adds an annotation with `propagate: true`). Never change the body
+   * given: the caller may still hold it. Not called for dry runs. A hook that throws or returns
+   * another shape is ignored (the body is sent as given).
+   */
+  prepareWrite?(info: ClientRequestInfo, body: ClientWriteBody): ClientWriteBody;
+}
+
+/** What a write sends: an object (`create`, `update`, `updateStatus`) or a patch (`patch`). */
+export type ClientWriteBody = { readonly object: KubeObjectLike } | { readonly patch: Patch };
+
+/**
+ * `body` through `interceptor.prepareWrite`, if it has one; `body` when the hook throws or
+ * returns another shape. @internal
+ */
+export function prepareWrite<B extends ClientWriteBody>(
+  interceptor: ClientInterceptor,
+  info: ClientRequestInfo,
+  body: B,
+): B {
+  const hook = interceptor.prepareWrite;
+  if (hook === undefined) return body;
+  let out: unknown;
+  try {
+    out = hook.call(interceptor, info, body);
+  } catch {
+    return body;
+  }
+  if (typeof out !== 'object' || out === null) return body;
+  if ('object' in body) {
+    const object = (out as { object?: unknown }).object;
+    return typeof object === 'object' && object !== null ? (out as B) : body;
+  }
+  const patch = (out as { patch?: Patch }).patch;
+  return typeof patch === 'object' && patch !== null && patch.type === body.patch.type ? (out as B) : body;
 }
 
 /**
@@ -79,5 +118,8 @@ export function joinRequestInterceptors(
   if (first === undefined) return then;
   return {
     aroundRequest: (info, run) => interceptRequest(first, info, () => interceptRequest(then, info, run)),
+    ...(first.prepareWrite === undefined && then.prepareWrite === undefined
+      ? {}
+      : { prepareWrite: (info, body) => prepareWrite(then, info, prepareWrite(first, info, body)) }),
   };
 }

@@ -21,6 +21,7 @@ import { durationMs, integer, nonEmptyString, syncTimeoutMs } from '../options.t
 import { generationChanged } from '../predicate/index.ts';
 import { done, type ReconcileContext, type ReconcileReturn, toError } from '../reconcile/index.ts';
 import { linkSignals, type Runnable, scopedSignal } from '../runnable/index.ts';
+import { RemoteWriters } from '../source/index.ts';
 import {
   type Cause,
   joinHooks,
@@ -108,6 +109,11 @@ export interface DynamicControllerOptions {
   readonly queueMetrics?: WorkQueueMetrics;
   /** As `ControllerOptions.writeLedger` (a manager passes its own). Default: one of its own. */
   readonly writeLedger?: WriteLedger;
+  /**
+   * Asked who, in another process, wrote the object of each live event (see `RemoteWriters`; a
+   * manager passes its `remoteWriters`). Default: none.
+   */
+  readonly remoteWriters?: RemoteWriters;
   /** Called with every reconcile error, retried or not. Must not throw. */
   readonly onError?: (error: Error, request: KindRequest) => void;
   /**
@@ -199,6 +205,7 @@ export class DynamicController implements Runnable, ServesKinds {
   readonly #kinds = new Map<string, Served>();
   readonly #stop = new AbortController();
   readonly #changedGeneration = generationChanged<KubeObject>();
+  readonly #remoteWriters: RemoteWriters | undefined;
   #state: DynamicControllerState = 'new';
 
   constructor(options: DynamicControllerOptions) {
@@ -230,6 +237,10 @@ export class DynamicController implements Runnable, ServesKinds {
     this.needLeaderElection = booleanOption('needLeaderElection', options.needLeaderElection, true);
     this.#metrics = options.metrics;
     this.#onKindStopped = options.onKindStopped;
+    const remote = options.remoteWriters;
+    if (remote !== undefined && !(remote instanceof RemoteWriters))
+      throw new OptionsError('remoteWriters', remote, 'a RemoteWriters');
+    this.#remoteWriters = remote;
     if (options.maxRetries !== undefined && options.retryPolicy !== undefined) {
       throw new OptionsError('maxRetries', options.maxRetries, 'to be left out when retryPolicy is given');
     }
@@ -480,7 +491,11 @@ export class DynamicController implements Runnable, ServesKinds {
       const enqueued = !(served.filter && !this.#changedGeneration(event));
       this.#hook(() => this.#metrics?.onEvent?.(this.name, served.id, event.type, enqueued));
       if (!enqueued) return;
-      queue.add(requestOf(served, event.object), { cause: eventCause(event, { source: served.id }) });
+      const cause = eventCause(event, { source: served.id });
+      const writer = this.#remoteWriters?.echoWriterOf(event);
+      queue.add(requestOf(served, event.object), {
+        cause: writer === undefined ? cause : Object.freeze({ ...cause, writtenBy: writer }),
+      });
     };
   }
 

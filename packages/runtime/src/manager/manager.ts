@@ -18,6 +18,7 @@ import type { KubeObject } from '../object/index.ts';
 import { durationMs, func, syncProgress, syncTimeoutMs } from '../options.ts';
 import { Permissions } from '../permissions/index.ts';
 import { type LeaderElection, type Runnable, whenAborted } from '../runnable/index.ts';
+import { RemoteWriters } from '../source/index.ts';
 import {
   WebhookBuilder,
   type WebhookHost,
@@ -146,6 +147,7 @@ export class Manager implements Runnable {
   readonly #informers: InformerRegistry;
   readonly #client: Client | undefined;
   readonly #writeLedger: WriteLedger;
+  readonly #remoteWriters = new RemoteWriters();
   readonly #readers = new Map<string, ReturnType<InformerRegistry['acquire']>>();
   readonly #webhooks = new WebhookRegistry();
   readonly #permissions = new Permissions();
@@ -330,6 +332,15 @@ export class Manager implements Runnable {
   }
 
   /**
+   * Where the sources of the controllers the manager builds ask who, in another process, wrote
+   * the object of an event (cross-process cause chains; `@converge/tracing` installs a lookup with
+   * `propagate: true`). Pass it as `remoteWriters` to `fromEventSource` for a source built by hand.
+   */
+  get remoteWriters(): RemoteWriters {
+    return this.#remoteWriters;
+  }
+
+  /**
    * Starts a controller builder whose primary kind is `type` (see {@link ControllerBuilder}), with
    * the primary's watch options (`predicates`, `namespace`, selectors, `backend`). Its controller
    * runs on the manager's clock and logs through the manager's logger.
@@ -345,6 +356,7 @@ export class Manager implements Runnable {
       logger: this.#baseLogger,
       permissions: this.#permissions,
       writeLedger: this.#writeLedger,
+      remoteWriters: this.#remoteWriters,
       add: (runnable: Runnable, addOptions?: { name?: string }) => this.add(runnable, addOptions ?? {}),
     }).for(type, options);
   }
@@ -369,6 +381,7 @@ export class Manager implements Runnable {
       clock: this.#clock,
       logger: this.#baseLogger,
       writeLedger: this.#writeLedger,
+      remoteWriters: this.#remoteWriters,
       ...options,
       backend,
       // The client's cached reader of a stopped kind would keep its informer (and watch) forever.

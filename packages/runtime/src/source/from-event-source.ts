@@ -5,10 +5,11 @@ import type { Logger } from '../log/index.ts';
 import { func, nonEmptyString } from '../options.ts';
 import type { Predicate } from '../predicate/index.ts';
 import { whenAborted } from '../runnable/index.ts';
-import type { AddAfterOptions, AddOptions, Cause } from '../workqueue/index.ts';
+import type { AddAfterOptions, AddOptions, Cause, CauseWriter } from '../workqueue/index.ts';
 import { alreadyStarted } from './errors.ts';
 import { Latch } from './latch.ts';
 import { booleanOption, loggerOption } from './option-checks.ts';
+import { RemoteWriters } from './remote-writers.ts';
 import type { Source } from './source.ts';
 
 export interface FromEventSourceOptions<T, R> {
@@ -27,6 +28,12 @@ export interface FromEventSourceOptions<T, R> {
   readonly onError?: (error: unknown, event: ObjectEvent<T>) => void;
   /** Where failures are logged. Default no logging. */
   readonly logger?: Logger;
+  /**
+   * Asked who, in another process, wrote the object of each `added` or `modified` event: its
+   * causes then name that reconcile (`writtenBy`, `remote`). Default none (a manager's builder
+   * passes `manager.remoteWriters`).
+   */
+  readonly remoteWriters?: RemoteWriters;
 }
 
 /** Counters of an {@link EventSourceAdapter}. */
@@ -101,6 +108,7 @@ class Adapter<T, R> implements EventSourceAdapter<R> {
   readonly #startEventSource: boolean;
   readonly #onError: ((error: unknown, event: ObjectEvent<T>) => void) | undefined;
   readonly #logger: Logger;
+  readonly #remoteWriters: RemoteWriters | undefined;
   readonly #started = new Latch();
   #running = false;
   #events = 0;
@@ -137,6 +145,10 @@ class Adapter<T, R> implements EventSourceAdapter<R> {
     this.#startEventSource = booleanOption('startEventSource', options.startEventSource, true);
     this.#onError = func('onError', options.onError, undefined);
     this.#logger = loggerOption('logger', options.logger);
+    const remote = options.remoteWriters;
+    if (remote !== undefined && !(remote instanceof RemoteWriters))
+      throw new OptionsError('remoteWriters', remote, 'a RemoteWriters');
+    this.#remoteWriters = remote;
   }
 
   async start(signal: AbortSignal, queue: RequestQueue<R>): Promise<void> {
@@ -185,7 +197,8 @@ class Adapter<T, R> implements EventSourceAdapter<R> {
         }
       }
       stage = 'handler';
-      this.#handler.handle(event, new CausingQueue(queue, event, this.name));
+      const writer = this.#remoteWriters?.echoWriterOf(event);
+      this.#handler.handle(event, new CausingQueue(queue, event, this.name, writer));
       this.#handled++;
     } catch (error) {
       this.#errors++;
@@ -204,21 +217,29 @@ class Adapter<T, R> implements EventSourceAdapter<R> {
 
 /**
  * The queue a handler sees for one event: adds without a cause get the event's, and causes without
- * a source get the source's name (once per distinct cause, so adds of one event share it).
+ * a source get the source's name (once per distinct cause, so adds of one event share it). With a
+ * remote writer, the causes about the event's object that name no writer get it.
  */
 class CausingQueue<T, R> implements RequestQueue<R> {
   readonly #queue: RequestQueue<R>;
   readonly #event: ObjectEvent<T>;
   readonly #source: string;
+  readonly #writer: CauseWriter | undefined;
   #own: Cause | undefined;
   #secondary: Cause | undefined;
   #given: Cause | undefined;
   #stamped: Cause | undefined;
 
-  constructor(queue: RequestQueue<R>, event: ObjectEvent<T>, source: string) {
+  constructor(
+    queue: RequestQueue<R>,
+    event: ObjectEvent<T>,
+    source: string,
+    writer: CauseWriter | undefined,
+  ) {
     this.#queue = queue;
     this.#event = event;
     this.#source = source;
+    this.#writer = writer;
   }
 
   add(request: R, options?: AddOptions): void {
@@ -237,7 +258,7 @@ class CausingQueue<T, R> implements RequestQueue<R> {
 
   #default(request: R): Cause {
     // Computed at most twice per event: for its own object, and for any other.
-    const cause = eventCauseFor(this.#event, request, { source: this.#source });
+    const cause = this.#attribute(eventCauseFor(this.#event, request, { source: this.#source }));
     if (cause.secondary === true) {
       this.#secondary ??= cause;
       return this.#secondary;
@@ -249,8 +270,19 @@ class CausingQueue<T, R> implements RequestQueue<R> {
   #stamp(cause: Cause): Cause {
     if (cause !== this.#given) {
       this.#given = cause;
-      this.#stamped = Object.freeze({ ...cause, source: this.#source });
+      this.#stamped = this.#attribute(Object.freeze({ ...cause, source: this.#source }));
     }
     return this.#stamped as Cause;
+  }
+
+  /** `cause` with the remote writer, when there is one and the cause is about this event's version. */
+  #attribute(cause: Cause): Cause {
+    const writer = this.#writer;
+    if (writer === undefined || cause.writtenBy !== undefined) return cause;
+    if (cause.type !== 'added' && cause.type !== 'modified') return cause;
+    const rv = cause.object?.resourceVersion;
+    const metadata = (this.#event.object as { metadata?: { resourceVersion?: unknown } } | null)?.metadata;
+    if (rv === undefined || rv !== metadata?.resourceVersion) return cause;
+    return Object.freeze({ ...cause, writtenBy: writer });
   }
 }

@@ -11,6 +11,8 @@
  *   results into create / update / delete events, with timeouts and error backoff on the injected
  *   clock (openclarity's poller).
  * - {@link EventChannel}: an event source you emit events into by hand (tests, bridges).
+ * - {@link RemoteWriters}: asked by sources who, in another process, wrote an event's object, so
+ *   that its causes name that reconcile (`writtenBy`, `remote`); `@converge/tracing` fills it.
  *
  * Typed errors: {@link ListFailedError}, {@link ListTimeoutError}, {@link DuplicateKeyError} (all
  * handled inside the poller; they reach logs, never `start`).
@@ -33,4 +35,5 @@ export {
 } from './from-event-source.ts';
 export { Poller, type PollerStats } from './poller.ts';
 export type { PollerOptions } from './poller-options.ts';
+export { type RemoteWriterLookup, RemoteWriters } from './remote-writers.ts';
 export type { Source } from './source.ts';

@@ -43,6 +43,12 @@ export interface CauseWriter {
   /** The key that reconcile reconciled (the controller's `keyOf`). */
   readonly key: string;
   readonly causes: readonly Cause[];
+  /**
+   * The reconcile ran in another process: the event's object named it (see `RemoteWriters`, which
+   * `@converge/tracing` fills from the annotation its `propagate` option writes), not this
+   * process's `WriteLedger`. Its `causes` are the links the object named, without objects.
+   */
+  readonly remote?: boolean;
 }
 
 /**
@@ -75,8 +81,9 @@ export interface Cause {
   readonly purged?: boolean;
   /**
    * The reconcile of this process whose write the event echoes (added, modified or deleted events
-   * only), when the controller keeps cause chains (`causeChains`, default on). Not compared by
-   * {@link sameCause}.
+   * only), when the controller keeps cause chains (`causeChains`, default on); or, with
+   * `RemoteWriters` in use, the reconcile of another process that the event's object names
+   * (`remote: true`). Not compared by {@link sameCause}.
    */
   readonly writtenBy?: CauseWriter;
   /**
@@ -221,9 +228,10 @@ function formatLinks(cause: Cause, links: number): string {
   return `${formatOwnCause(cause)}, ${formatWriter(w)}${because === '' ? '' : `, which ran because: ${because}`}`;
 }
 
-/** `written by reconcile <id> of controller <name> (<key>)`. */
+/** `written by reconcile <id> of controller <name> (<key>)`, then ` in another process` for a remote one. */
 export function formatWriter(writer: CauseWriter): string {
-  return `written by reconcile ${writer.reconcileId} of controller ${writer.controller} (${writer.key})`;
+  const text = `written by reconcile ${writer.reconcileId} of controller ${writer.controller} (${writer.key})`;
+  return writer.remote === true ? `${text} in another process` : text;
 }
 
 /** {@link formatCause} without the writer. @internal */
