@@ -2,14 +2,13 @@
  * The dashboard in a real browser: Debian's Chromium driven by playwright-core, against an
  * operations server on 127.0.0.1:0 serving a real Manager over the in-process store. One browser
  * for the file. It shows a failing key's last error, renders a key named `<script>…` as text (no
- * dialog, no script element, no CSP violation), and highlights a hot loop.
+ * dialog, no script element, no CSP violation), and highlights a hot loop. The same page served by a
+ * real `converge dev` whose operator hot-loops is checked in packages/cli/test/why.test.ts.
  *
  * Skipped, saying why, only when /usr/bin/chromium is absent and `apt-get install chromium` fails.
  * `CONVERGE_UPDATE_SCREENSHOTS=1` also writes docs/guide/images/dashboard.png.
  */
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type InstrumentableController, Metrics, OperationsServer } from '@converge/metrics';
 import {
@@ -24,27 +23,10 @@ import {
   type Source,
 } from '@converge/runtime';
 import { Store } from '@converge/store';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const CHROMIUM = '/usr/bin/chromium';
-
-/** Why the test cannot run (undefined: it can), after trying to install Chromium once. */
-function chromiumMissing(): string | undefined {
-  if (existsSync(CHROMIUM)) return undefined;
-  try {
-    execFileSync('sh', ['-c', 'apt-get update -qq && apt-get install -y -qq chromium'], {
-      stdio: 'ignore',
-      timeout: 600_000,
-    });
-  } catch (error) {
-    return `${CHROMIUM} is absent and apt-get install chromium failed (${(error as Error).message.split('\n')[0]})`;
-  }
-  return existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is absent after apt-get install chromium`;
-}
+import { type Chromium, chromiumMissing, launchChromium, openPage } from './chromium.ts';
 
 const missing = chromiumMissing();
-if (missing !== undefined) console.warn(`dashboard browser test SKIPPED: ${missing}`);
 
 const widgets = resourceType({
   group: 'example.com',
@@ -126,31 +108,15 @@ function widget(name: string): KubeObject {
 }
 
 describe.skipIf(missing !== undefined)('the dashboard in Chromium', () => {
-  let browser: BrowserContext;
-  let profile: string;
+  let chromium: Chromium;
   let url: string;
   const stop = new AbortController();
   let running: Promise<void>;
   let createGadget: () => Promise<void>;
 
   beforeAll(async () => {
-    profile = mkdtempSync(join(tmpdir(), 'converge-chromium-'));
-    // A fresh profile (--user-data-dir) per run.
-    const launching = chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1280, height: 900 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    // A fresh profile (--user-data-dir) per run, launched while the manager starts.
+    const launching = launchChromium();
     const store = new Store({ types: [namespaceType, widgets, gadgets] });
     await store.create(namespaceType, { metadata: { name: 'default' } });
     const manager = new Manager({ backend: store });
@@ -196,32 +162,16 @@ describe.skipIf(missing !== undefined)('the dashboard in Chromium', () => {
     for (const name of ['web', 'api', 'broken']) await store.create(widgets, widget(name));
     hand.push(XSS_KEY);
     hand.push('default/later');
-    browser = await launching;
+    chromium = await launching;
   });
 
   afterAll(async () => {
-    await browser?.close();
+    await chromium?.close();
     stop.abort();
     await running;
-    rmSync(profile, { recursive: true, force: true });
   });
 
-  async function open(): Promise<{ page: Page; dialogs: string[]; violations: string[] }> {
-    const page = await browser.newPage();
-    const dialogs: string[] = [];
-    const violations: string[] = [];
-    page.on('dialog', (dialog) => {
-      dialogs.push(dialog.message());
-      void dialog.dismiss();
-    });
-    page.on('console', (message) => {
-      if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
-    });
-    page.on('pageerror', (error) => violations.push(error.message));
-    const response = await page.goto(url);
-    expect(response?.status()).toBe(200);
-    return { page, dialogs, violations };
-  }
+  const open = () => openPage(chromium.browser, url);
 
   it("shows a failing key's last error and a key named <script> as text within 5 s", async () => {
     const started = Date.now();
@@ -293,7 +243,7 @@ describe.skipIf(missing !== undefined)('the dashboard in Chromium', () => {
       undefined,
       { timeout: 5_000 },
     );
-    const shot = join(profile, 'dashboard.png');
+    const shot = join(chromium.profile, 'dashboard.png');
     await page.screenshot({ path: shot });
     const png = readFileSync(shot);
     expect(png.subarray(1, 4).toString()).toBe('PNG');

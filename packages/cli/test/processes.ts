@@ -114,3 +114,21 @@ export async function within<T>(what: string, promise: Promise<T>, context: () =
     clearTimeout(timer);
   }
 }
+
+/**
+ * Calls `probe` every 100 ms (a request, each) until it resolves to a value; throws after
+ * {@link WAIT_MS} with `context()` in the message.
+ */
+export async function pollFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  context: () => string,
+): Promise<T> {
+  const deadline = now() + WAIT_MS;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (now() > deadline) throw timedOut(what, context);
+    await sleep(100);
+  }
+}
