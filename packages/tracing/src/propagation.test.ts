@@ -111,6 +111,22 @@ function world() {
   };
 }
 
+/**
+ * A reconciler that writes its own name into the Widget's `owner` annotation unless it is there:
+ * two of them, with different names, ping-pong the object. An annotation, not the spec: a
+ * generation change would restart the hot-loop count.
+ */
+const pong =
+  (me: string, manager: Manager): Reconcile =>
+  async (key) => {
+    const o = await manager.client.get<Obj>(widgets, key);
+    if (o.metadata.annotations?.owner === me) return;
+    await manager.client.update(widgets, {
+      ...o,
+      metadata: { ...o.metadata, annotations: { ...o.metadata.annotations, owner: me } },
+    });
+  };
+
 describe('Tracing({ propagate: true }) across processes', () => {
   it('the write of a reconcile in one process is the writtenBy of the other’s cause, and its span is linked', async () => {
     const w = world();
@@ -229,17 +245,6 @@ describe('Tracing({ propagate: true }) across processes', () => {
     const w = world();
     const a = w.process('process-a');
     const b = w.process('process-b');
-    const pong =
-      (me: string, manager: Manager): Reconcile =>
-      async (key) => {
-        // An annotation, not the spec: a generation change would restart the count.
-        const o = await manager.client.get<Obj>(widgets, key);
-        if (o.metadata.annotations?.owner === me) return;
-        await manager.client.update(widgets, {
-          ...o,
-          metadata: { ...o.metadata, annotations: { ...o.metadata.annotations, owner: me } },
-        });
-      };
     const ca = a.controller(widgets, 'a', pong('a', a.manager));
     const cb = b.controller(widgets, 'b', pong('b', b.manager));
     await w.store.create(widgets, object('Widget', 'w', {}));
@@ -265,17 +270,6 @@ describe('Tracing({ propagate: true }) across processes', () => {
     const w = world();
     const a = w.process('process-a', false);
     const b = w.process('process-b', false);
-    const pong =
-      (me: string, manager: Manager): Reconcile =>
-      async (key) => {
-        // An annotation, not the spec: a generation change would restart the count.
-        const o = await manager.client.get<Obj>(widgets, key);
-        if (o.metadata.annotations?.owner === me) return;
-        await manager.client.update(widgets, {
-          ...o,
-          metadata: { ...o.metadata, annotations: { ...o.metadata.annotations, owner: me } },
-        });
-      };
     const ca = a.controller(widgets, 'a', pong('a', a.manager));
     b.controller(widgets, 'b', pong('b', b.manager));
     await w.store.create(widgets, object('Widget', 'w', {}));

@@ -108,17 +108,12 @@ export class WriteLedger {
    */
   attribute(cause: Cause): Cause {
     if (cause.writtenBy !== undefined || this.#objects.size === 0) return cause;
-    const object = cause.object;
-    if (object?.resourceVersion === undefined || !isEcho(cause)) return cause;
-    const writer = this.writerOf(object);
-    if (writer === undefined) return cause;
-    // The same copy every time: a cause keeps its identity from run to run (a retry), and
-    // observers key on it (the tracing adapter links every run a cause led to to one span).
-    let attributed = this.#attributed.get(cause);
-    if (attributed === undefined) {
-      attributed = Object.freeze({ ...cause, writtenBy: writer });
-      this.#attributed.set(cause, attributed);
-    }
+    // The same copy every time: a cause keeps its identity from call to call, and observers key
+    // on it (the tracing adapter links every run a cause led to to one span).
+    const kept = this.#attributed.get(cause);
+    if (kept !== undefined) return kept;
+    const attributed = this.attributeOnce(cause, this.#clock.now());
+    if (attributed !== cause) this.#attributed.set(cause, attributed);
     return attributed;
   }
 
