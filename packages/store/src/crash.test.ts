@@ -7,6 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CM, type ConfigMap, cm, makeStore } from './testdata/fixtures.ts';
 
 const dirs: string[] = [];
+/** A writer that has not reached its acknowledgements in this long has hung (333 take ~2 s alone). */
+const HANG_MS = 120_000;
 function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'converge-crash-'));
   dirs.push(dir);
@@ -40,6 +42,17 @@ describe('crash safety (real child process)', () => {
         stderr += chunk.toString();
       });
       proc.on('error', reject);
+      // A hang detector that says where it hung (the test's own timeout would not): no more
+      // acknowledgements, or killed but never closed.
+      const hang = setTimeout(() => {
+        proc.kill('SIGKILL');
+        reject(
+          new Error(
+            `writer hung: ${lines.length} of ${acks} acknowledgements, exit ${proc.exitCode} ${proc.signalCode}, killed ${proc.killed}, last line ${lines.at(-1)}, stderr: ${stderr.slice(-2000)}`,
+          ),
+        );
+      }, HANG_MS);
+      proc.on('close', () => clearTimeout(hang));
       // 'close', not 'exit': the acknowledgements still in the pipe at the kill arrive after 'exit'
       // (seen on a loaded machine: the store held a later revision than the last line read by then).
       proc.on('close', (_code, signal) => {
