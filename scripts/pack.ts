@@ -93,9 +93,9 @@ const tarballs = readdirSync(out)
   .map((f) => join(out, f));
 // create-converge is no dependency of a project: it makes one (what `npm create converge` runs).
 const installed = tarballs.filter((t) => !/create-converge-[^/]*$/.test(t));
-const packages = tarballs.map((t) => `--package=${t}`).join(' ');
+const creator = tarballs.find((t) => /create-converge-[^/]*$/.test(t));
 process.stdout.write(
   `${tarballs.join('\n')}\n\nIn your project:\n  npm install ${installed.join(' ')}\n\n` +
     `A new project depending on them (npm create converge DIR, with unreleased Converge):\n` +
-    `  npm exec --yes ${packages} -- create-converge DIR --packages ${out}\n`,
+    `  npm exec --yes --package=${creator} -- create-converge DIR --packages ${out}\n`,
 );

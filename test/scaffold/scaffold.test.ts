@@ -59,16 +59,15 @@ beforeAll(async () => {
   const tarballs = readdirSync(packs).filter((f) => f.endsWith('.tgz'));
   const creator = tarballs.find((f) => f.startsWith('create-converge-'));
   if (creator === undefined) throw new Error(`npm run pack made no create-converge tarball: ${tarballs}`);
-  // What `npm create converge` does, with the unreleased packages: create-converge's
-  // @converge/cli dependency resolves to the tarball beside it.
-  const packages = tarballs.map((f) => `--package=${join(packs, f)}`);
+  // What `npm create converge` does: install create-converge alone (it depends on nothing: converge
+  // init is bundled into it) and run it; the project it makes depends on the tarballs.
   const { stdout } = await run(
     'npm',
     [
       'exec',
       '--yes',
       '--prefer-offline',
-      ...packages,
+      `--package=${join(packs, creator)}`,
       '--',
       'create-converge',
       'my-operator',
@@ -195,6 +194,32 @@ describe('a project made by create-converge, outside the repository', { timeout:
       expect(manifest.dependencies[`@converge/${pkg}`]).toMatch(
         new RegExp(`^file:.*converge-${pkg}-[\\d.]+\\.tgz$`),
       );
+  });
+
+  it('came from create-converge alone: a package with no dependencies, converge init bundled in it', async () => {
+    const creator = readdirSync(packs).find((f) => f.startsWith('create-converge-')) as string;
+    const { stdout: listed } = await run('tar', ['tzf', join(packs, creator)], { cwd: work, env });
+    expect(
+      listed
+        .split('\n')
+        .filter((l) => l !== '')
+        .sort(),
+    ).toEqual(
+      [
+        'package/LICENSE',
+        'package/README.md',
+        'package/bin/create-converge.js',
+        'package/dist/create.js',
+        'package/package.json',
+      ].sort(),
+    );
+    const { stdout: manifest } = await run('tar', ['xzfO', join(packs, creator), 'package/package.json'], {
+      cwd: work,
+      env,
+    });
+    const parsed = JSON.parse(manifest) as Record<string, unknown>;
+    for (const field of ['dependencies', 'optionalDependencies', 'peerDependencies'])
+      expect(parsed[field], field).toBeUndefined();
   });
 
   it('passes its own npm test: tsc --noEmit, then node --test against the embedded API server', async () => {

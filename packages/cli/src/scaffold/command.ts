@@ -5,9 +5,12 @@ import type { CreateApiArgs, InitArgs } from './args.ts';
 import { createApi } from './create-api.ts';
 import { initProject } from './init.ts';
 
-/** Runs `converge init`; returns the exit code (errors are thrown for main to report). */
-export function runInit(args: InitArgs, io: RunIo): number {
-  const result = initProject(args);
+/**
+ * Runs `converge init`, the project depending on Converge `version` (default: this CLI's); returns
+ * the exit code (errors are thrown for main to report).
+ */
+export function runInit(args: InitArgs, io: RunIo, version?: string): number {
+  const result = initProject(args, version);
   io.out(`converge: created ${result.name} in ${result.dir}`);
   for (const file of result.files) io.out(`  ${file}`);
   // Relative when the project is below here (`cd my-operator`), else its absolute path.

@@ -98,11 +98,12 @@ function holdsFiles(dir: string): boolean {
 }
 
 /**
- * Makes a new operator project in `args.dir`. Throws a {@link ScaffoldError} when the folder is
- * not empty (unless `force`) or `--packages` holds no tarballs, before writing anything; a
- * {@link UsageError} when no project name can be made from the folder's name.
+ * Makes a new operator project in `args.dir`, depending on Converge `version` (default: this
+ * CLI's). Throws a {@link ScaffoldError} when the folder is not empty (unless `force`) or
+ * `--packages` holds no tarballs, before writing anything; a {@link UsageError} when no project
+ * name can be made from the folder's name.
  */
-export function initProject(args: InitArgs): InitResult {
+export function initProject(args: InitArgs, version: string = cliVersion()): InitResult {
   const dir = resolve(args.dir);
   const folderName = nameFromFolder(basename(dir));
   const name = args.name ?? folderName;
@@ -118,7 +119,6 @@ export function initProject(args: InitArgs): InitResult {
       dir,
       'is not empty; init makes a project in an empty folder (--force writes into it, replacing files of the same names)',
     );
-  const version = cliVersion();
   const dependencies =
     args.packages === undefined
       ? Object.fromEntries(DIRECT_PACKAGES.map((p) => [`@converge/${p}`, `^${version}`]))
