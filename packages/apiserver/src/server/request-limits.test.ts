@@ -295,11 +295,7 @@ describe('idle keep-alive connections', () => {
   it("stay open for kube-apiserver's 90 s, and the server says so, so a client never reuses one it is closing", async () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
-      const get = (): Promise<{
-        status: number;
-        keepAlive: string | string[] | undefined;
-        socket: unknown;
-      }> =>
+      const get = (): Promise<{ status: number; keepAlive: string | undefined; socket: unknown }> =>
         new Promise((resolve, reject) => {
           const req = httpRequest(
             `${t.url}${CM}/target`,
