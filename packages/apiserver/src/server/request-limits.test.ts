@@ -297,20 +297,16 @@ describe('idle keep-alive connections', () => {
     try {
       const get = (): Promise<{ status: number; keepAlive: string | undefined; socket: unknown }> =>
         new Promise((resolve, reject) => {
-          const req = httpRequest(
-            `${t.url}${CM}/target`,
-            { agent, headers: { authorization: `Bearer ${t.server.token ?? ''}` } },
-            (res) => {
-              res.resume();
-              res.on('end', () =>
-                resolve({
-                  status: res.statusCode ?? 0,
-                  keepAlive: res.headers['keep-alive'],
-                  socket: req.socket,
-                }),
-              );
-            },
-          );
+          const req = httpRequest(`${t.url}${CM}/target`, { agent, headers: { authorization: `Bearer ${t.server.token ?? ''}` } }, (res) => {
+            res.resume();
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                keepAlive: res.headers['keep-alive'],
+                socket: req.socket,
+              }),
+            );
+          });
           req.on('error', reject);
           req.end();
         });
