@@ -38,13 +38,6 @@ function advertisedIp(bound: string): string {
  * Node's default, 16 KiB, cut such a request with a reset.
  */
 export const MAX_HEADER_BYTES = 1024 * 1024 + 4096;
-/**
- * How long an idle keep-alive connection stays open: kube-apiserver's 90 s, which is also Go's
- * default client transport's idle timeout. Node's default, 5 s, races clients that keep idle
- * connections longer (client-go, and undici once its own event loop is late): a request sent on a
- * connection the server is closing fails with ECONNRESET, and a POST or PATCH is not retried.
- */
-export const IDLE_TIMEOUT_MS = 90_000;
 
 /**
  * The answer to a request Node could not parse: 431 for a request line and headers over
@@ -336,7 +329,6 @@ class EmbeddedApiServer implements ApiServer {
             { cert: this.#tls.cert, key: this.#tls.key, maxHeaderSize: MAX_HEADER_BYTES },
             handler,
           );
-    server.keepAliveTimeout = IDLE_TIMEOUT_MS;
     server.on('checkContinue', continueWithinLimit(handler));
     server.on('clientError', answerClientError);
     this.#server = server;

@@ -1,7 +1,5 @@
-import { Agent, request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IDLE_TIMEOUT_MS } from './api-server.ts';
 import { LIMITS } from './limits.ts';
 import { startTestServer, type TestServer } from './test-support.ts';
 
@@ -289,35 +287,4 @@ describe('hostile sizes and depths on every decoder and patch path (no 5xx, no c
     );
     await serverIsUp();
   }, 120_000);
-});
-
-describe('idle keep-alive connections', () => {
-  it("stay open for kube-apiserver's 90 s, and the server says so, so a client never reuses one it is closing", async () => {
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    try {
-      const get = (): Promise<{ status: number; keepAlive: string | undefined; socket: unknown }> =>
-        new Promise((resolve, reject) => {
-          const req = httpRequest(`${t.url}${CM}/target`, { agent, headers: { authorization: `Bearer ${t.server.token ?? ''}` } }, (res) => {
-            res.resume();
-            res.on('end', () =>
-              resolve({
-                status: res.statusCode ?? 0,
-                keepAlive: res.headers['keep-alive'],
-                socket: req.socket,
-              }),
-            );
-          });
-          req.on('error', reject);
-          req.end();
-        });
-      const first = await get();
-      const second = await get();
-      expect(first.status).toBe(200);
-      expect(first.keepAlive).toBe(`timeout=${IDLE_TIMEOUT_MS / 1000}`);
-      // One connection for both: the first was kept, not closed after its answer.
-      expect(second.socket).toBe(first.socket);
-    } finally {
-      agent.destroy();
-    }
-  });
 });
