@@ -28,9 +28,18 @@ const store = new Store({
   persistence: { minLogBytes: 2_048, logToSnapshotRatio: 1 },
   types: [type],
 });
-const ack = (op: string, name: string, rv: string, value: string): void => {
-  process.stdout.write(`${op} ${name} ${rv} ${value}\n`);
-};
+/**
+ * Acknowledges a write: resolves once the line is in the pipe to the parent, and the next write
+ * starts only then. A write to a full pipe (the parent slow to read, on a loaded machine) is
+ * queued in this process and lost with it at the SIGKILL: without the wait, the store ran
+ * hundreds of writes ahead of the last line the parent could read (seen: the store at revision
+ * 994, the last line read at 530), and a lost acknowledgement looked like a write kept that was
+ * never acknowledged. With it, at most one write is in flight past the last line in the pipe.
+ */
+const ack = (op: string, name: string, rv: string, value: string): Promise<void> =>
+  new Promise((resolve, reject) => {
+    process.stdout.write(`${op} ${name} ${rv} ${value}\n`, (error) => (error ? reject(error) : resolve()));
+  });
 
 for (let i = 0; ; i++) {
   const name = `o-${i % 25}`;
@@ -42,12 +51,12 @@ for (let i = 0; ; i++) {
       metadata: { name, namespace: 'default' },
       data: { value },
     });
-    ack('put', name, created.metadata.resourceVersion as string, value);
+    await ack('put', name, created.metadata.resourceVersion as string, value);
   } else if (i % 7 === 0) {
     await store.delete(type, key);
-    ack('del', name, String(store.revision), '-');
+    await ack('del', name, String(store.revision), '-');
   } else {
     const updated = await store.update(type, { ...existing, data: { value } });
-    ack('put', name, updated.metadata.resourceVersion as string, value);
+    await ack('put', name, updated.metadata.resourceVersion as string, value);
   }
 }
