@@ -11,6 +11,12 @@
  *
  * Reconciles read the whole state and never look at the event that caused them, so the queue can
  * fold many Pod events for one ReplicaSet into one request: a burst of them costs a few reconciles.
+ *
+ * It needs nothing of a Pod but its metadata (owner references, labels, deletion and creation
+ * timestamps: Pods never become Ready here, so no status is read), so it watches and caches Pods
+ * metadata-only: thousands of Pods cost their metadata, not their specs. It therefore adopts and
+ * releases Pods with a merge patch of their owner references (as Kubernetes' own controller does),
+ * never by sending a whole Pod back.
  */
 import {
   type Controller,
@@ -24,6 +30,7 @@ import {
   type KubeObject,
   type Manager,
   type ObjectKey,
+  type PartialObjectMetadata,
   type Pod,
   podType,
   type ReconcileContext,
@@ -41,9 +48,16 @@ export interface ReplicaSetOptions {
   readonly beforeReconcile?: (key: ObjectKey) => Promise<void> | void;
 }
 
-const byAge = (a: Pod, b: Pod) =>
+const byAge = (a: KubeObject, b: KubeObject) =>
   (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
   (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '');
+
+/** Writes a Pod's owner references back, if its resourceVersion is still `pod`'s (else 409, retried). */
+function patchOwners(manager: Manager, pod: PartialObjectMetadata) {
+  const { namespace = '', name = '', ownerReferences = [], resourceVersion } = pod.metadata;
+  const patch = { metadata: { ownerReferences, resourceVersion } };
+  return manager.client.patch(podType, { namespace, name }, { type: 'merge', patch });
+}
 
 /** Converges the Pods of one ReplicaSet to `spec.replicas`, then its status. */
 export async function reconcileReplicaSet(manager: Manager, key: ObjectKey, ctx: ReconcileContext) {
@@ -55,16 +69,16 @@ export async function reconcileReplicaSet(manager: Manager, key: ObjectKey, ctx:
   // Objects from a list may come without apiVersion and kind; an owner reference needs them.
   const rs: ReplicaSet = { ...cached, apiVersion: 'apps/v1', kind: 'ReplicaSet' };
   const matches = compileLabelSelector(spec.selector);
-  const pods: Pod[] = [];
-  for (const pod of await client.list(podType, { namespace: key.namespace })) {
+  const pods: KubeObject[] = [];
+  for (const pod of await client.listMetadata(podType, { namespace: key.namespace })) {
     const owner = controllerOf(pod);
     const matching = matches(pod.metadata.labels);
     if (pod.metadata.deletionTimestamp || (owner !== undefined && owner.uid !== rs.metadata.uid)) continue;
     if (owner === undefined && matching) {
-      pods.push(await client.update(podType, setControllerReference(rs, pod)));
+      pods.push(await patchOwners(manager, setControllerReference(rs, pod)));
       ctx.logger.info({ pod: pod.metadata.name }, 'Orphan Pod adopted');
     } else if (owner !== undefined && !matching) {
-      await client.update(podType, removeOwnerReference(rs, pod)).catch(ignoreNotFound);
+      await patchOwners(manager, removeOwnerReference(rs, pod)).catch(ignoreNotFound);
       ctx.logger.info({ pod: pod.metadata.name }, 'Pod no longer matching released');
     } else if (owner !== undefined) pods.push(pod);
   }
@@ -133,7 +147,8 @@ export async function reconcileReplicaSet(manager: Manager, key: ObjectKey, ctx:
 /**
  * Wires the controller: ReplicaSet events (only spec changes: its own status writes are filtered
  * by generation), events of Pods it controls mapped to it through their controller reference, and
- * events of orphan Pods mapped through a map function to every ReplicaSet whose selector matches.
+ * events of orphan Pods mapped through a map function to every ReplicaSet whose selector matches —
+ * both from one metadata-only Pod informer, which the reconciler's `listMetadata` reads too.
  */
 export function replicaSets(manager: Manager, options: ReplicaSetOptions = {}): Controller<ObjectKey> {
   const replicaSetCache = manager.informers.acquire<ReplicaSet>({
@@ -150,8 +165,8 @@ export function replicaSets(manager: Manager, options: ReplicaSetOptions = {}): 
   };
   return manager
     .controller(replicaSetType, { predicates: [generationChanged()] })
-    .owns(podType)
-    .watches(podType, enqueueFromMapFunction(selecting))
+    .owns(podType, { metadataOnly: true })
+    .watches(podType, enqueueFromMapFunction(selecting), { metadataOnly: true })
     .named('replicaset')
     .withOptions(options.metrics === undefined ? {} : { metrics: options.metrics })
     .complete(async (key, ctx) => {

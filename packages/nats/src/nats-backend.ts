@@ -3,8 +3,12 @@ import {
   type Backend,
   type DeleteOptions,
   type DeleteResult,
+  type GetOptions,
   type KubeObject,
   type ListOptions,
+  metadataOnlyEvents,
+  metadataOnlyList,
+  metadataProjection,
   NotFoundError,
   type ObjectKey,
   type ObjectList,
@@ -241,31 +245,44 @@ export class NatsBackend implements Backend {
     return this.#bucket(type).name;
   }
 
-  async get<T extends KubeObject = KubeObject>(type: ResourceType, key: ObjectKey): Promise<T> {
+  /**
+   * One object. With `metadataOnly` it is projected to `{ apiVersion, kind, metadata }` after it
+   * is decoded (a KV entry is one value: the body travels, but is not kept).
+   */
+  async get<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    key: ObjectKey,
+    options: GetOptions = {},
+  ): Promise<T> {
     const bucket = this.#bucket(type);
     const kvKey = bucket.key(key.namespace ?? '', key.name);
     const object = kvKey === undefined ? undefined : liveObject(await bucket.current(kvKey));
     if (object === undefined) throw notFound(bucket.type, key.name);
-    return object as T;
+    return (options.metadataOnly === true ? metadataProjection(bucket.type)(object) : object) as T;
   }
 
+  /** A page of one type; with `metadataOnly` each item is projected as in {@link get}. */
   async list<T extends KubeObject = KubeObject>(
     type: ResourceType,
     options: ListOptions = {},
   ): Promise<ObjectList<T>> {
-    return (await listObjects(this.#ctx, this.#bucket(type), options)) as ObjectList<T>;
+    const bucket = this.#bucket(type);
+    const page = await listObjects(this.#ctx, bucket, options);
+    return options.metadataOnly === true ? metadataOnlyList<T>(bucket.type, page) : (page as ObjectList<T>);
   }
 
   /**
    * Watches one type. Every failure — an unknown type, a bad selector, an expired revision
    * (ExpiredError), a consumer that could not be recreated (UnavailableError) — surfaces from the
-   * iteration, never from this call.
+   * iteration, never from this call. With `metadataOnly` each event's object is projected as in
+   * {@link get}.
    */
   watch<T extends KubeObject = KubeObject>(
     type: ResourceType,
     options: WatchOptions = {},
   ): AsyncIterable<WatchEvent<T>> {
-    return this.#watch(type, options) as AsyncIterable<WatchEvent<T>>;
+    const events = this.#watch(type, options) as AsyncIterable<WatchEvent<T>>;
+    return options.metadataOnly === true ? metadataOnlyEvents<T>(type, events) : events;
   }
 
   async *#watch(type: ResourceType, options: WatchOptions): AsyncGenerator<WatchEvent> {

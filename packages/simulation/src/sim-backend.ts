@@ -4,6 +4,7 @@ import {
   type DeleteOptions,
   type DeleteResult,
   ExpiredError,
+  type GetOptions,
   InternalError,
   type KubeObject,
   type ListOptions,
@@ -95,7 +96,7 @@ export class SimBackend implements Backend {
   get<T extends KubeObject = KubeObject>(
     type: ResourceType,
     key: ObjectKey,
-    options: { signal?: AbortSignal } = {},
+    options: GetOptions = {},
   ): Promise<T> {
     return this.#call('get', type, key, () => this.#world.store.get<T>(type, key, options));
   }
@@ -355,6 +356,7 @@ export class SimBackend implements Backend {
         ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
         ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
         ...(options.fieldSelector === undefined ? {} : { fieldSelector: options.fieldSelector }),
+        ...(options.metadataOnly === true ? { metadataOnly: true } : {}),
         resourceVersion: String(stale),
         resourceVersionMatch: 'Exact',
       });

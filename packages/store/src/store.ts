@@ -4,8 +4,12 @@ import {
   BadRequestError,
   type DeleteOptions,
   type DeleteResult,
+  type GetOptions,
   type KubeObject,
   type ListOptions,
+  metadataOnlyEvents,
+  metadataOnlyList,
+  metadataProjection,
   type ObjectKey,
   type ObjectList,
   type Patch,
@@ -199,13 +203,13 @@ export class Store implements Backend {
   async get<T extends KubeObject = KubeObject>(
     type: ResourceType,
     key: ObjectKey,
-    options: { signal?: AbortSignal } = {},
+    options: GetOptions = {},
   ): Promise<T> {
     checkSignal(options.signal);
     const td = this.#core.resolve(type);
     const object = td.latest(keyOf(td, key));
     if (object === undefined) throw notFound(td.type, key.name);
-    return object as T;
+    return (options.metadataOnly === true ? metadataProjection(td.type)(object) : object) as T;
   }
 
   async list<T extends KubeObject = KubeObject>(
@@ -213,23 +217,29 @@ export class Store implements Backend {
     options: ListOptions = {},
   ): Promise<ObjectList<T>> {
     checkSignal(options.signal);
-    return (await listObjects(this.#core, this.#core.resolve(type), options)) as ObjectList<T>;
+    const td = this.#core.resolve(type);
+    const page = await listObjects(this.#core, td, options);
+    return options.metadataOnly === true ? metadataOnlyList<T>(td.type, page) : (page as ObjectList<T>);
   }
 
   /**
    * Watches a type. Each `[Symbol.asyncIterator]()` call opens one watch; every error (unknown type,
    * bad selector, ExpiredError, TimeoutError for a future resourceVersion) is thrown by `next()`.
    * A consumer more than `maxWatcherBuffer` events behind gets an ExpiredError: relist and rewatch.
+   * With `metadataOnly`, each event's object is its stored metadata under the kind's apiVersion and
+   * kind (frozen, shared, the body never copied).
    */
   watch<T extends KubeObject = KubeObject>(
     type: ResourceType,
     options: WatchOptions = {},
   ): AsyncIterable<WatchEvent<T>> {
     const core = this.#core;
-    return {
+    const events: AsyncIterable<WatchEvent<T>> = {
       [Symbol.asyncIterator]: () =>
         new Watcher(core, type, options) as unknown as AsyncIterator<WatchEvent<T>>,
     };
+    if (options.metadataOnly !== true) return events;
+    return metadataOnlyEvents<T>(type, events);
   }
 
   async create<T extends KubeObject = KubeObject>(

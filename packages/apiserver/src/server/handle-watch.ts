@@ -36,7 +36,9 @@ async function send(writer: WatchWriter, line: string, stall: StallHook | undefi
 /**
  * WATCH: a 200 with headers flushed at once, then newline-delimited JSON events until
  * `timeoutSeconds` (default 30–60 min), the client leaving or the server dropping watches — always
- * ended with a clean chunked EOF. Starts from `resourceVersion` (unset/0: initial ADDED events);
+ * ended with a clean chunked EOF. Objects are written as `Accept` asks, as for GET and LIST: JSON,
+ * protobuf, a Table, or a `meta.k8s.io/v1` PartialObjectMetadata (bookmarks too; ERROR events stay
+ * a Status). Starts from `resourceVersion` (unset/0: initial ADDED events);
  * `sendInitialEvents=true` ends the initial events with a BOOKMARK annotated
  * `k8s.io/initial-events-end` (sent when bookmarks are allowed); `allowWatchBookmarks` adds the
  * store's periodic bookmarks. Errors once streaming — a resourceVersion older than the history
@@ -94,9 +96,14 @@ export async function handleWatch(ctx: RequestContext, query: ListQuery, name?: 
   });
   res.flushHeaders();
   const writer = new WatchWriter(res);
-  const bookmarkHead = { kind: resource.kind, apiVersion: groupVersion(resource) };
+  // kube-apiserver transforms every event's object, bookmarks included, to the negotiated form.
+  const partial = chosen.format === 'partial';
+  const bookmarkHead = partial
+    ? { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1' }
+    : { kind: resource.kind, apiVersion: groupVersion(resource) };
   let first = true;
   const objectJson = async (object: KubeObject): Promise<string> => {
+    if (partial) return server.encoder.encodePartial(object);
     if (chosen.format === 'table') {
       const toTable = server.extensions.toTable as NonNullable<typeof server.extensions.toTable>;
       const table = toTable(resource, [await fromStorage(resource, object)], {

@@ -1,6 +1,8 @@
 import type { KubeObject } from '@converge/runtime';
 import type { ApiResource } from './api-resource.ts';
 
+const PARTIAL_HEAD = '{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":';
+
 /**
  * Serializes stored objects for watch events once per change, whatever the number of watchers:
  * the store hands every watcher the same frozen object for one change, so its JSON is kept in a
@@ -9,6 +11,7 @@ import type { ApiResource } from './api-resource.ts';
  */
 export class WatchEncoder {
   readonly #plain = new WeakMap<object, string>();
+  readonly #partial = new WeakMap<object, string>();
   readonly #converted = new WeakMap<object, Map<string, string | Promise<string>>>();
   #hits = 0;
   #misses = 0;
@@ -67,6 +70,24 @@ export class WatchEncoder {
     );
     versions.set(key, pending);
     return pending;
+  }
+
+  /**
+   * The JSON of `object` as a `meta.k8s.io/v1` PartialObjectMetadata (what kube-apiserver sends
+   * for a watch with `Accept: application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1`):
+   * `{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{…}}`, computed once
+   * per change like {@link encode}, the body never serialized.
+   */
+  encodePartial(object: KubeObject): string {
+    const cached = this.#partial.get(object);
+    if (cached !== undefined) {
+      this.#hits++;
+      return cached;
+    }
+    this.#misses++;
+    const text = `${PARTIAL_HEAD}${JSON.stringify(object.metadata)}}`;
+    this.#partial.set(object, text);
+    return text;
   }
 
   /** One newline-terminated watch event line. */

@@ -4,6 +4,7 @@ import {
   type Backend,
   type DeleteOptions,
   type DeleteResult,
+  type GetOptions,
   isConvergeError,
   type KubeObject,
   type ListOptions,
@@ -17,7 +18,7 @@ import {
   type WriteOptions,
 } from '@converge/runtime';
 import type { KubeConfig } from '../config/index.ts';
-import { withTypeMeta } from '../decode/index.ts';
+import { METADATA_OBJECT_ACCEPT, metadataOnlyObject, withTypeMeta } from '../decode/index.ts';
 import { ResponseDecodeError } from '../errors.ts';
 import {
   type KubeRequest,
@@ -65,6 +66,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * over one keep-alive undici pool (create one backend per cluster and share it: informers,
  * clients and leases all multiplex onto its connections).
  *
+ * - **Metadata only.** `get`, `list` and `watch` with `metadataOnly` ask the server for
+ *   `meta.k8s.io/v1` PartialObjectMetadata(List) (`Accept: application/json;as=…;g=meta.k8s.io;v=v1`,
+ *   falling back to plain JSON): only metadata travels, and objects are handed out as
+ *   `{ apiVersion, kind, metadata }` of the read kind; a server that answers with full objects has
+ *   them projected on arrival.
  * - **Reads.** `get`; `list` with selectors, `limit`/`continue` and `resourceVersion`(`Match`)
  *   passed through, the response decoded item by item as it streams in (a large list never blocks
  *   the event loop), items given the `apiVersion`/`kind` real servers leave out; `watch` (see
@@ -152,14 +158,23 @@ export class KubeBackend implements Backend {
   async get<T extends KubeObject = KubeObject>(
     type: ResourceType,
     key: ObjectKey,
-    options: { signal?: AbortSignal } = {},
+    options: GetOptions = {},
   ): Promise<T> {
     const namespace = namespaceFor(type, key.namespace, this.config.namespace);
-    return this.#object<T>(type, {
+    const request: KubeRequest = {
       method: 'GET',
       path: resourcePath(type, namespace, key.name),
       signal: options.signal,
-    });
+    };
+    if (options.metadataOnly !== true) return this.#object<T>(type, request);
+    const response = await this.#transport.send({ ...request, accept: METADATA_OBJECT_ACCEPT });
+    const body = await this.#json(response, `GET ${type.plural}`, options.signal);
+    return metadataOnlyObject<T>(
+      body,
+      { apiVersion: apiVersionOf(type), kind: type.kind },
+      `GET ${type.plural}`,
+      '(body)',
+    );
   }
 
   async list<T extends KubeObject = KubeObject>(

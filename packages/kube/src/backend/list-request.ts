@@ -7,7 +7,13 @@ import {
   type ObjectList,
   type ResourceType,
 } from '@converge/runtime';
-import { type DecodedList, decodeListBody, withTypeMeta } from '../decode/index.ts';
+import {
+  type DecodedList,
+  decodeListBody,
+  METADATA_LIST_ACCEPT,
+  metadataOnlyObject,
+  withTypeMeta,
+} from '../decode/index.ts';
 import { ResponseDecodeError } from '../errors.ts';
 import { type Transport, transportError } from '../http/index.ts';
 import { resourcePath } from './paths.ts';
@@ -20,7 +26,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * One list request: selectors, `limit`, `continue`, `resourceVersion` and `resourceVersionMatch`
  * passed through as given; the body decoded with {@link decodeListBody} (item by item when large);
  * every item checked to be an object with metadata and given the type's apiVersion and kind (real
- * servers leave them out of built-in list items).
+ * servers leave them out of built-in list items). With `metadataOnly` the server is asked for a
+ * `meta.k8s.io/v1` PartialObjectMetadataList (the bodies never travel) and each item is handed out
+ * as `{ apiVersion, kind, metadata }` of the type; a server that answers with full objects has them
+ * projected on arrival, and an item that is neither is a `ResponseDecodeError`.
  *
  * @example
  * const page = await listObjects(transport, configMaps, { namespace: 'default', limit: 500 }, 16 << 20);
@@ -43,6 +52,7 @@ export async function listObjects<T extends KubeObject>(
       resourceVersion: options.resourceVersion,
       resourceVersionMatch: options.resourceVersionMatch,
     },
+    ...(options.metadataOnly === true ? { accept: METADATA_LIST_ACCEPT } : {}),
     signal,
   });
   let decoded: DecodedList;
@@ -54,7 +64,9 @@ export async function listObjects<T extends KubeObject>(
     throw isConvergeError(error) ? error : transportError(`list ${type.plural}`, error);
   }
   const meta = { apiVersion: apiVersionOf(type), kind: type.kind };
+  const metadataOnly = options.metadataOnly === true;
   const items = decoded.items.map((item, i) => {
+    if (metadataOnly) return metadataOnlyObject<T>(item, meta, 'list', `items[${i}]`);
     if (!isObject(item) || !isObject(item.metadata)) {
       throw new ResponseDecodeError('list', `items[${i}]`, 'is not an object with metadata');
     }

@@ -11,6 +11,10 @@ export interface WatchSessionOptions {
   readonly path: string;
   readonly query: Readonly<Record<string, string | undefined>>;
   readonly typeMeta: TypeMeta;
+  /** The `Accept` header. Default `application/json`. */
+  readonly accept?: string;
+  /** Objects are reduced to their metadata (see `decodeWatchEvent`). Default false. */
+  readonly metadataOnly?: boolean;
   /** No byte for this long while waiting for one: the stream is stalled. */
   readonly idleLimitMs: number;
   readonly maxLineBytes: number;
@@ -70,6 +74,7 @@ export class WatchSession {
       method: 'GET',
       path: this.#o.path,
       query: this.#o.query,
+      ...(this.#o.accept === undefined ? {} : { accept: this.#o.accept }),
       signal: this.#controller.signal,
       stream: true,
     });
@@ -115,7 +120,7 @@ export class WatchSession {
   }
 
   #decode<T extends KubeObject>(line: string): WatchEvent<T> | undefined {
-    const event = decodeWatchEvent<T>(line, this.#o.typeMeta);
+    const event = decodeWatchEvent<T>(line, this.#o.typeMeta, this.#o.metadataOnly === true);
     if (event.type === 'BOOKMARK' && !this.#o.bookmarks && event.initialEventsEnd !== true) return undefined;
     return event;
   }

@@ -10,6 +10,7 @@ import {
   type WatchEvent,
   type WatchOptions,
 } from '@converge/runtime';
+import { METADATA_OBJECT_ACCEPT } from '../decode/index.ts';
 import type { Transport } from '../http/index.ts';
 import type { ResolvedKubeBackendOptions } from './options.ts';
 import { resourcePath } from './paths.ts';
@@ -74,6 +75,9 @@ function session(
       timeoutSeconds: String(timeoutSeconds),
     },
     typeMeta: { apiVersion: apiVersionOf(type), kind: type.kind },
+    // kube-apiserver transforms every watch event's object to PartialObjectMetadata for this
+    // (ERROR events keep their Status); the session projects full objects of servers that do not.
+    ...(options.metadataOnly === true ? { accept: METADATA_OBJECT_ACCEPT, metadataOnly: true } : {}),
     idleLimitMs,
     maxLineBytes: o.maxWatchLineBytes,
     bookmarks: options.allowBookmarks === true,
@@ -111,8 +115,9 @@ async function* emulateWatchList<T extends KubeObject>(
   type: ResourceType,
   options: WatchOptions,
 ): AsyncGenerator<WatchEvent<T>, void, undefined> {
-  const { namespace, labelSelector, fieldSelector, signal } = options;
+  const { namespace, labelSelector, fieldSelector, signal, metadataOnly } = options;
   const selectors = {
+    ...(metadataOnly === true ? { metadataOnly } : {}),
     ...(namespace === undefined ? {} : { namespace }),
     ...(labelSelector === undefined ? {} : { labelSelector }),
     ...(fieldSelector === undefined ? {} : { fieldSelector }),

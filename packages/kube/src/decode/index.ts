@@ -9,4 +9,5 @@ export { Cooperator, SLICE_MS } from './cooperate.ts';
 export { LineDecoder } from './line-decoder.ts';
 export { type DecodedList, decodeListBody, WHOLE_PARSE_BYTES } from './list-body.ts';
 export { ListDecoder, type ListEnvelope } from './list-decoder.ts';
+export { METADATA_LIST_ACCEPT, METADATA_OBJECT_ACCEPT, metadataOnlyObject } from './metadata-only.ts';
 export { decodeWatchEvent, INITIAL_EVENTS_END, type TypeMeta, withTypeMeta } from './watch-event.ts';

@@ -1,6 +1,7 @@
 import type { KubeObject, WatchEvent } from '@converge/runtime';
 import { ResponseDecodeError } from '../errors.ts';
 import { errorFromStatus, isStatus } from '../http/index.ts';
+import { metadataOnlyObject } from './metadata-only.ts';
 
 /** The annotation on the BOOKMARK that ends a `sendInitialEvents` watch's initial events. */
 export const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
@@ -32,13 +33,19 @@ export function withTypeMeta<T extends KubeObject>(object: Record<string, unknow
 /**
  * Decodes one line of a Kubernetes watch stream (`{"type": …, "object": …}`) into a
  * {@link WatchEvent}. An ERROR event throws the typed error of its `metav1.Status` (410 →
- * `ExpiredError`); anything malformed throws a `ResponseDecodeError` naming the field.
+ * `ExpiredError`); anything malformed throws a `ResponseDecodeError` naming the field. With
+ * `metadataOnly`, objects are reduced to `{ apiVersion, kind, metadata }` of `type` (see
+ * {@link metadataOnlyObject}: a PartialObjectMetadata or a full object of the kind, nothing else).
  *
  * @example
  * const event = decodeWatchEvent('{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"7"}}}', meta);
  * // { type: 'BOOKMARK', resourceVersion: '7' }
  */
-export function decodeWatchEvent<T extends KubeObject>(line: string, type: TypeMeta): WatchEvent<T> {
+export function decodeWatchEvent<T extends KubeObject>(
+  line: string,
+  type: TypeMeta,
+  metadataOnly = false,
+): WatchEvent<T> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(line);
@@ -71,6 +78,8 @@ export function decodeWatchEvent<T extends KubeObject>(line: string, type: TypeM
     case 'ADDED':
     case 'MODIFIED':
     case 'DELETED':
+      if (metadataOnly)
+        return { type: eventType, object: metadataOnlyObject<T>(object, type, WHAT, 'object') };
       if (!isObject(object.metadata))
         throw new ResponseDecodeError(WHAT, 'object.metadata', 'is not an object');
       return { type: eventType, object: withTypeMeta<T>(object, type) };

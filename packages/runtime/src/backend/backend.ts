@@ -1,4 +1,4 @@
-import type { KubeObject, ObjectKey } from '../object/index.ts';
+import type { KubeObject, ObjectKey, PartialObjectMetadata } from '../object/index.ts';
 import type { KubeObjectLike, ResourceType } from './resource-type.ts';
 
 /** Selects objects by labels and fields, in Kubernetes' string syntax (`app=web,tier!=db`). */
@@ -11,7 +11,25 @@ export interface SelectorOptions {
   readonly fieldSelector?: string;
 }
 
-export interface ListOptions extends SelectorOptions {
+/**
+ * Asks a read for metadata only (controller-runtime's `OnlyMetadata`, kube-rs' `metadata_watcher`).
+ * Every object it returns is then a {@link PartialObjectMetadata}: `{ apiVersion, kind, metadata }`
+ * with the read kind's apiVersion and kind (never `meta.k8s.io/v1` `PartialObjectMetadata`), and
+ * nothing else. A backend that can reduce what travels does (a Kubernetes API server is asked
+ * for `PartialObjectMetadata`; the in-process store hands out its stored metadata without the
+ * body); every other backend projects each object before returning it, so the mode works on all.
+ */
+export interface MetadataOnlyOption {
+  /** Only `apiVersion`, `kind` and `metadata` of each object. Default false. */
+  readonly metadataOnly?: boolean;
+}
+
+/** Options of a get. */
+export interface GetOptions extends MetadataOnlyOption {
+  readonly signal?: AbortSignal;
+}
+
+export interface ListOptions extends SelectorOptions, MetadataOnlyOption {
   /** Page size. A list with `limit` returns at most that many items and a `continue` token. */
   readonly limit?: number;
   /** Token of the next page; every page is served from the first page's snapshot. */
@@ -32,7 +50,7 @@ export interface ObjectList<T extends KubeObject = KubeObject> {
   readonly remainingItemCount?: number;
 }
 
-export interface WatchOptions extends SelectorOptions {
+export interface WatchOptions extends SelectorOptions, MetadataOnlyOption {
   /**
    * Start point: events with a higher revision. undefined or '0': first a synthetic ADDED for
    * every matching object, then live events. Too old: the watch throws an ExpiredError.
@@ -114,7 +132,7 @@ export interface BackendReader {
   get<T extends KubeObject = KubeObject>(
     type: ResourceType,
     key: ObjectKey,
-    options?: { signal?: AbortSignal },
+    options?: GetOptions,
   ): Promise<T>;
   list<T extends KubeObject = KubeObject>(type: ResourceType, options?: ListOptions): Promise<ObjectList<T>>;
   watch<T extends KubeObject = KubeObject>(

@@ -1,7 +1,10 @@
 /**
  * The Backend contract: where objects live (the in-process store, a Kubernetes API server, a
  * NATS KV bucket), with Kubernetes semantics and typed errors. Every backend passes the
- * conformance suite `runBackendSuite` from `@converge/runtime/testing`.
+ * conformance suite `runBackendSuite` from `@converge/runtime/testing`. Reads take `metadataOnly`
+ * (objects reduced to `{ apiVersion, kind, metadata }`); {@link metadataProjection},
+ * {@link metadataOnlyList} and {@link metadataOnlyEvents} project for backends that cannot reduce
+ * what they read.
  *
  * @module
  */
@@ -11,8 +14,10 @@ export type {
   BackendWriter,
   DeleteOptions,
   DeleteResult,
+  GetOptions,
   JsonPatchOperation,
   ListOptions,
+  MetadataOnlyOption,
   ObjectList,
   Patch,
   PatchOptions,
@@ -47,6 +52,7 @@ export {
   UnsupportedError,
 } from './errors.ts';
 export { fieldError } from './field-errors.ts';
+export { metadataOnlyEvents, metadataOnlyList, metadataProjection } from './metadata-only.ts';
 export {
   apiVersionOf,
   type KubeObjectLike,

@@ -4,6 +4,7 @@ import type {
   Backend,
   DeleteOptions,
   DeleteResult,
+  GetOptions,
   ListOptions,
   ObjectList,
   Patch,
@@ -104,7 +105,7 @@ export class RoutedBackend implements Backend {
   get<T extends KubeObject = KubeObject>(
     type: ResourceType,
     key: ObjectKey,
-    options?: { signal?: AbortSignal },
+    options?: GetOptions,
   ): Promise<T> {
     return this.backendFor(type).get<T>(type, key, options);
   }

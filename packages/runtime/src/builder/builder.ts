@@ -62,6 +62,16 @@ export interface BuilderWatchOptions {
   readonly namespace?: string;
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
+  /**
+   * Watch and cache only the kind's metadata (controller-runtime's `builder.OnlyMetadata`): its
+   * informer is the shared metadata-only one, whose objects and events are `PartialObjectMetadata`
+   * (`{ apiVersion, kind, metadata }`). Enough to map owned objects to their owner (`owns`) or
+   * any object by its labels, annotations or owner references (`watches`), without holding
+   * thousands of Pod or Secret bodies. Predicates and handlers then see only metadata
+   * (`generationChanged()`, `labelChanged()` work; a predicate on `spec` does not). Read the
+   * objects with `manager.client.getMetadata` / `listMetadata` (the same informer). Default false.
+   */
+  readonly metadataOnly?: boolean;
 }
 
 /** Options of {@link ControllerBuilder.reads}: which objects of the kind are cached. */
@@ -72,6 +82,8 @@ export interface ReadsOptions {
   readonly namespace?: string;
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
+  /** Cache only the kind's metadata (see {@link BuilderWatchOptions.metadataOnly}). Default false. */
+  readonly metadataOnly?: boolean;
 }
 
 /** Options of {@link ControllerBuilder.onStop}. */
@@ -127,10 +139,14 @@ interface Watch {
  * with only `waitForSync`), create a `Controller` with those sources and
  * `manager.add(withStopHook(controller, hook))`.
  *
+ * Any of them may watch and cache only metadata (`{ metadataOnly: true }`, see
+ * {@link BuilderWatchOptions.metadataOnly}).
+ *
  * @example
  * controllerFor(manager, websiteType)
  *   .owns(deploymentType)
  *   .owns(configMapType)
+ *   .owns(secretType, { metadataOnly: true })
  *   .complete(async ({ namespace, name }, { signal }) => done());
  */
 export class ControllerBuilder {
@@ -354,6 +370,7 @@ export class ControllerBuilder {
       ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
       ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
       ...(options.fieldSelector === undefined ? {} : { fieldSelector: options.fieldSelector }),
+      ...(options.metadataOnly === undefined ? {} : { metadataOnly: options.metadataOnly }),
     }).informer;
   }
 

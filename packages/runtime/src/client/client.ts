@@ -3,6 +3,7 @@ import {
   type DeleteOptions,
   type DeleteResult,
   type KubeObjectLike,
+  metadataProjection,
   NotFoundError,
   type ObjectOf,
   type Patch,
@@ -14,7 +15,7 @@ import {
 } from '../backend/index.ts';
 import { type Clock, realClock } from '../clock/index.ts';
 import { OptionsError } from '../errors.ts';
-import { type KubeObject, keyToString, type ObjectKey } from '../object/index.ts';
+import { type KubeObject, keyToString, type ObjectKey, type PartialObjectMetadata } from '../object/index.ts';
 import { durationMs, integer } from '../options.ts';
 import { objectSelector } from '../selector/index.ts';
 import {
@@ -29,8 +30,16 @@ import { type ObjectReader, PendingWrites } from './pending-writes.ts';
 import { type AnyResourceType, type UntypedResourceType, untyped } from './typed.ts';
 import { recordWrite } from './writer-scope.ts';
 
-/** Gives the client a synced cache of a type (a shared informer's), creating it on first use. */
-export type CacheProvider = (type: ResourceType, signal?: AbortSignal) => Promise<ObjectReader>;
+/**
+ * Gives the client a synced cache of a type (a shared informer's), creating it on first use; with
+ * `metadataOnly`, a cache of the kind's metadata only (a metadata-only informer, separate from the
+ * full one). A provider that ignores it still works: the client projects what it reads.
+ */
+export type CacheProvider = (
+  type: ResourceType,
+  signal?: AbortSignal,
+  options?: { readonly metadataOnly?: boolean },
+) => Promise<ObjectReader>;
 
 export interface ClientOptions {
   /** Where writes (and uncached reads) go. */
@@ -176,6 +185,79 @@ export class Client {
       return items;
     }
     const reader = await this.#cache(untyped(type), options.signal);
+    return this.#listCached(type, reader, options) as KubeObjectLike[] as T[];
+  }
+
+  /**
+   * Only the metadata of an object (controller-runtime's `PartialObjectMetadata` get): from the
+   * kind's metadata-only cache when the client has a cache (a manager's client starts that
+   * informer on first use: it never holds the bodies), else a metadata-only get from the backend.
+   * `apiVersion` and `kind` are the type's. Throws NotFoundError when it does not exist.
+   *
+   * @example
+   * const { metadata } = await client.getMetadata(secretType, { namespace, name });
+   */
+  async getMetadata(
+    type: AnyResourceType,
+    key: ObjectKey,
+    options?: ReadOptions,
+  ): Promise<PartialObjectMetadata> {
+    const project = metadataProjection(type);
+    if (this.#cache === undefined) {
+      const read = { ...(options ?? {}), metadataOnly: true };
+      return project(
+        await this.#send('get', type, key, undefined, undefined, () =>
+          this.backend.get(untyped(type), key, read),
+        ),
+      );
+    }
+    const reader = await this.#cache(untyped(type), options?.signal, METADATA_ONLY);
+    const found = this.#pending.resolve(this.#id(type, key), reader.get(key), reader);
+    if (found === undefined) {
+      throw new NotFoundError(`${qualifiedResource(type)} "${key.name}" not found`, {
+        details: { name: key.name, group: type.group, kind: type.plural },
+      });
+    }
+    return project(found);
+  }
+
+  /**
+   * Only the metadata of the objects of a type, in key order: from the kind's metadata-only cache
+   * when the client has a cache (read-your-writes as for {@link Client.list}), else metadata-only
+   * list pages from the backend. Each object is `{ apiVersion, kind, metadata }` of the type.
+   *
+   * @example
+   * const owned = await client.listMetadata(podType, { namespace, labelSelector: 'app=web' });
+   */
+  async listMetadata(
+    type: AnyResourceType,
+    options: ClientListOptions = {},
+  ): Promise<PartialObjectMetadata[]> {
+    const project = metadataProjection(type);
+    if (this.#cache === undefined) {
+      const items: PartialObjectMetadata[] = [];
+      let token: string | undefined;
+      do {
+        const pageOptions = {
+          ...options,
+          limit: 500,
+          metadataOnly: true,
+          ...(token ? { continue: token } : {}),
+        };
+        const page = await this.#send('list', type, options, undefined, undefined, () =>
+          this.backend.list(untyped(type), pageOptions),
+        );
+        for (const item of page.items) items.push(project(item));
+        token = page.continue;
+      } while (token);
+      return items;
+    }
+    const reader = await this.#cache(untyped(type), options.signal, METADATA_ONLY);
+    return this.#listCached(type, reader, options).map(project);
+  }
+
+  /** The cached objects of a type that match, with this client's pending writes overlaid, in key order. */
+  #listCached(type: AnyResourceType, reader: ObjectReader, options: ClientListOptions): KubeObject[] {
     const matches = objectSelector(options);
     const byKey = new Map<string, KubeObject>();
     for (const o of reader.list(options)) {
@@ -192,9 +274,7 @@ export class Client {
       if (resolved !== undefined && matches(resolved)) byKey.set(k, resolved);
       else byKey.delete(k);
     }
-    return [...byKey.entries()]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([, o]) => o as KubeObjectLike as T);
+    return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, o]) => o);
   }
 
   /**
@@ -420,6 +500,9 @@ function requestInfo(
     ...(options?.dryRun ? { dryRun: true } : {}),
   };
 }
+
+/** What a metadata-only read asks its cache provider for. */
+const METADATA_ONLY = Object.freeze({ metadataOnly: true });
 
 /** The `status` subresource, for {@link Client.updateStatus}. */
 const STATUS = 'status';

@@ -1,5 +1,6 @@
 /**
- * The client: reads from the cache, writes to the backend, with read-your-writes; and the helpers
+ * The client: reads from the cache, writes to the backend, with read-your-writes (`getMetadata` /
+ * `listMetadata` read only metadata, from a metadata-only cache); and the helpers
  * controllers need around it — createOrUpdate / createOrPatch, owner references, finalizers (and
  * the kube-rs style {@link finalizer} wrapper), status conditions, and {@link ignoreNotFound} for
  * reads and deletes of objects that may be gone.

@@ -148,6 +148,7 @@ interface Served {
 interface WatchSpec {
   readonly namespace: string | undefined;
   readonly labelSelector: string | undefined;
+  readonly metadataOnly: boolean;
 }
 
 /**
@@ -376,14 +377,22 @@ export class DynamicController implements Runnable, ServesKinds {
     }
     const id = kindId(checked);
     const filter = opts.filterUnchangedGeneration ?? this.#filter;
-    const watch: WatchSpec = { namespace: opts.namespace, labelSelector: opts.labelSelector };
+    const watch: WatchSpec = {
+      namespace: opts.namespace,
+      labelSelector: opts.labelSelector,
+      metadataOnly: opts.metadataOnly === true,
+    };
     let served = this.#kinds.get(id);
     if (served !== undefined) {
       served.type = checked;
       served.handler = reconciler;
       served.filter = filter;
       this.#controller.setPartitionLimit(id, opts.maxConcurrent);
-      if (served.watch.namespace !== watch.namespace || served.watch.labelSelector !== watch.labelSelector) {
+      if (
+        served.watch.namespace !== watch.namespace ||
+        served.watch.labelSelector !== watch.labelSelector ||
+        served.watch.metadataOnly !== watch.metadataOnly
+      ) {
         this.#rewatch(served, watch);
       }
       this.#logger.info({ kind: id }, 'Kind served again; its handler is replaced and its objects enqueued');
@@ -470,10 +479,11 @@ export class DynamicController implements Runnable, ServesKinds {
       type,
       ...(watch.namespace === undefined ? {} : { namespace: watch.namespace }),
       ...(watch.labelSelector === undefined ? {} : { labelSelector: watch.labelSelector }),
+      ...(watch.metadataOnly ? { metadataOnly: true } : {}),
     });
   }
 
-  /** Moves a served kind to another informer (its namespace or selector changed). */
+  /** Moves a served kind to another informer (its namespace, selector or metadata-only mode changed). */
   #rewatch(served: Served, watch: WatchSpec): void {
     const previous = served.handle;
     served.unsubscribe();
@@ -699,6 +709,7 @@ function serveOptions(options: ServeOptions): ServeOptions {
   if (options.labelSelector !== undefined && typeof options.labelSelector !== 'string') {
     throw new OptionsError('labelSelector', options.labelSelector, 'a label selector string');
   }
+  if (options.metadataOnly !== undefined) booleanOption('metadataOnly', options.metadataOnly, false);
   return options;
 }
 

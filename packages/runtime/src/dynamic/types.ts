@@ -59,6 +59,14 @@ export interface ServeOptions {
   readonly namespace?: string;
   /** Watch only objects matching this label selector. */
   readonly labelSelector?: string;
+  /**
+   * Watch and cache only the kind's metadata: the kind's informer is the shared metadata-only one,
+   * and `context.cache` holds `PartialObjectMetadata` objects (`{ apiVersion, kind, metadata }`),
+   * never the bodies. For handlers that act on metadata alone (finalizers, labels, owner
+   * references, deletion) across many kinds. Serving the kind again with another value moves it to
+   * the other informer. Default false.
+   */
+  readonly metadataOnly?: boolean;
 }
 
 /** The served-kinds side of a dynamic controller: what a kind source (like CRD following) drives. */

@@ -8,8 +8,10 @@
  *   jittered exponential backoff on every other error, never stops and never throws into your code.
  *   It is an `EventSource` (create / update / delete with tombstones, resync, late-subscriber
  *   replay) and exposes its `cache` (a `CacheReader` of frozen objects).
- * - {@link InformerRegistry} — one shared, reference-counted informer per backend, kind, namespace
- *   and selectors; started with the manager, released with the last user.
+ * - {@link InformerRegistry} — one shared, reference-counted informer per backend, kind, namespace,
+ *   selectors and metadata-only mode; started with the manager, released with the last user.
+ * - `metadataOnly` ({@link InformerOptions.metadataOnly}) — lists, watches and caches only
+ *   `{ apiVersion, kind, metadata }` of each object (controller-runtime's `OnlyMetadata`).
  * - {@link stripManagedFields} — the default transform.
  *
  * Errors (stable codes in {@link InformerErrorCodes}) are logged, never thrown from `start`:

@@ -1,4 +1,4 @@
-import type { ResourceType, WatchEvent } from '../backend/index.ts';
+import { metadataProjection, type ResourceType, type WatchEvent } from '../backend/index.ts';
 import {
   type CacheReader,
   type CacheStage,
@@ -67,8 +67,10 @@ export interface WaitForSyncOptions {
  * (`isInInitialList: true`) per cached object.
  *
  * **Memory.** Objects go through `transform` (default: drop `managedFields`) and are frozen once
- * into the cache; a relist keeps unchanged objects and never holds the list twice. Long lists,
- * resyncs and event bursts yield to the event loop every 1000 items.
+ * into the cache; a relist keeps unchanged objects and never holds the list twice. With
+ * `metadataOnly` only `{ apiVersion, kind, metadata }` of each object is listed, watched and
+ * cached (see {@link InformerOptions.metadataOnly}). Long lists, resyncs and event bursts yield to
+ * the event loop every 1000 items.
  *
  * @example
  * const pods = new Informer<Pod>({ backend, type: podType, namespace: 'default', resyncPeriodMs: 600_000 });
@@ -89,6 +91,8 @@ export class Informer<T extends KubeObject = KubeObject> implements EventSource<
   readonly #log: Logger;
   readonly #reflector: Reflector<T>;
   readonly #check: ObjectCheck;
+  /** Metadata-only informers: reduces what a backend sent beyond metadata (none should). */
+  readonly #project: ((object: T) => T) | undefined;
   #hooks: InformerMetrics | undefined;
   #emitting: Promise<unknown> = Promise.resolve();
   #started = false;
@@ -102,6 +106,9 @@ export class Informer<T extends KubeObject = KubeObject> implements EventSource<
     this.type = this.#o.type;
     this.#log = this.#o.logger.child({ informer: this.name });
     this.#check = objectCheck(this.#o.type, this.#o.namespace);
+    this.#project = this.#o.metadataOnly
+      ? (metadataProjection(this.#o.type) as unknown as (object: T) => T)
+      : undefined;
     const { reader, writer } = createCache<T>({ name: this.name, logger: this.#log });
     this.cache = reader;
     this.#writer = writer;
@@ -293,7 +300,8 @@ export class Informer<T extends KubeObject = KubeObject> implements EventSource<
    * object of this kind, the failure is logged and the object is cached as it came: the transform
    * only saves memory, and a cache missing objects would be worse.
    */
-  #transform(object: T): T {
+  #transform(given: T): T {
+    const object = this.#project === undefined ? given : this.#project(given);
     let result: T;
     try {
       result = this.#o.transform(object);

@@ -54,6 +54,16 @@ export interface InformerOptions<T extends KubeObject = KubeObject> {
   readonly labelSelector?: string;
   /** Server-side field selection, Kubernetes syntax. */
   readonly fieldSelector?: string;
+  /**
+   * Cache only metadata (controller-runtime's `OnlyMetadata`, kube-rs' `metadata_watcher`): lists and
+   * watches ask the backend for metadata only, and every cached object and event is a
+   * `PartialObjectMetadata` — `{ apiVersion, kind, metadata }` of `type`, nothing else (an object
+   * from a backend that sends more is projected first). For kinds whose objects are only mapped
+   * to owners or counted: thousands of Pods or Secrets without their bodies. Type the informer
+   * `Informer<PartialObjectMetadata>`. A separate informer from the full one of the same kind.
+   * Default false.
+   */
+  readonly metadataOnly?: boolean;
   /** Replay every cached object to listeners as an update this often; 0 (default) = off. */
   readonly resyncPeriodMs?: number;
   /**
@@ -72,7 +82,7 @@ export interface InformerOptions<T extends KubeObject = KubeObject> {
   readonly pageSize?: number;
   readonly clock?: Clock;
   readonly logger?: Logger;
-  /** A name for logs. Default the plural, with `/namespace` when scoped. */
+  /** A name for logs. Default the plural (`pods`, `pods:metadata` when metadata-only), with `/namespace` when scoped. */
   readonly name?: string;
   /** Server-side watch timeout, drawn at random per watch in [min, max]. Default 300 000 – 600 000. */
   readonly watchTimeoutMinMs?: number;
@@ -127,6 +137,7 @@ export interface ResolvedInformerOptions<T extends KubeObject> {
   readonly namespace: string;
   readonly labelSelector: string;
   readonly fieldSelector: string;
+  readonly metadataOnly: boolean;
   readonly resyncPeriodMs: number;
   readonly transform: (object: T) => T;
   readonly initialList: InitialListMode;
@@ -161,6 +172,9 @@ export function resolveInformerOptions<T extends KubeObject>(
   if (namespace !== '' && !type.namespaced) {
     throw new OptionsError('namespace', namespace, `no namespace: ${type.kind} is cluster-scoped`);
   }
+  const metadataOnly = options.metadataOnly ?? false;
+  if (typeof metadataOnly !== 'boolean') throw new OptionsError('metadataOnly', metadataOnly, 'a boolean');
+  const plural = metadataOnly ? `${type.plural}:metadata` : type.plural;
   const watchTimeoutMinMs = positiveDurationMs('watchTimeoutMinMs', options.watchTimeoutMinMs, 300_000);
   const watchTimeoutMaxMs = positiveDurationMs(
     'watchTimeoutMaxMs',
@@ -180,17 +194,14 @@ export function resolveInformerOptions<T extends KubeObject>(
     namespace,
     labelSelector: normalizeLabelSelector('labelSelector', options.labelSelector),
     fieldSelector: normalizeFieldSelector('fieldSelector', options.fieldSelector),
+    metadataOnly,
     resyncPeriodMs: durationMs('resyncPeriodMs', options.resyncPeriodMs, 0),
     transform: func('transform', options.transform, stripManagedFields as (object: T) => T),
     initialList: initialListOption(options.initialList),
     pageSize: integer('pageSize', options.pageSize, 500, 1),
     clock: clockOption(options.clock),
     logger: loggerOption(options.logger),
-    name: nonEmptyString(
-      'name',
-      options.name,
-      namespace === '' ? type.plural : `${type.plural}/${namespace}`,
-    ),
+    name: nonEmptyString('name', options.name, namespace === '' ? plural : `${plural}/${namespace}`),
     watchTimeoutMinMs,
     watchTimeoutMaxMs,
     backoff: resolveBackoff(options.backoff),

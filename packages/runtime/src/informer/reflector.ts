@@ -3,6 +3,7 @@ import {
   isExpired,
   isNotFound,
   type ListOptions,
+  type MetadataOnlyOption,
   type SelectorOptions,
   type WatchEvent,
 } from '../backend/index.ts';
@@ -111,7 +112,8 @@ export class Reflector<T extends KubeObject> {
   readonly #counters: InformerCounters;
   readonly #log: Logger;
   readonly #backoff: Backoff;
-  readonly #selectors: SelectorOptions;
+  /** Selectors, and `metadataOnly` when set: what every list and watch asks for. */
+  readonly #selectors: SelectorOptions & MetadataOnlyOption;
   readonly #check: ObjectCheck;
   #state: InformerState = { phase: 'new' };
   #lastSeen = '';
@@ -136,8 +138,9 @@ export class Reflector<T extends KubeObject> {
     this.#backoff = new Backoff(options.clock, options.backoff);
     this.#check = objectCheck(options.type, options.namespace);
     this.#streamLists = options.initialList !== 'paginated';
-    const { namespace, labelSelector, fieldSelector } = options;
+    const { namespace, labelSelector, fieldSelector, metadataOnly } = options;
     this.#selectors = {
+      ...(metadataOnly ? { metadataOnly } : {}),
       ...(namespace === '' ? {} : { namespace }),
       ...(labelSelector === '' ? {} : { labelSelector }),
       ...(fieldSelector === '' ? {} : { fieldSelector }),

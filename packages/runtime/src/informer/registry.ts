@@ -8,19 +8,24 @@ import type { InformerOptions } from './options.ts';
 import { normalizeFieldSelector, normalizeLabelSelector } from './selectors.ts';
 import type { InformerMetrics } from './stats.ts';
 
-/** What identifies a shared informer: one per backend, kind, namespace and selectors. */
+/** What identifies a shared informer: one per backend, kind, namespace, selectors and metadata-only mode. */
 export interface InformerSpec {
   readonly backend: Backend;
   readonly type: ResourceType;
   readonly namespace?: string;
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
+  /**
+   * Metadata only (see {@link InformerOptions.metadataOnly}): a separate informer from the full
+   * one of the same kind, as in controller-runtime. Default false.
+   */
+  readonly metadataOnly?: boolean;
 }
 
 /** Options every informer of a registry gets (everything of {@link InformerOptions} but what identifies it). */
 export type InformerRegistryOptions = Omit<
   InformerOptions,
-  'backend' | 'type' | 'namespace' | 'labelSelector' | 'fieldSelector' | 'name'
+  'backend' | 'type' | 'namespace' | 'labelSelector' | 'fieldSelector' | 'metadataOnly' | 'name'
 >;
 
 /** One reference to a shared informer. Call `release()` once you no longer need it (idempotent). */
@@ -211,5 +216,7 @@ function specKey(spec: InformerSpec): string {
   if (typeof namespace !== 'string') throw new OptionsError('namespace', namespace, 'a string');
   const labels = normalizeLabelSelector('labelSelector', spec.labelSelector);
   const fields = normalizeFieldSelector('fieldSelector', spec.fieldSelector);
-  return JSON.stringify([typeId(type), namespace, labels, fields]);
+  const metadataOnly = spec.metadataOnly ?? false;
+  if (typeof metadataOnly !== 'boolean') throw new OptionsError('metadataOnly', metadataOnly, 'a boolean');
+  return JSON.stringify([typeId(type), namespace, labels, fields, metadataOnly]);
 }

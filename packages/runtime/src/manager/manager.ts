@@ -209,7 +209,7 @@ export class Manager implements Runnable {
         backend: this.#backend,
         clock: this.#clock,
         fieldManager: options.fieldManager ?? 'converge',
-        cache: (type, signal) => this.#reader(type, signal),
+        cache: (type, signal, read) => this.#reader(type, signal, read?.metadataOnly === true),
         syncedCache: (type) => this.#syncedReader(type),
       });
     }
@@ -396,20 +396,30 @@ export class Manager implements Runnable {
     return controller;
   }
 
-  /** Releases the client's cached reader of `type`, if any; the next read acquires it again. */
+  /** Releases the client's cached readers of `type` (full and metadata-only), if any; the next read acquires them again. */
   #dropReader(type: ResourceType): void {
-    const id = `${type.group}/${type.version}/${type.plural}`;
-    const handle = this.#readers.get(id);
-    if (handle === undefined) return;
-    this.#readers.delete(id);
-    handle.release();
+    for (const metadataOnly of [false, true]) {
+      const id = readerId(type, metadataOnly);
+      const handle = this.#readers.get(id);
+      if (handle === undefined) continue;
+      this.#readers.delete(id);
+      handle.release();
+    }
   }
 
-  async #reader(type: ResourceType, signal?: AbortSignal) {
-    const id = `${type.group}/${type.version}/${type.plural}`;
+  /**
+   * The client's cached reader of `type`: the shared informer of the whole kind, or with
+   * `metadataOnly` its metadata-only informer (a separate one, as in controller-runtime).
+   */
+  async #reader(type: ResourceType, signal: AbortSignal | undefined, metadataOnly: boolean) {
+    const id = readerId(type, metadataOnly);
     let handle = this.#readers.get(id);
     if (handle === undefined) {
-      handle = this.#informers.acquire<KubeObject>({ backend: this.backend, type });
+      handle = this.#informers.acquire<KubeObject>({
+        backend: this.backend,
+        type,
+        ...(metadataOnly ? { metadataOnly } : {}),
+      });
       this.#readers.set(id, handle);
     }
     try {
@@ -420,10 +430,16 @@ export class Manager implements Runnable {
     return handle.informer.cache;
   }
 
-  /** The client's cached reader of `type` if it has one and it has synced; never starts one. */
+  /**
+   * The client's cached reader of `type` if it has one and it has synced (the full one, else the
+   * metadata-only one: a delete reads only the uid); never starts one.
+   */
   #syncedReader(type: ResourceType) {
-    const handle = this.#readers.get(`${type.group}/${type.version}/${type.plural}`);
-    return handle?.informer.hasSynced() ? handle.informer.cache : undefined;
+    for (const metadataOnly of [false, true]) {
+      const handle = this.#readers.get(readerId(type, metadataOnly));
+      if (handle?.informer.hasSynced()) return handle.informer.cache;
+    }
+    return undefined;
   }
 
   get state(): ManagerState {
@@ -692,4 +708,9 @@ function namedBackends(
     if (typeof backend?.get !== 'function') throw new OptionsError(`backends.${name}`, backend, 'a Backend');
   }
   return new Map(Object.entries(backends));
+}
+
+/** The key of one of the client's cached readers: the kind, and whether it holds metadata only. */
+function readerId(type: ResourceType, metadataOnly: boolean): string {
+  return `${type.group}/${type.version}/${type.plural}${metadataOnly ? ':metadata' : ''}`;
 }

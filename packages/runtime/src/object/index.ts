@@ -16,4 +16,9 @@ export {
   parseKey,
   type UnstructuredObject,
 } from './object.ts';
+export {
+  PARTIAL_OBJECT_METADATA,
+  type PartialObjectMetadata,
+  toPartialObjectMetadata,
+} from './partial-object-metadata.ts';
 export { requestKey } from './request-key.ts';

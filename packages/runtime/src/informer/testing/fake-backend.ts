@@ -4,7 +4,11 @@ import {
   ConflictError,
   type DeleteResult,
   ExpiredError,
+  type GetOptions,
   type ListOptions,
+  metadataOnlyEvents,
+  metadataOnlyList,
+  metadataProjection,
   NotFoundError,
   type ObjectList,
   type Patch,
@@ -117,10 +121,15 @@ export class FakeBackend implements Backend {
 
   // --- Backend reads --------------------------------------------------------------------------
 
-  async get<T extends KubeObject = KubeObject>(type: ResourceType, key: ObjectKey): Promise<T> {
+  async get<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    key: ObjectKey,
+    options: GetOptions = {},
+  ): Promise<T> {
     const stored = this.#data.get(typeId(type), key);
     if (stored === undefined) throw new NotFoundError(`${type.plural} "${key.name}" not found`);
-    return parse<T>(stored);
+    const object = parse<T>(stored);
+    return options.metadataOnly === true ? (metadataProjection(type)(object) as T) : object;
   }
 
   async list<T extends KubeObject = KubeObject>(
@@ -134,7 +143,8 @@ export class FakeBackend implements Backend {
     const fault = this.#faults.list.shift();
     if (fault?.kind === 'error') throw fault.error;
     const page = this.#pager.page(this.#data, typeId(type), options);
-    return { ...page, items: page.items.map((stored) => parse<T>(stored)) };
+    const list = { ...page, items: page.items.map((stored) => parse<T>(stored)) };
+    return options.metadataOnly === true ? metadataOnlyList<T>(type, list) : list;
   }
 
   watch<T extends KubeObject = KubeObject>(
@@ -158,26 +168,31 @@ export class FakeBackend implements Backend {
       }),
     };
     const stream = open.stream;
+    // Only metadata: each event's object is projected as it is read (bookmarks pass as they are).
+    const out = (events: WatchStream<KubeObject>): AsyncIterable<WatchEvent<T>> =>
+      options.metadataOnly === true
+        ? metadataOnlyEvents<T>(type, events)
+        : (events as unknown as AsyncIterable<WatchEvent<T>>);
     try {
       this.beforeWatch?.(options);
       const fault = this.#faults.watch.shift();
       if (fault !== undefined) {
         if (fault.kind === 'error') stream.fail(fault.error);
         else stream.end();
-        return stream as unknown as AsyncIterable<WatchEvent<T>>;
+        return out(stream);
       }
       if (options.sendInitialEvents === true) this.#initialEvents(open);
       else this.#replay(open, options.resourceVersion);
     } catch (error) {
       stream.fail(error instanceof Error ? error : new Error(String(error)));
-      return stream as unknown as AsyncIterable<WatchEvent<T>>;
+      return out(stream);
     }
     if (signal?.aborted) stream.end();
-    if (stream.finished) return stream as unknown as AsyncIterable<WatchEvent<T>>;
+    if (stream.finished) return out(stream);
     this.#watches.add(open);
     signal?.addEventListener('abort', onAbort, { once: true });
     if (options.timeoutMs !== undefined) timer = this.#clock.setTimer(() => stream.end(), options.timeoutMs);
-    return stream as unknown as AsyncIterable<WatchEvent<T>>;
+    return out(stream);
   }
 
   // --- Backend writes -------------------------------------------------------------------------

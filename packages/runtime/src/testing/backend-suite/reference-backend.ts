@@ -2,7 +2,9 @@ import {
   type Backend,
   type DeleteOptions,
   type DeleteResult,
+  type GetOptions,
   type ListOptions,
+  metadataProjection,
   type ObjectList,
   type Patch,
   type PatchOptions,
@@ -30,6 +32,13 @@ import {
   updateStatus,
   WatchStream,
 } from './reference/index.ts';
+
+/** How objects are handed out: deep clones, or (metadata only) a clone of their metadata alone. */
+function copyOf(type: ResourceType, metadataOnly: boolean | undefined): (object: KubeObject) => KubeObject {
+  if (metadataOnly !== true) return clone;
+  const project = metadataProjection(type);
+  return (object) => project({ metadata: clone(object.metadata) });
+}
 
 /** Options of {@link createReferenceBackend}. */
 export interface ReferenceBackendOptions {
@@ -96,10 +105,11 @@ export class ReferenceBackend implements Backend {
   async get<T extends KubeObject = KubeObject>(
     type: ResourceType,
     key: ObjectKey,
-    options?: { signal?: AbortSignal },
+    options?: GetOptions,
   ): Promise<T> {
     this.#enter(options?.signal);
-    return clone(this.#engine.current(this.#engine.served(type), key)) as T;
+    const served = this.#engine.served(type);
+    return copyOf(served.type, options?.metadataOnly)(this.#engine.current(served, key)) as T;
   }
 
   async list<T extends KubeObject = KubeObject>(
@@ -107,7 +117,8 @@ export class ReferenceBackend implements Backend {
     options: ListOptions = {},
   ): Promise<ObjectList<T>> {
     this.#enter(options.signal);
-    return listObjects<T>(this.#engine.store, this.#engine.served(type).id, options);
+    const served = this.#engine.served(type);
+    return listObjects<T>(this.#engine.store, served.id, options, copyOf(served.type, options.metadataOnly));
   }
 
   watch<T extends KubeObject = KubeObject>(
@@ -127,7 +138,8 @@ export class ReferenceBackend implements Backend {
         };
         try {
           this.#enter(undefined);
-          return startWatch<T>(host, this.#engine.served(type).id, options);
+          const served = this.#engine.served(type);
+          return startWatch<T>(host, served.id, options, copyOf(served.type, options.metadataOnly));
         } catch (error) {
           // Errors of a watch surface from its iteration.
           const failed = new WatchStream<T>();

@@ -5,6 +5,7 @@ import { defineDeleteTests } from './delete.suite.ts';
 import { defineGcTests } from './gc.suite.ts';
 import { defineIsolationTests } from './isolation.suite.ts';
 import { defineListTests } from './list.suite.ts';
+import { defineMetadataOnlyTests } from './metadata-only.suite.ts';
 import { type BackendSuiteOptions, resolveSuiteOptions } from './options.ts';
 import { definePaginationTests } from './pagination.suite.ts';
 import { definePatchTests } from './patch.suite.ts';
@@ -48,6 +49,7 @@ export function runBackendSuite(options: BackendSuiteOptions): void {
     definePaginationTests(ctx);
     defineWatchTests(ctx);
     defineWatchFilterTests(ctx);
+    defineMetadataOnlyTests(ctx);
     defineDeleteTests(ctx);
     defineGcTests(ctx);
     defineClusterTests(ctx);

@@ -80,11 +80,15 @@ function snapshotRevision(store: VersionedStore, options: ListOptions): { rev: n
   return { rev: wanted };
 }
 
-/** Lists one type at a consistent snapshot, one page at a time when `limit` is set. */
+/**
+ * Lists one type at a consistent snapshot, one page at a time when `limit` is set; each item is
+ * handed out as `copy` makes it (default a deep clone; a metadata-only list clones only metadata).
+ */
 export function listObjects<T extends KubeObject>(
   store: VersionedStore,
   typeId: string,
   options: ListOptions,
+  copy: (object: KubeObject) => KubeObject = clone,
 ): ObjectList<T> {
   const { limit } = options;
   if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 0)) {
@@ -99,7 +103,7 @@ export function listObjects<T extends KubeObject>(
   const page = selected.slice(0, pageSize);
   const remaining = selected.length - page.length;
   const last = page.at(-1);
-  const items = page.map(({ object }) => clone(object) as T);
+  const items = page.map(({ object }) => copy(object) as T);
   if (remaining === 0 || last === undefined) return { items, resourceVersion: String(rev) };
   return {
     items,

@@ -100,13 +100,17 @@ function withRevision(object: KubeObject, rev: number): KubeObject {
 }
 
 /** The event a watcher with `matches` sees for one committed change, if any. */
-function toEvent(entry: LogEntry, matches: ObjectMatcher): WatchEvent | undefined {
+function toEvent(
+  entry: LogEntry,
+  matches: ObjectMatcher,
+  copy: (object: KubeObject) => KubeObject,
+): WatchEvent | undefined {
   const was = entry.prev !== undefined && matches(entry.prev);
   const is = entry.next !== undefined && matches(entry.next);
-  if (is && entry.next !== undefined) return { type: was ? 'MODIFIED' : 'ADDED', object: clone(entry.next) };
+  if (is && entry.next !== undefined) return { type: was ? 'MODIFIED' : 'ADDED', object: copy(entry.next) };
   // Deleted, or left the selection: the previous state with this change's revision.
   if (was && entry.prev !== undefined)
-    return { type: 'DELETED', object: clone(withRevision(entry.prev, entry.rev)) };
+    return { type: 'DELETED', object: copy(withRevision(entry.prev, entry.rev)) };
   return undefined;
 }
 
@@ -123,12 +127,14 @@ function parseRevision(rv: string): number {
 
 /**
  * Starts a watch of one type: replays the log after `resourceVersion` (or sends the current state
- * as ADDED events), then follows live commits. Errors are thrown by the first read.
+ * as ADDED events), then follows live commits. Errors are thrown by the first read. Each object is
+ * handed out as `copy` makes it (default a deep clone; a metadata-only watch clones only metadata).
  */
 export function startWatch<T extends KubeObject>(
   host: WatchHost,
   typeId: string,
   options: WatchOptions,
+  copy: (object: KubeObject) => KubeObject = clone,
 ): WatchStream<T> {
   const stream = new WatchStream<T>();
   const { store, clock } = host;
@@ -141,7 +147,7 @@ export function startWatch<T extends KubeObject>(
     }
     const deliver = (entry: LogEntry): void => {
       if (entry.typeId !== typeId) return;
-      const event = toEvent(entry, matches);
+      const event = toEvent(entry, matches, copy);
       if (event !== undefined) stream.push(event as WatchEvent<T>);
     };
     const initial =
@@ -152,7 +158,7 @@ export function startWatch<T extends KubeObject>(
     if (initial) {
       const at = store.revision;
       for (const { object } of store.snapshot(typeId, at)) {
-        if (matches(object)) stream.push({ type: 'ADDED', object: clone(object) as T });
+        if (matches(object)) stream.push({ type: 'ADDED', object: copy(object) as T });
       }
       if (options.sendInitialEvents === true) {
         stream.push({ type: 'BOOKMARK', resourceVersion: String(at), initialEventsEnd: true });
