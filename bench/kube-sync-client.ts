@@ -155,7 +155,11 @@ async function limitPages(ready: ServerReady): Promise<Synced> {
   return { objects: map.size, keep: map, stop: async () => {} };
 }
 
-async function converge(ready: ServerReady, initialList: 'watch-list' | 'paginated'): Promise<Synced> {
+async function converge(
+  ready: ServerReady,
+  initialList: 'watch-list' | 'paginated',
+  metadataOnly = false,
+): Promise<Synced> {
   const backend = new KubeBackend({
     config: { server: ready.url, namespace: 'default', tls: {}, auth: { type: 'token', token: ready.token } },
     fieldManager: 'bench',
@@ -168,7 +172,7 @@ async function converge(ready: ServerReady, initialList: 'watch-list' | 'paginat
     namespaced: true,
   };
   let events = 0;
-  const informer = new Informer({ backend, type, initialList, pageSize: PAGE_SIZE });
+  const informer = new Informer({ backend, type, initialList, pageSize: PAGE_SIZE, metadataOnly });
   informer.subscribe(() => {
     events++;
   });
@@ -317,6 +321,7 @@ async function main(): Promise<void> {
     else if (peer === 'converge-pages' || peer === 'converge-pages-young')
       synced = await converge(ready, 'paginated');
     else if (peer === 'converge-young') synced = await converge(ready, 'watch-list');
+    else if (peer === 'converge-metadata') synced = await converge(ready, 'watch-list', true);
     else if (peer === 'client-node') synced = await clientNode(ready, expected);
     else synced = await fluent(ready, expected);
   } catch (error) {

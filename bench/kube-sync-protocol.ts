@@ -7,6 +7,7 @@ export const PEERS = [
   'converge-pages',
   'converge-young',
   'converge-pages-young',
+  'converge-metadata',
   'client-node',
   'fluent',
 ] as const;

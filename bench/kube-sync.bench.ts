@@ -69,6 +69,7 @@ const LABEL: Record<Peer, string> = {
   'converge-pages': 'Converge (pages of 500)',
   'converge-young': `Converge (streamed list, ${YOUNG_GENERATION_FLAG})`,
   'converge-pages-young': `Converge (pages of 500, ${YOUNG_GENERATION_FLAG})`,
+  'converge-metadata': 'Converge metadata-only (streamed list)',
   'client-node': '@kubernetes/client-node informer',
   fluent: 'kubernetes-fluent-client watch',
 };
@@ -423,6 +424,35 @@ function goals(): GoalVerdict[] {
         goal: `${goal} (at ${count.toLocaleString('en-US')})`,
         met: speed !== undefined && speed >= 2 && heapRatio !== undefined && heapRatio <= 0.5,
         measured: `${ratioText(speed)} the throughput, ${ratioText(heapRatio)} the heap per object (${heap === undefined ? '—' : fmt(heap, 0)} vs ${cnHeap === undefined ? '—' : fmt(cnHeap, 0)} B)`,
+      });
+    }
+  }
+  // Metadata-only Pods (issue 29): what an operator that only maps Pods to owners holds.
+  {
+    const goal =
+      "Metadata-only cache of Pods: heap per object ≤ 0.15× the full-object cache's, sync time ≤ 0.5×";
+    const count = Math.max(...POD_COUNTS.filter((n) => n <= 100_000), 0);
+    const full = at('pod', count, 'converge');
+    const meta = at('pod', count, 'converge-metadata');
+    const fullMs = medianOf(full, (r) => r.ms);
+    const metaMs = medianOf(meta, (r) => r.ms);
+    const fullHeap = medianOf(full, (r) => r.heapPerObject);
+    const metaHeap = medianOf(meta, (r) => r.heapPerObject);
+    if (
+      count === 0 ||
+      fullMs === undefined ||
+      metaMs === undefined ||
+      fullHeap === undefined ||
+      metaHeap === undefined
+    ) {
+      if (SELECTED.includes('converge-metadata')) out.push(notMeasured(goal, 'Pods, full and metadata-only'));
+    } else {
+      const heapRatio = metaHeap / fullHeap;
+      const timeRatio = metaMs / fullMs;
+      out.push({
+        goal: `${goal} (at ${count.toLocaleString('en-US')})`,
+        met: heapRatio <= 0.15 && timeRatio <= 0.5,
+        measured: `${ratioText(heapRatio)} the heap per object (${fmt(metaHeap, 0)} vs ${fmt(fullHeap, 0)} B), ${ratioText(timeRatio)} the sync time (${fmt(metaMs, 0)} vs ${fmt(fullMs, 0)} ms)`,
       });
     }
   }
