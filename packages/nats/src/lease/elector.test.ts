@@ -68,13 +68,18 @@ const startOf = (log: readonly LeadershipEvent[], identity: string): number | un
 
 describe('LeaderElector over a KvLeaseLock on NATS (real time, lease 1 s)', () => {
   it('elects exactly one of three electors started together, and keeps it leading past several leases', async () => {
-    const list = await electors(['a', 'b', 'c']);
+    // A leader keeps leading only while every renewal lands within its renew deadline. With the
+    // file's 0.6 s, a renewal held up longer by a loaded machine (a second suite beside this one:
+    // load ~20 on 2 cores) rightly cost the leader its lease; this test is about a healthy leader,
+    // so it gives renewals 2 s, more than any stall seen under that load, and waits 2.2 leases.
+    const stable = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 100 } as const;
+    const list = await electors(['a', 'b', 'c'], stable);
     const log: LeadershipEvent[] = [];
     const sampler = sampleLeaders(list);
     for (const e of list) start(e, log);
     await waitFor('a leader', () => leaders(list).length === 1, 30_000);
     const [leader] = leaders(list);
-    await new Promise((resolve) => setTimeout(resolve, 2_200));
+    await new Promise((resolve) => setTimeout(resolve, 2.2 * stable.leaseDurationMs));
     sampler.stop();
     expect(leaders(list)).toEqual([leader]);
     expect(log).toEqual([expect.objectContaining({ identity: leader, type: 'start' })]);
@@ -83,7 +88,7 @@ describe('LeaderElector over a KvLeaseLock on NATS (real time, lease 1 s)', () =
     expect(sampler.doubles()).toBe(0);
     const entry = await bucket.kv.get('operator');
     expect(entry?.json()).toMatchObject({
-      spec: { holderIdentity: leader, leaseDurationMs: 1_000, leaseTransitions: 0 },
+      spec: { holderIdentity: leader, leaseDurationMs: stable.leaseDurationMs, leaseTransitions: 0 },
     });
   });
 
