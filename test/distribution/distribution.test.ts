@@ -36,8 +36,12 @@ const PACKAGES = [
   'cli',
 ] as const;
 const pinned = process.execPath;
-/** One step: a type check, or a server and an operator started, driven and stopped. */
-const TEST_MS = 180_000;
+/**
+ * One step: a type check, or a server and an operator started, driven and stopped. A hang
+ * detector: the type check takes ~15 s alone and took 102 s with a second suite beside this one
+ * (load ~17 on 2 cores).
+ */
+const TEST_MS = 480_000;
 
 let work: string;
 let project: string;
