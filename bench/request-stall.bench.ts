@@ -1,12 +1,18 @@
 /**
  * Request stall benchmark (issue 11): `npm run bench:request-stall`. This process is the embedded
- * server; hostile requests come from `fetch` in the same process but the figure is the server's
+ * server; hostile requests come from `node:http` in the same process but the figure is the server's
  * event loop: for each hostile request the largest event-loop delay (monitorEventLoopDelay, 1 ms
  * resolution) while it is answered, and the slowest of another client's GETs sent one after another
  * meanwhile, next to a plain GET's latency in the same run. Goal: every
  * stall <= 50 ms. Each row is the median (min-max) of BENCH_RUNS (default 3) runs. A 5xx, or an
  * answer other than the expected status, is a correctness failure (exit 1).
+ *
+ * Every request, the GETs included, goes on a new connection of its own (see {@link send}), so the
+ * GET latencies include a loopback connect: client and server share one event loop here, and a
+ * pooled keep-alive connection could be reused just as the server's idle timeout, overdue after a
+ * long stall, closes it, and the request would die with a reset.
  */
+import { request } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createApiServer } from '../packages/apiserver/src/server/api-server.ts';
 
@@ -16,11 +22,31 @@ const { url } = await server.listen();
 const auth = { authorization: `Bearer ${server.token ?? ''}` };
 const CM = '/api/v1/namespaces/default/configmaps';
 
-async function send(method: string, path: string, body?: string, type = 'application/json'): Promise<number> {
-  const headers = { ...auth, 'content-type': type };
-  const res = await fetch(url + path, body === undefined ? { method, headers } : { method, body, headers });
-  await res.arrayBuffer();
-  return res.status;
+/**
+ * Sends a request and resolves with its status once the answer is read whole; a transport error
+ * rejects (and ends the run). The request goes on a new connection, closed after the answer
+ * (`agent: false`), never on an idle pooled one: the server closes a connection idle for its
+ * keep-alive timeout (5 s, plus Node's 1 s margin) from a timer, and a hostile request holds this
+ * process's event loop for seconds on a loaded machine, so that timer runs late, right after the
+ * stall, while the client, whose own idle timer was held by the same stall, has just written its
+ * next request on that connection: the server drops the connection with the request unread and
+ * the client reads a reset (ECONNRESET; fetch does not retry it). Seen on a probe GET under load.
+ */
+function send(method: string, path: string, body?: string, type = 'application/json'): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const headers = {
+      ...auth,
+      'content-type': type,
+      ...(body === undefined ? {} : { 'content-length': Buffer.byteLength(body) }),
+    };
+    const req = request(url + path, { method, headers, agent: false }, (res) => {
+      res.on('error', reject);
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.resume();
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 await send('POST', CM, JSON.stringify({ metadata: { name: 'target' }, data: { x: 'y' } }));
 
