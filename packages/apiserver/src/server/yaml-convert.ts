@@ -22,6 +22,10 @@ export type YamlResult = { readonly json: string } | { readonly error: string; r
 
 /** The worker's answer to a job. */
 export type YamlReply = YamlResult & { readonly id: number };
+/** What the worker sends once, when it has loaded and listens for jobs. */
+export interface YamlReady {
+  readonly ready: true;
+}
 
 /**
  * Converts one YAML document (YAML 1.2 core schema) to JSON text within `limits`: aliases bounded,

@@ -6,6 +6,7 @@ import {
   parseYamlToJsonText,
   type YamlJob,
   type YamlLimits,
+  type YamlReady,
   type YamlReply,
   type YamlResult,
 } from './yaml-convert.ts';
@@ -20,8 +21,14 @@ import {
 
 /** YAML bodies up to this many characters are decoded on the main thread (a few ms at most). */
 export const INLINE_YAML_CHARS = 16 * 1024;
-/** A worker decode that takes longer is abandoned (the worker is replaced) and the request is a 400. */
+/**
+ * A worker decode that takes longer is abandoned (the worker is replaced) and the request is a
+ * 400. Counted from when the worker is ready: the first request after a start does not pay for the
+ * worker's own start (loading `yaml`, seconds on a loaded machine) out of its decode time.
+ */
 export const YAML_DECODE_TIMEOUT_MS = 10_000;
+/** A worker not ready this long after it was started is given up (its requests are a 400). */
+export const YAML_WORKER_START_MS = 60_000;
 
 const YAML_LIMITS: YamlLimits = {
   maxAliases: LIMITS.maxYamlAliases,
@@ -75,7 +82,8 @@ export async function decodeYaml(text: string): Promise<unknown> {
 
 interface Pending {
   resolve(result: YamlResult): void;
-  readonly timer: NodeJS.Timeout;
+  /** Armed when the worker is ready (at once if it already is). */
+  timer: NodeJS.Timeout | undefined;
 }
 
 /** The shared decoding worker; replaced after a crash or a timeout. */
@@ -84,6 +92,8 @@ class YamlWorker {
   readonly #pending = new Map<number, Pending>();
   #nextId = 1;
   #dead = false;
+  #ready = false;
+  readonly #startTimer: NodeJS.Timeout;
 
   constructor() {
     const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
@@ -91,7 +101,15 @@ class YamlWorker {
       resourceLimits: { maxOldGenerationSizeMb: 256 },
     });
     this.#worker.unref();
-    this.#worker.on('message', (reply: YamlReply) => this.#settle(reply.id, reply));
+    this.#startTimer = setTimeout(() => {
+      this.#fail(`the YAML decoder did not start within ${YAML_WORKER_START_MS} ms`);
+      void this.#worker.terminate();
+    }, YAML_WORKER_START_MS);
+    this.#startTimer.unref();
+    this.#worker.on('message', (message: YamlReply | YamlReady) => {
+      if ('ready' in message) this.#onReady();
+      else this.#settle(message.id, message);
+    });
     this.#worker.on('error', (error) => this.#fail(`the YAML decoder failed: ${error.message}`));
     this.#worker.on('exit', () => this.#fail('the YAML decoder stopped'));
   }
@@ -103,16 +121,29 @@ class YamlWorker {
   decode(text: string): Promise<YamlResult> {
     const id = this.#nextId++;
     return new Promise<YamlResult>((resolve) => {
-      const timer = setTimeout(() => {
-        this.#fail(`error converting YAML to JSON: decoding took longer than ${YAML_DECODE_TIMEOUT_MS} ms`);
-        void this.#worker.terminate();
-      }, YAML_DECODE_TIMEOUT_MS);
-      timer.unref();
-      this.#pending.set(id, { resolve, timer });
+      const pending: Pending = { resolve, timer: undefined };
+      if (this.#ready) pending.timer = this.#timeLimit();
+      this.#pending.set(id, pending);
       const job: YamlJob = { id, text, limits: YAML_LIMITS };
       this.#worker.ref();
       this.#worker.postMessage(job);
     });
+  }
+
+  /** The worker loaded: the jobs sent meanwhile start their time limit now. */
+  #onReady(): void {
+    this.#ready = true;
+    clearTimeout(this.#startTimer);
+    for (const pending of this.#pending.values()) pending.timer ??= this.#timeLimit();
+  }
+
+  #timeLimit(): NodeJS.Timeout {
+    const timer = setTimeout(() => {
+      this.#fail(`error converting YAML to JSON: decoding took longer than ${YAML_DECODE_TIMEOUT_MS} ms`);
+      void this.#worker.terminate();
+    }, YAML_DECODE_TIMEOUT_MS);
+    timer.unref();
+    return timer;
   }
 
   #settle(id: number, result: YamlResult): void {
@@ -126,6 +157,7 @@ class YamlWorker {
 
   #fail(message: string): void {
     this.#dead = true;
+    clearTimeout(this.#startTimer);
     for (const id of [...this.#pending.keys()]) this.#settle(id, { error: message });
   }
 }

@@ -4,9 +4,11 @@
  * and node builtins, so it runs from the sources and from `dist/` alike.
  */
 import { parentPort } from 'node:worker_threads';
-import { parseYamlToJsonText, type YamlJob, type YamlReply } from './yaml-convert.ts';
+import { parseYamlToJsonText, type YamlJob, type YamlReady, type YamlReply } from './yaml-convert.ts';
 
 parentPort?.on('message', (job: YamlJob) => {
   const reply: YamlReply = { id: job.id, ...parseYamlToJsonText(job.text, job.limits) };
   parentPort?.postMessage(reply);
 });
+// Loaded and listening: the decode time limit of the jobs sent so far starts now.
+parentPort?.postMessage({ ready: true } satisfies YamlReady);
