@@ -1,4 +1,9 @@
-import { BadRequestError, type KubeObject, type ListOptions } from '@converge/runtime';
+import {
+  BadRequestError,
+  type KubeObject,
+  type ListOptions,
+  PARTIAL_OBJECT_METADATA,
+} from '@converge/runtime';
 import { encodeProtobufObject } from '../protobuf/index.ts';
 import { groupVersion, type JsonObject } from './api-resource.ts';
 import type { RequestContext } from './context.ts';
@@ -21,7 +26,8 @@ function format(ctx: RequestContext): ObjectFormat {
 }
 
 function partial(object: KubeObject): JsonObject {
-  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: object.metadata };
+  const { kind, apiVersion } = PARTIAL_OBJECT_METADATA;
+  return { kind, apiVersion, metadata: object.metadata };
 }
 
 /** The `includeObject` parameter of a Table request: None, Metadata (default) or Object; else 400. */

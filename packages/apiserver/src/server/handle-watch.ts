@@ -1,4 +1,10 @@
-import { BadRequestError, type KubeObject, type WatchEvent, type WatchOptions } from '@converge/runtime';
+import {
+  BadRequestError,
+  type KubeObject,
+  PARTIAL_OBJECT_METADATA,
+  type WatchEvent,
+  type WatchOptions,
+} from '@converge/runtime';
 import { encodeProtobufWatchEvent, PROTOBUF_WATCH_CONTENT_TYPE } from '../protobuf/index.ts';
 import { groupVersion, type JsonObject } from './api-resource.ts';
 import type { RequestContext } from './context.ts';
@@ -99,7 +105,7 @@ export async function handleWatch(ctx: RequestContext, query: ListQuery, name?: 
   // kube-apiserver transforms every event's object, bookmarks included, to the negotiated form.
   const partial = chosen.format === 'partial';
   const bookmarkHead = partial
-    ? { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1' }
+    ? { kind: PARTIAL_OBJECT_METADATA.kind, apiVersion: PARTIAL_OBJECT_METADATA.apiVersion }
     : { kind: resource.kind, apiVersion: groupVersion(resource) };
   let first = true;
   const objectJson = async (object: KubeObject): Promise<string> => {

@@ -1,7 +1,7 @@
-import type { KubeObject } from '@converge/runtime';
+import { type KubeObject, PARTIAL_OBJECT_METADATA } from '@converge/runtime';
 import type { ApiResource } from './api-resource.ts';
 
-const PARTIAL_HEAD = '{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":';
+const PARTIAL_HEAD = `{"kind":"${PARTIAL_OBJECT_METADATA.kind}","apiVersion":"${PARTIAL_OBJECT_METADATA.apiVersion}","metadata":`;
 
 /**
  * Serializes stored objects for watch events once per change, whatever the number of watchers:

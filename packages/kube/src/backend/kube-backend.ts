@@ -161,19 +161,10 @@ export class KubeBackend implements Backend {
     options: GetOptions = {},
   ): Promise<T> {
     const namespace = namespaceFor(type, key.namespace, this.config.namespace);
-    const request: KubeRequest = {
-      method: 'GET',
-      path: resourcePath(type, namespace, key.name),
-      signal: options.signal,
-    };
-    if (options.metadataOnly !== true) return this.#object<T>(type, request);
-    const response = await this.#transport.send({ ...request, accept: METADATA_OBJECT_ACCEPT });
-    const body = await this.#json(response, `GET ${type.plural}`, options.signal);
-    return metadataOnlyObject<T>(
-      body,
-      { apiVersion: apiVersionOf(type), kind: type.kind },
-      `GET ${type.plural}`,
-      '(body)',
+    return this.#object<T>(
+      type,
+      { method: 'GET', path: resourcePath(type, namespace, key.name), signal: options.signal },
+      options.metadataOnly === true,
     );
   }
 
@@ -276,14 +267,22 @@ export class KubeBackend implements Backend {
     });
   }
 
-  async #object<T extends KubeObject>(type: ResourceType, request: KubeRequest): Promise<T> {
-    const response = await this.#transport.send(request);
+  async #object<T extends KubeObject>(
+    type: ResourceType,
+    request: KubeRequest,
+    metadataOnly = false,
+  ): Promise<T> {
+    const response = await this.#transport.send(
+      metadataOnly ? { ...request, accept: METADATA_OBJECT_ACCEPT } : request,
+    );
     const what = `${request.method} ${type.plural}`;
     const body = await this.#json(response, what, request.signal);
+    const meta = { apiVersion: apiVersionOf(type), kind: type.kind };
+    if (metadataOnly) return metadataOnlyObject<T>(body, meta, what, '(body)');
     if (!isObject(body) || !isObject(body.metadata)) {
       throw new ResponseDecodeError(what, '(body)', 'is not an object with metadata');
     }
-    return withTypeMeta<T>(body, { apiVersion: apiVersionOf(type), kind: type.kind });
+    return withTypeMeta<T>(body, meta);
   }
 
   /** Reads and parses a whole response body, with typed errors for aborts and broken connections. */

@@ -1,4 +1,4 @@
-import type { KubeObject } from '@converge/runtime';
+import { type KubeObject, PARTIAL_OBJECT_METADATA } from '@converge/runtime';
 import { ResponseDecodeError } from '../errors.ts';
 import type { TypeMeta } from './watch-event.ts';
 
@@ -14,8 +14,11 @@ export const METADATA_LIST_ACCEPT =
 export const METADATA_OBJECT_ACCEPT =
   'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
-const PARTIAL_KIND = 'PartialObjectMetadata';
-const PARTIAL_API_VERSIONS: ReadonlySet<unknown> = new Set(['meta.k8s.io/v1', 'meta.k8s.io/v1beta1']);
+/** The versions a server may write a PartialObjectMetadata in (`v1beta1` by older servers). */
+const PARTIAL_API_VERSIONS: ReadonlySet<unknown> = new Set([
+  PARTIAL_OBJECT_METADATA.apiVersion,
+  'meta.k8s.io/v1beta1',
+]);
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -45,7 +48,7 @@ export function metadataOnlyObject<T extends KubeObject>(
 ): T {
   if (!isObject(object)) throw new ResponseDecodeError(what, field, 'is not an object');
   const { kind, apiVersion, metadata } = object;
-  const partial = kind === PARTIAL_KIND && PARTIAL_API_VERSIONS.has(apiVersion);
+  const partial = kind === PARTIAL_OBJECT_METADATA.kind && PARTIAL_API_VERSIONS.has(apiVersion);
   const full =
     (isUnset(kind) || kind === type.kind) && (isUnset(apiVersion) || apiVersion === type.apiVersion);
   if (!partial && !full) {

@@ -157,35 +157,18 @@ export class Client {
         this.backend.get(untyped(type), key, options),
       )) as T;
     }
-    const reader = await this.#cache(untyped(type), options?.signal);
-    const found = this.#pending.resolve(this.#id(type, key), reader.get(key), reader);
-    if (found === undefined) {
-      throw new NotFoundError(`${qualifiedResource(type)} "${key.name}" not found`, {
-        details: { name: key.name, group: type.group, kind: type.plural },
-      });
-    }
-    return found as T;
+    return (await this.#getCached(type, key, options?.signal)) as KubeObjectLike as T;
   }
 
   /** Objects of a type, from the cache when there is one, in key order. */
   list<R extends AnyResourceType>(type: R, options?: ClientListOptions): Promise<ObjectOf<R>[]>;
   list<T extends KubeObjectLike>(type: AnyResourceType, options?: ClientListOptions): Promise<T[]>;
   async list<T extends KubeObjectLike>(type: AnyResourceType, options: ClientListOptions = {}): Promise<T[]> {
-    if (this.#cache === undefined) {
-      const items: T[] = [];
-      let token: string | undefined;
-      do {
-        const pageOptions = { ...options, limit: 500, ...(token ? { continue: token } : {}) };
-        const page = await this.#send('list', type, options, undefined, undefined, () =>
-          this.backend.list(untyped(type), pageOptions),
-        );
-        items.push(...(page.items as readonly KubeObjectLike[] as readonly T[]));
-        token = page.continue;
-      } while (token);
-      return items;
-    }
-    const reader = await this.#cache(untyped(type), options.signal);
-    return this.#listCached(type, reader, options) as KubeObjectLike[] as T[];
+    const items =
+      this.#cache === undefined
+        ? await this.#listPages(type, options)
+        : this.#listCached(type, await this.#cache(untyped(type), options.signal), options);
+    return items as KubeObjectLike[] as T[];
   }
 
   /**
@@ -202,23 +185,13 @@ export class Client {
     key: ObjectKey,
     options?: ReadOptions,
   ): Promise<PartialObjectMetadata> {
-    const project = metadataProjection(type);
-    if (this.#cache === undefined) {
-      const read = { ...(options ?? {}), metadataOnly: true };
-      return project(
-        await this.#send('get', type, key, undefined, undefined, () =>
-          this.backend.get(untyped(type), key, read),
-        ),
-      );
-    }
-    const reader = await this.#cache(untyped(type), options?.signal, METADATA_ONLY);
-    const found = this.#pending.resolve(this.#id(type, key), reader.get(key), reader);
-    if (found === undefined) {
-      throw new NotFoundError(`${qualifiedResource(type)} "${key.name}" not found`, {
-        details: { name: key.name, group: type.group, kind: type.plural },
-      });
-    }
-    return project(found);
+    const found =
+      this.#cache === undefined
+        ? await this.#send('get', type, key, undefined, undefined, () =>
+            this.backend.get(untyped(type), key, { ...options, metadataOnly: true }),
+          )
+        : await this.#getCached(type, key, options?.signal, METADATA_ONLY);
+    return metadataProjection(type)(found);
   }
 
   /**
@@ -233,27 +206,52 @@ export class Client {
     type: AnyResourceType,
     options: ClientListOptions = {},
   ): Promise<PartialObjectMetadata[]> {
-    const project = metadataProjection(type);
-    if (this.#cache === undefined) {
-      const items: PartialObjectMetadata[] = [];
-      let token: string | undefined;
-      do {
-        const pageOptions = {
-          ...options,
-          limit: 500,
-          metadataOnly: true,
-          ...(token ? { continue: token } : {}),
-        };
-        const page = await this.#send('list', type, options, undefined, undefined, () =>
-          this.backend.list(untyped(type), pageOptions),
-        );
-        for (const item of page.items) items.push(project(item));
-        token = page.continue;
-      } while (token);
-      return items;
+    const items =
+      this.#cache === undefined
+        ? await this.#listPages(type, options, true)
+        : this.#listCached(type, await this.#cache(untyped(type), options.signal, METADATA_ONLY), options);
+    return items.map(metadataProjection(type));
+  }
+
+  /** The object of `key` in the cache, with this client's pending writes overlaid; NotFoundError if none. */
+  async #getCached(
+    type: AnyResourceType,
+    key: ObjectKey,
+    signal: AbortSignal | undefined,
+    cacheOptions?: { readonly metadataOnly?: boolean },
+  ): Promise<KubeObject> {
+    const reader = await (this.#cache as CacheProvider)(untyped(type), signal, cacheOptions);
+    const found = this.#pending.resolve(this.#id(type, key), reader.get(key), reader);
+    if (found === undefined) {
+      throw new NotFoundError(`${qualifiedResource(type)} "${key.name}" not found`, {
+        details: { name: key.name, group: type.group, kind: type.plural },
+      });
     }
-    const reader = await this.#cache(untyped(type), options.signal, METADATA_ONLY);
-    return this.#listCached(type, reader, options).map(project);
+    return found;
+  }
+
+  /** Every object of a type from the backend, in pages of 500 (metadata only if asked). */
+  async #listPages(
+    type: AnyResourceType,
+    options: ClientListOptions,
+    metadataOnly = false,
+  ): Promise<KubeObject[]> {
+    const items: KubeObject[] = [];
+    let token: string | undefined;
+    do {
+      const pageOptions = {
+        ...options,
+        limit: 500,
+        ...(metadataOnly ? { metadataOnly } : {}),
+        ...(token ? { continue: token } : {}),
+      };
+      const page = await this.#send('list', type, options, undefined, undefined, () =>
+        this.backend.list(untyped(type), pageOptions),
+      );
+      items.push(...page.items);
+      token = page.continue;
+    } while (token);
+    return items;
   }
 
   /** The cached objects of a type that match, with this client's pending writes overlaid, in key order. */
