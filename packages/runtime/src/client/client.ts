@@ -157,7 +157,8 @@ export class Client {
         this.backend.get(untyped(type), key, options),
       )) as T;
     }
-    return (await this.#getCached(type, key, options?.signal)) as KubeObjectLike as T;
+    const reader = await this.#cache(untyped(type), options?.signal);
+    return this.#cached(type, key, reader) as KubeObjectLike as T;
   }
 
   /** Objects of a type, from the cache when there is one, in key order. */
@@ -190,7 +191,7 @@ export class Client {
         ? await this.#send('get', type, key, undefined, undefined, () =>
             this.backend.get(untyped(type), key, { ...options, metadataOnly: true }),
           )
-        : await this.#getCached(type, key, options?.signal, METADATA_ONLY);
+        : this.#cached(type, key, await this.#cache(untyped(type), options?.signal, METADATA_ONLY));
     return metadataProjection(type)(found);
   }
 
@@ -213,14 +214,8 @@ export class Client {
     return items.map(metadataProjection(type));
   }
 
-  /** The object of `key` in the cache, with this client's pending writes overlaid; NotFoundError if none. */
-  async #getCached(
-    type: AnyResourceType,
-    key: ObjectKey,
-    signal: AbortSignal | undefined,
-    cacheOptions?: { readonly metadataOnly?: boolean },
-  ): Promise<KubeObject> {
-    const reader = await (this.#cache as CacheProvider)(untyped(type), signal, cacheOptions);
+  /** The object of `key` in `reader`, with this client's pending writes overlaid; NotFoundError if none. */
+  #cached(type: AnyResourceType, key: ObjectKey, reader: ObjectReader): KubeObject {
     const found = this.#pending.resolve(this.#id(type, key), reader.get(key), reader);
     if (found === undefined) {
       throw new NotFoundError(`${qualifiedResource(type)} "${key.name}" not found`, {
