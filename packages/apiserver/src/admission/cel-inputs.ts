@@ -6,9 +6,8 @@ export function celValue(value: unknown): unknown {
   if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : value;
   if (Array.isArray(value)) return value.map(celValue);
   if (typeof value === 'object' && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = celValue(v);
-    return out;
+    // fromEntries defines own properties: a `__proto__` key stays a field, not the prototype.
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, celValue(v)]));
   }
   return value;
 }

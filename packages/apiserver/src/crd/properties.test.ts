@@ -72,8 +72,9 @@ describe('generated schemas and objects', () => {
 function pollute(value: unknown, junk: unknown, keys: readonly string[]): unknown {
   if (Array.isArray(value)) return value.map((v) => pollute(v, junk, keys));
   if (typeof value !== 'object' || value === null) return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = pollute(v, junk, keys);
-  for (const k of keys) if (!(k in out) && k !== '__proto__') out[k] = junk;
-  return out;
+  // Object.fromEntries defines own properties, so a generated `__proto__` key (JSON.parse makes
+  // one an own property too) stays data instead of becoming the copy's prototype.
+  const entries: [string, unknown][] = Object.entries(value).map(([k, v]) => [k, pollute(v, junk, keys)]);
+  for (const k of keys) if (!entries.some(([e]) => e === k)) entries.push([k, junk]);
+  return Object.fromEntries(entries);
 }

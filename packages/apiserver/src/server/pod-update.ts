@@ -29,16 +29,17 @@ function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   const object = asObject(value);
   if (object === undefined) return value;
-  const out: JsonObject = {};
+  const entries: [string, unknown][] = [];
   for (const key of Object.keys(object).sort()) {
     const v = canonical(object[key]);
     const empty = Array.isArray(v)
       ? v.length === 0
       : asObject(v) !== undefined && Object.keys(v as JsonObject).length === 0;
     if (v === undefined || v === null || empty) continue;
-    out[key] = v;
+    entries.push([key, v]);
   }
-  return out;
+  // fromEntries defines own properties: a `__proto__` key is compared as a field, not dropped.
+  return Object.fromEntries(entries);
 }
 
 /** `ValidateContainerUpdates`: no containers added or removed; images present, unpadded. */
