@@ -2,8 +2,11 @@ import {
   AbortedError,
   type Backend,
   BadRequestError,
+  checkFence,
   type DeleteOptions,
   type DeleteResult,
+  type Fence,
+  FenceTable,
   type GetOptions,
   type KubeObject,
   type ListOptions,
@@ -45,6 +48,19 @@ function checkSignal(signal: AbortSignal | undefined): void {
   if (signal?.aborted === true) throw new AbortedError('operation aborted', { cause: signal.reason });
 }
 
+/**
+ * Checks a write's fence against the store's marks (raising the mark unless it is a dry run). It
+ * runs in the same synchronous step as the write it guards: nothing can interleave before the commit.
+ */
+function checkWriteFence(
+  fences: FenceTable,
+  options: { readonly fence?: Fence; readonly dryRun?: boolean },
+): void {
+  if (options.fence === undefined) return;
+  checkFence(options.fence);
+  fences.check(options.fence, options.dryRun !== true);
+}
+
 /** Validates a key and returns its internal form (a namespace on a cluster-scoped key never matches). */
 function keyOf(td: ServedType, key: ObjectKey): string {
   if (
@@ -81,6 +97,7 @@ function keyOf(td: ServedType, key: ObjectKey): string {
 export class Store implements Backend {
   readonly name: string;
   readonly #core: StoreCore;
+  readonly #fences = new FenceTable();
   readonly #gc: GarbageCollector;
 
   constructor(options: StoreOptions = {}) {
@@ -248,6 +265,7 @@ export class Store implements Backend {
     options: WriteOptions = {},
   ): Promise<T> {
     checkSignal(options.signal);
+    checkWriteFence(this.#fences, options);
     const result = createObject(this.#core, this.#core.resolve(type), object, options);
     await this.#core.durable();
     return result as T;
@@ -277,6 +295,7 @@ export class Store implements Backend {
   ): Promise<T> {
     checkSignal(options.signal);
     const td = this.#core.resolve(type);
+    checkWriteFence(this.#fences, options);
     const result = patchObject(this.#core, td, keyOf(td, key), key.name, patch, options);
     await this.#core.durable();
     return result as T;
@@ -289,9 +308,27 @@ export class Store implements Backend {
   ): Promise<DeleteResult<T>> {
     checkSignal(options.signal);
     const td = this.#core.resolve(type);
+    checkWriteFence(this.#fences, options);
     const result = deleteObject(this.#core, td, keyOf(td, key), options);
     await this.#core.durable();
     return result as DeleteResult<T>;
+  }
+
+  /**
+   * Raises the store's mark for the fence's name to `fence` (see {@link Backend.announceFence}):
+   * from now on writes carrying a lower epoch of that name are refused with a FencedError. The
+   * marks live in memory: after a restart they start empty and rise again with the next
+   * announcement or fenced write.
+   */
+  async announceFence(fence: Fence, signal?: AbortSignal): Promise<Fence> {
+    checkSignal(signal);
+    checkFence(fence);
+    return this.#fences.check(fence);
+  }
+
+  /** The store's fence marks, one per name (for operations pages). */
+  fenceMarks(): Fence[] {
+    return this.#fences.marks();
   }
 
   async #update<T extends KubeObject>(
@@ -303,6 +340,7 @@ export class Store implements Backend {
     checkSignal(options.signal);
     const td = this.#core.resolve(type);
     const draft = toDraft(td.type, object);
+    checkWriteFence(this.#fences, options);
     const result = updateObject(this.#core, td, draft, {
       mode,
       requireResourceVersion: true,

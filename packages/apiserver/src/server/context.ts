@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Clock, Logger, ResourceType } from '@converge/runtime';
+import type { Clock, Fence, Logger, ResourceType } from '@converge/runtime';
+import { BadRequestError, FENCE_HEADER, parseFenceHeader } from '@converge/runtime';
 import type { Store } from '@converge/store';
 import type { PolicyAdmission, WebhookAdmission } from '../admission/index.ts';
 import type { ApiResource, StrategyContext } from './api-resource.ts';
@@ -48,6 +49,21 @@ export interface RequestContext {
   readonly pretty: boolean;
   /** `Warning` headers to send with the response. */
   readonly warnings: string[];
+  /** The ownership a write is made for (the `Converge-Fence` header); the store refuses a stale one. */
+  readonly fence?: Fence;
+}
+
+/** The store write option of the request's fence (none without a `Converge-Fence` header). */
+export function fenceOption(ctx: RequestContext): { readonly fence?: Fence } {
+  return ctx.fence === undefined ? {} : { fence: ctx.fence };
+}
+
+/** The request's `Converge-Fence` header, parsed; a malformed or repeated one is a BadRequestError. */
+export function requestFence(req: IncomingMessage): Fence | undefined {
+  const value = req.headers[FENCE_HEADER];
+  if (value === undefined) return undefined;
+  if (Array.isArray(value)) throw new BadRequestError(`the ${FENCE_HEADER} header may be sent once`);
+  return parseFenceHeader(value);
 }
 
 /** The strategy context of a request. */

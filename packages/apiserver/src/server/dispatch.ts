@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { NotFoundError } from '@converge/runtime';
+import { type Fence, NotFoundError } from '@converge/runtime';
 import type { ApiResource } from './api-resource.ts';
-import type { RequestContext, ServerContext } from './context.ts';
+import { type RequestContext, requestFence, type ServerContext } from './context.ts';
 import { methodNotAllowed, methodNotSupported } from './errors.ts';
 import { handleCreate } from './handle-create.ts';
 import { handleDelete, handleDeleteCollection } from './handle-delete.ts';
@@ -15,6 +15,10 @@ import { parseListQuery, queryBool } from './query.ts';
 import type { ResourceTarget } from './request-info.ts';
 import { handleReview, isReview } from './reviews.ts';
 import { handleTokenRequest } from './token-request.ts';
+
+function fenceEntry(fence: Fence | undefined): { readonly fence?: Fence } {
+  return fence === undefined ? {} : { fence };
+}
 
 /** Kubernetes' answer for a path that serves nothing. */
 export function unknownResource(): NotFoundError {
@@ -76,6 +80,7 @@ export async function dispatchResource(
     query,
     pretty: queryBool(query, 'pretty') === true,
     warnings: [],
+    ...fenceEntry(requestFence(req)),
   };
   const { name, subresource } = target;
   const clusterPath = resource.namespaced && target.namespace === '';

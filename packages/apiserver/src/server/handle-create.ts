@@ -1,7 +1,7 @@
 import type { KubeObject } from '@converge/runtime';
 import { admitMutating, admitValidating, noteWrite } from './admit.ts';
 import type { MutableObject } from './api-resource.ts';
-import type { RequestContext } from './context.ts';
+import { fenceOption, type RequestContext } from './context.ts';
 import { checkStoredObjectSize } from './limits.ts';
 import { checkIdentity, readObjectBody, toResponse, toStorage } from './object-io.ts';
 import { admitPodBuiltins } from './pod-admission.ts';
@@ -63,6 +63,7 @@ export async function createObject(
   const stored = await server.store.create(resource.storage, storage, {
     dryRun: write.dryRun,
     fieldManager: write.fieldManager,
+    ...fenceOption(ctx),
   });
   if (!write.dryRun) noteWrite(ctx, stored);
   if (isCrdResource(ctx) && !write.dryRun) await server.crds.reconcile(stored.metadata.name ?? '');

@@ -1,7 +1,7 @@
 import { isNotFound, type KubeObject } from '@converge/runtime';
 import { admitMutating, admitValidating, noteWrite } from './admit.ts';
 import type { MutableObject } from './api-resource.ts';
-import type { RequestContext } from './context.ts';
+import { fenceOption, type RequestContext } from './context.ts';
 import { CRD_CLEANUP_FINALIZER, terminatingCondition } from './crd-status.ts';
 import { parseDeleteOptions } from './delete-options.ts';
 import { isCrdResource } from './handle-create.ts';
@@ -49,7 +49,7 @@ export async function handleDelete(ctx: RequestContext, name: string): Promise<v
   const result = await server.store.delete(
     resource.storage,
     { namespace: ctx.target.namespace, name },
-    options,
+    { ...options, ...fenceOption(ctx) },
   );
   if (options.dryRun !== true) noteWrite(ctx);
   if (isCrdResource(ctx) && options.dryRun !== true) await server.crds.reconcile(name);
@@ -98,6 +98,7 @@ export async function handleDeleteCollection(ctx: RequestContext): Promise<void>
     try {
       const result = await server.store.delete(resource.storage, key, {
         ...options,
+        ...fenceOption(ctx),
         preconditions: { ...options.preconditions, uid: item.metadata.uid ?? '' },
       });
       deleted.push(result.status === 'pending' ? result.object : item);

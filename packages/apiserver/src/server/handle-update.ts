@@ -1,7 +1,7 @@
 import { isNotFound, type KubeObject } from '@converge/runtime';
 import { admitMutating, admitValidating, noteWrite } from './admit.ts';
 import type { MutableObject } from './api-resource.ts';
-import type { RequestContext } from './context.ts';
+import { fenceOption, type RequestContext } from './context.ts';
 import { createObject, isCrdResource } from './handle-create.ts';
 import { cloneJson } from './json-util.ts';
 import { checkStoredObjectSize } from './limits.ts';
@@ -31,7 +31,7 @@ export async function updateObject(
   subresource: 'status' | undefined,
 ): Promise<KubeObject> {
   const { resource, server } = ctx;
-  const options = { dryRun: write.dryRun, fieldManager: write.fieldManager };
+  const options = { dryRun: write.dryRun, fieldManager: write.fieldManager, ...fenceOption(ctx) };
   let stored: KubeObject;
   await admitPodBuiltins(ctx, object, old);
   await admitMutating(ctx, 'UPDATE', object, old, write);

@@ -13,6 +13,7 @@ import { dispatchResource, unknownResource } from './dispatch.ts';
 import { HttpStatusError, methodNotAllowed } from './errors.ts';
 import { isFaultAdminPath, serveFaultAdmin } from './fault-admin.ts';
 import type { ServerFaultInjector } from './fault-injector.ts';
+import { FENCES_PATH, serveFences } from './fences.ts';
 import { type HealthChecks, healthPath } from './health.ts';
 import { acceptsAggregatedDiscovery } from './media.ts';
 import { serveOpenApiV2 } from './openapi-v2.ts';
@@ -152,6 +153,10 @@ export function createRequestHandler(
     await ctx.faults.around(req, res, url, target, async (out) => {
       if (target.kind === 'resource') {
         await dispatchResource(ctx, req, out, target, url.searchParams);
+        return;
+      }
+      if (url.pathname === FENCES_PATH) {
+        await serveFences(ctx.store, req, out);
         return;
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();

@@ -2,10 +2,15 @@ import {
   AbortedError,
   apiVersionOf,
   type Backend,
+  checkFence,
   type DeleteOptions,
   type DeleteResult,
+  FENCE_HEADER,
+  type Fence,
+  formatFenceHeader,
   type GetOptions,
   isConvergeError,
+  isNotFound,
   type KubeObject,
   type ListOptions,
   type ObjectKey,
@@ -61,6 +66,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Where Converge's embedded API server takes fence announcements. */
+const FENCES_PATH = '/converge/fences';
+
+/** The request headers of a write made for `fence` (none without one). */
+function fenceHeaders(fence: Fence | undefined): { readonly headers?: Record<string, string> } {
+  return fence === undefined ? {} : { headers: { [FENCE_HEADER]: formatFenceHeader(fence) } };
+}
+
 /**
  * The Backend over the Kubernetes HTTP API — a real cluster or Converge's embedded API server —
  * over one keep-alive undici pool (create one backend per cluster and share it: informers,
@@ -101,6 +114,8 @@ export class KubeBackend implements Backend {
   readonly #discovery: Discovery;
   readonly #watch: WatchContext;
   readonly #counters: WatchCounters = { watches: 0, stalledWatches: 0, watchListFallbacks: 0 };
+
+  #fencing: boolean | undefined;
 
   constructor(options: KubeBackendOptions) {
     this.#o = resolveKubeBackendOptions(options);
@@ -239,6 +254,7 @@ export class KubeBackend implements Backend {
       body: deleteBody(options),
       contentType: 'application/json',
       signal: options.signal,
+      ...fenceHeaders(options.fence),
     };
     const response = await this.#transport.send(request);
     const body = await this.#json(response, `delete ${type.plural}`, options.signal);
@@ -264,7 +280,42 @@ export class KubeBackend implements Backend {
         ...extra.query,
       },
       signal: options.signal,
+      ...fenceHeaders(options.fence),
     });
+  }
+
+  /**
+   * Announces a fence to the server (`POST /converge/fences`, served by Converge's embedded API
+   * server), which then refuses writes carrying a lower epoch of its name. A server without the
+   * endpoint (404: a Kubernetes cluster) cannot fence this way; the mark is then the fence itself
+   * and {@link KubeBackend.fencing} says `false` (fence there with an admission policy, see
+   * `docs/guide/sharding.md`).
+   */
+  async announceFence(fence: Fence, signal?: AbortSignal): Promise<Fence> {
+    checkFence(fence);
+    let response: KubeResponse;
+    try {
+      response = await this.#transport.send({
+        method: 'POST',
+        path: FENCES_PATH,
+        body: JSON.stringify({ name: fence.name, holder: fence.holder, epoch: fence.epoch }),
+        contentType: 'application/json',
+        signal,
+      });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      this.#fencing = false;
+      return fence;
+    }
+    const body = await this.#json(response, 'POST fences', signal);
+    this.#fencing = true;
+    const mark = body as Partial<Fence>;
+    return { name: String(mark.name), holder: String(mark.holder), epoch: Number(mark.epoch) };
+  }
+
+  /** Whether the server fences writes (known after the first {@link KubeBackend.announceFence}). */
+  get fencing(): boolean | undefined {
+    return this.#fencing;
   }
 
   async #object<T extends KubeObject>(

@@ -6,6 +6,8 @@ import {
   ConflictError,
   type ErrorDetails,
   ExpiredError,
+  FENCED_MARKER,
+  FencedError,
   ForbiddenError,
   InternalError,
   InvalidError,
@@ -159,6 +161,9 @@ export function errorFromStatus(
   if (details.causes?.some((c) => c.reason === 'ResourceVersionTooLarge') === true) {
     return new ExpiredError(message, { details, cause: status });
   }
+  // The embedded server's refusal of a stale fence, or an admission policy's worded the same way
+  if ((code === 403 || code === 422) && message.includes(FENCED_MARKER))
+    return new FencedError(message, { details });
   const ErrorType = BY_REASON[reason] ?? byCode(code);
   return new ErrorType(message, { details });
 }

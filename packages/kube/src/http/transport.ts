@@ -28,6 +28,8 @@ export interface KubeRequest {
   readonly signal?: AbortSignal | undefined;
   /** A long-lived stream: no body timeout (the caller detects stalls). */
   readonly stream?: boolean;
+  /** More request headers (a write's `Converge-Fence`). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** A successful (2xx) response; the caller consumes `body`. */
@@ -144,6 +146,7 @@ export class Transport {
             'user-agent': this.#o.userAgent,
             ...(credentials.authorization === undefined ? {} : { authorization: credentials.authorization }),
             ...(request.contentType === undefined ? {} : { 'content-type': request.contentType }),
+            ...request.headers,
           },
           ...(request.body === undefined ? {} : { body: request.body }),
           signal: signal ?? null,

@@ -1,4 +1,5 @@
 import type { KubeObject, ObjectKey, PartialObjectMetadata } from '../object/index.ts';
+import type { Fence, FencedError } from './fence.ts';
 import type { KubeObjectLike, ResourceType } from './resource-type.ts';
 
 /** Selects objects by labels and fields, in Kubernetes' string syntax (`app=web,tier!=db`). */
@@ -37,6 +38,15 @@ export interface ListOptions extends SelectorOptions, MetadataOnlyOption {
   /** undefined: latest; '0': any; 'N': not older than N (or exactly N with `resourceVersionMatch: 'Exact'`). */
   readonly resourceVersion?: string;
   readonly resourceVersionMatch?: 'NotOlderThan' | 'Exact';
+  /**
+   * KEP-5866 shard selector (Kubernetes 1.36 `ShardedListAndWatch`, alpha):
+   * `shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')`, ranges joined
+   * by `||`. Only objects whose 64-bit FNV-1a hash of the field falls in a range are listed;
+   * undefined or '' lists all. Malformed: a BadRequestError. Every backend honours it (the
+   * Kubernetes one also filters what a server without the feature gate sent). Build one with
+   * `shardSelectorFor(index, count)`.
+   */
+  readonly shardSelector?: string;
   readonly signal?: AbortSignal;
 }
 
@@ -62,6 +72,8 @@ export interface WatchOptions extends SelectorOptions, MetadataOnlyOption {
   readonly sendInitialEvents?: boolean;
   /** End the watch cleanly after this long. */
   readonly timeoutMs?: number;
+  /** As {@link ListOptions.shardSelector}: only events of objects in the shard. */
+  readonly shardSelector?: string;
   /** Ends the watch (the iterator returns). */
   readonly signal?: AbortSignal;
 }
@@ -90,6 +102,12 @@ export interface WriteOptions {
   /** The field manager recorded for this write. */
   readonly fieldManager?: string;
   readonly signal?: AbortSignal;
+  /**
+   * The ownership this write is made for. A backend that fences ({@link Backend.announceFence})
+   * refuses it with a {@link FencedError} once a higher epoch of the fence's name was announced or
+   * written; others ignore it.
+   */
+  readonly fence?: Fence;
 }
 
 /** One RFC 6902 operation. */
@@ -120,6 +138,8 @@ export interface DeleteOptions {
   readonly gracePeriodSeconds?: number;
   readonly dryRun?: boolean;
   readonly signal?: AbortSignal;
+  /** As {@link WriteOptions.fence}. */
+  readonly fence?: Fence;
 }
 
 /** A delete either removed the object or started its deletion (finalizers pending). */
@@ -192,4 +212,12 @@ export interface Backend extends BackendReader, BackendWriter {
     resource: { readonly group: string; readonly version: string; readonly resource: string },
     signal?: AbortSignal,
   ): Promise<ResourceType | undefined>;
+  /**
+   * Present on backends that fence writes server-side: tells the backend a holder took `fence`
+   * (its mark for the name rises to it), so from now on writes carrying a lower epoch of the name
+   * are refused. Resolves to the mark; rejects with a {@link FencedError} (whose `current` is the
+   * mark) if the backend already has a higher epoch, or this epoch from another holder. A new
+   * owner announces before it writes anything.
+   */
+  announceFence?(fence: Fence, signal?: AbortSignal): Promise<Fence>;
 }

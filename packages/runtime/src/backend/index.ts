@@ -51,6 +51,18 @@ export {
   UnavailableError,
   UnsupportedError,
 } from './errors.ts';
+export {
+  checkFence,
+  FENCE_HEADER,
+  FENCED_ERROR_CODE,
+  FENCED_MARKER,
+  type Fence,
+  FencedError,
+  FenceTable,
+  formatFenceHeader,
+  isFenced,
+  parseFenceHeader,
+} from './fence.ts';
 export { fieldError } from './field-errors.ts';
 export { metadataOnlyEvents, metadataOnlyList, metadataProjection } from './metadata-only.ts';
 export {

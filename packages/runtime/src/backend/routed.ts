@@ -13,6 +13,7 @@ import type {
   WatchOptions,
   WriteOptions,
 } from './backend.ts';
+import type { Fence, FencedError } from './fence.ts';
 import type { ResourceType } from './resource-type.ts';
 
 /** A kind's identity for routing: every version of a group and plural lives in one backend. */
@@ -41,6 +42,18 @@ export class RoutedBackend implements Backend {
   constructor(fallback: Backend) {
     if (typeof fallback?.get !== 'function') throw new OptionsError('fallback', fallback, 'a Backend');
     this.fallback = fallback;
+  }
+
+  /**
+   * Announces `fence` to the default backend and to every routed backend that fences: resolves to
+   * the default backend's mark (the fence itself when it does not fence); rejects with the first
+   * {@link FencedError}.
+   */
+  async announceFence(fence: Fence, signal?: AbortSignal): Promise<Fence> {
+    const others = new Set<Backend>();
+    for (const { backend } of this.#routes.values()) if (backend !== this.fallback) others.add(backend);
+    for (const backend of others) await backend.announceFence?.(fence, signal);
+    return (await this.fallback.announceFence?.(fence, signal)) ?? fence;
   }
 
   /** The default backend's name, then each routed backend's (`store+nats:127.0.0.1:4222`). */

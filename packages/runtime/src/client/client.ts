@@ -2,6 +2,7 @@ import {
   type Backend,
   type DeleteOptions,
   type DeleteResult,
+  type Fence,
   type KubeObjectLike,
   metadataProjection,
   NotFoundError,
@@ -61,6 +62,11 @@ export interface ClientOptions {
   readonly maxPendingWrites?: number;
   /** A hook around each request sent to the backend (a tracing adapter's). Default none. */
   readonly interceptor?: ClientInterceptor;
+  /**
+   * The fence every write carries unless it names its own (a manager passes its leader term's):
+   * a fencing backend refuses writes of a stale epoch. Asked at each write. Default none.
+   */
+  readonly fence?: () => Fence | undefined;
 }
 
 /** Options of a read. */
@@ -99,6 +105,7 @@ export class Client {
   readonly #cache: CacheProvider | undefined;
   readonly #syncedCache: ((type: ResourceType) => ObjectReader | undefined) | undefined;
   readonly #fieldManager: string | undefined;
+  readonly #fence: (() => Fence | undefined) | undefined;
   readonly #pending: PendingWrites;
   #interceptor: ClientInterceptor | undefined;
 
@@ -119,6 +126,9 @@ export class Client {
     this.#cache = options.cache;
     this.#syncedCache = options.syncedCache;
     this.#fieldManager = options.fieldManager;
+    if (options.fence !== undefined && typeof options.fence !== 'function')
+      throw new OptionsError('fence', options.fence, 'a function () => Fence | undefined');
+    this.#fence = options.fence;
     this.#pending = new PendingWrites(
       options.clock ?? realClock,
       durationMs('readYourWritesTtlMs', options.readYourWritesTtlMs, 60_000),
@@ -417,7 +427,7 @@ export class Client {
         ? undefined
         : this.#pending.resolve(this.#id(type, key), synced.get(key), synced)?.metadata.uid;
     const result = await this.#send('delete', type, key, options, undefined, () =>
-      this.backend.delete(untyped(type), key, options),
+      this.backend.delete(untyped(type), key, this.#fenced(options)),
     );
     if (!options?.dryRun) {
       if (result.status === 'pending') recordWrite(result.object);
@@ -456,8 +466,16 @@ export class Client {
   }
 
   #write<O extends WriteOptions>(options: O | undefined): O | undefined {
-    if (this.#fieldManager === undefined || options?.fieldManager !== undefined) return options;
-    return { ...(options ?? {}), fieldManager: this.#fieldManager } as O;
+    const fenced = this.#fenced(options);
+    if (this.#fieldManager === undefined || fenced?.fieldManager !== undefined) return fenced;
+    return { ...(fenced ?? {}), fieldManager: this.#fieldManager } as O;
+  }
+
+  /** `options` with the client's fence, unless they carry one or the client has none now. */
+  #fenced<O extends { readonly fence?: Fence }>(options: O | undefined): O | undefined {
+    if (this.#fence === undefined || options?.fence !== undefined) return options;
+    const fence = this.#fence();
+    return fence === undefined ? options : ({ ...(options ?? {}), fence } as O);
   }
 
   #remember(type: AnyResourceType, object: KubeObject, options: WriteOptions | undefined): KubeObject {

@@ -1,3 +1,4 @@
+import type { Fence } from '../backend/index.ts';
 import { TimeoutError } from '../backend/index.ts';
 import { jitter, sleepOn } from '../clock/index.ts';
 import { AbortedError, AlreadyStartedError } from '../errors.ts';
@@ -83,6 +84,7 @@ export class LeaderElector implements LeaderElection {
   #state: State = { phase: 'idle' };
   #observed: Observation | undefined;
   #reported = '';
+  #fence: Fence | undefined;
 
   constructor(options: LeaderElectorOptions) {
     this.#o = resolveElectorOptions(options);
@@ -113,6 +115,14 @@ export class LeaderElector implements LeaderElection {
   /** The record's leaderTransitions while leading (it rises with every change of holder); else undefined. */
   get fencingToken(): number | undefined {
     return this.isLeader && this.#state.phase === 'leading' ? this.#state.term.fencingToken : undefined;
+  }
+
+  /**
+   * The fence of the term acquired last: the lock's name (`default/my-operator`), this identity and
+   * the term's fencing token as its epoch. Kept after the term ended (see {@link LeaderElection.fence}).
+   */
+  fence(): Fence | undefined {
+    return this.#fence;
   }
 
   /** The holder in the record last read or written; undefined if none (or released). */
@@ -209,6 +219,7 @@ export class LeaderElector implements LeaderElection {
         );
         if (term.check()) {
           this.#state = { phase: 'leading', term };
+          this.#fence = { name: this.#o.name, holder: this.identity, epoch: fencingToken };
           this.#logger.info({ fencingToken }, 'Successfully acquired lease');
           return term;
         }

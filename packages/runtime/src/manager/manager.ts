@@ -1,6 +1,8 @@
 import {
   type Backend,
+  BackendError,
   BackendErrorCodes,
+  type Fence,
   ForbiddenError,
   qualifiedResource,
   type ResourceType,
@@ -9,7 +11,7 @@ import {
 import { type BuilderWatchOptions, ControllerBuilder } from '../builder/index.ts';
 import { KindNotServedError } from '../cache/index.ts';
 import { Client, WriteLedger } from '../client/index.ts';
-import { type Clock, realClock, type Timer } from '../clock/index.ts';
+import { type Clock, realClock, sleepOn, type Timer } from '../clock/index.ts';
 import { DynamicController, type DynamicControllerOptions } from '../dynamic/index.ts';
 import { AlreadyStartedError, OptionsError } from '../errors.ts';
 import { type InformerErrorInfo, type InformerOptions, InformerRegistry } from '../informer/index.ts';
@@ -140,6 +142,8 @@ export class Manager implements Runnable {
   #state: ManagerState = 'new';
   #synced = false;
   #leading = false;
+  /** The fence of the leader term acquired last, announced to the backends; kept after the term ended. */
+  #fence: Fence | undefined;
   #failure: Error | undefined;
   #count = 0;
   readonly #backend: RoutedBackend | undefined;
@@ -209,6 +213,7 @@ export class Manager implements Runnable {
         backend: this.#backend,
         clock: this.#clock,
         fieldManager: options.fieldManager ?? 'converge',
+        fence: () => this.#fence,
         cache: (type, signal, read) => this.#reader(type, signal, read?.metadataOnly === true),
         syncedCache: (type) => this.#syncedReader(type),
       });
@@ -614,6 +619,16 @@ export class Manager implements Runnable {
         // a released lease can never let a standby start while our gated work still runs.
         const lost = await election.acquire(this.#election.signal);
         if (stop.aborted) return;
+        try {
+          await this.#announceFence(election, lost);
+        } catch (error) {
+          if (!lost.aborted) throw error;
+        }
+        if (stop.aborted) return;
+        if (lost.aborted) {
+          this.#fail(new LeadershipLostError({ cause: lost.reason }));
+          return;
+        }
         this.#leading = true;
         this.#logger.info({}, 'Leadership acquired; starting leader-gated runnables');
         this.#groups.leader.start();
@@ -627,6 +642,38 @@ export class Manager implements Runnable {
         if (!stop.aborted) this.#fail(error);
       }
     })();
+  }
+
+  /**
+   * Before leader-gated work starts: the term's fence becomes the one every client write carries,
+   * and the backends that fence are told of it, so that from now on they refuse writes a stale
+   * leader still makes (a paused process resumed, a write held in a socket buffer). A backend that
+   * already holds a higher epoch for the lock (a Lease deleted by hand restarts its transitions)
+   * rejects with a FencedError, which fails the manager: acting without a valid fence is unsafe.
+   */
+  async #announceFence(election: LeaderElection, lost: AbortSignal): Promise<void> {
+    const fence = election.fence?.();
+    if (fence === undefined) return;
+    this.#fence = fence;
+    const backend = this.#backend;
+    if (backend === undefined) return;
+    // A server briefly unreachable is retried for as long as the term lasts; a refusal is final.
+    for (let delayMs = 100; ; delayMs = Math.min(delayMs * 2, 2_000)) {
+      try {
+        await backend.announceFence(fence, lost);
+        break;
+      } catch (error) {
+        if (lost.aborted || !(error instanceof BackendError) || !error.retryable) throw error;
+        this.#logger.warn({ err: error, fence }, 'Announcing the fence failed; retrying');
+        await sleepOn(this.#clock, delayMs, lost).catch(() => undefined);
+      }
+    }
+    this.#logger.info({ fence }, 'Fence announced; writes carry it from now on');
+  }
+
+  /** The fence client writes carry: the last leader term's, undefined before leadership. */
+  get fence(): Fence | undefined {
+    return this.#fence;
   }
 
   #fail(error: unknown): void {

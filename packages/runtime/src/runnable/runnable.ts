@@ -1,3 +1,4 @@
+import type { Fence } from '../backend/index.ts';
 /**
  * Anything long-running: it does nothing until `start(signal)`, runs until `signal` aborts, then
  * stops and resolves. A rejection means the runnable failed.
@@ -17,6 +18,12 @@ export interface LeaderElection {
   acquire(signal: AbortSignal): Promise<AbortSignal>;
   /** Resolves when the election ended after its signal aborted (its lease released, if it does that). */
   stopped?(): Promise<void>;
+  /**
+   * The fence of the term acquired last — the lock's name, this replica's identity and the term's
+   * epoch — kept after the term ended, so that writes a stale leader still makes carry its old
+   * epoch and a fencing backend refuses them. Undefined before the first acquisition.
+   */
+  fence?(): Fence | undefined;
 }
 
 /**
