@@ -57,10 +57,10 @@ export async function listObjects(
   bucket: TypeBucket,
   options: ListOptions,
 ): Promise<ObjectList> {
-  const { namespace = '', labelSelector = '', fieldSelector = '' } = options;
+  const { namespace = '', labelSelector = '', fieldSelector = '', shardSelector = '' } = options;
   const limit = checkLimit(options.limit);
-  const matches = objectSelector({ namespace, labelSelector, fieldSelector });
-  const scope = JSON.stringify([typeId(bucket.type), namespace, labelSelector, fieldSelector]);
+  const matches = objectSelector({ namespace, labelSelector, fieldSelector, shardSelector });
+  const scope = JSON.stringify([typeId(bucket.type), namespace, labelSelector, fieldSelector, shardSelector]);
   if (options.continue !== undefined && options.continue !== '') {
     if (typeof options.continue !== 'string')
       throw new BadRequestError('the continue token must be a string');

@@ -27,12 +27,17 @@ interface Scope {
   readonly bucket: TypeBucket;
   /** Namespace and field selector: they depend only on the key, so they never change for a key. */
   readonly keys: Matcher;
-  /** The label selector, if any. */
+  /** The label and shard selectors, if any: they are judged on an object's state. */
   readonly labels: Matcher | undefined;
-  /** For label-selector watches: whether each key's previous state matched. */
+  /** For label- or shard-selector watches: whether each key's previous state matched. */
   readonly matched: Map<string, boolean>;
   /** True when `matched` knows every key (a watch that started with the initial events). */
   readonly complete: boolean;
+  /**
+   * True when `labels` is a shard selector alone: it reads the uid or namespace, which an update
+   * keeps, so a known state tells what the state before it matched (no read of the history).
+   */
+  readonly stable: boolean;
 }
 
 /**
@@ -55,8 +60,14 @@ async function* run(
   closing: AbortSignal,
 ): AsyncGenerator<Event, void, undefined> {
   const { namespace = '', labelSelector = '', fieldSelector = '', allowBookmarks = false } = options;
+  const { shardSelector = '' } = options;
   const keys = objectSelector({ namespace, fieldSelector });
-  const labels = labelSelector === '' ? undefined : objectSelector({ labelSelector });
+  // A shard selector reads the uid, which a bare delete marker lacks: it is judged with the labels,
+  // on the states this watch knows, so such a delete still reaches the shard that had the object.
+  const labels =
+    labelSelector === '' && shardSelector === ''
+      ? undefined
+      : objectSelector({ labelSelector, shardSelector });
   const requested = parseRevision(options.resourceVersion, 'resourceVersion');
   const timeoutMs = options.timeoutMs;
   if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !(timeoutMs >= 0))) {
@@ -95,7 +106,8 @@ async function* run(
   try {
     const baseline = await StreamGuard.baseline(bucket);
     const state = baseline.state;
-    const scope: Scope = { ctx, bucket, keys, labels, matched: new Map(), complete: initial };
+    const stable = labelSelector === '' && shardSelector !== '';
+    const scope: Scope = { ctx, bucket, keys, labels, matched: new Map(), complete: initial, stable };
     let cursor: number;
     if (initial) {
       stream = await OrderedStream.open(ctx.js, bucket, { lastPerKey: true }, consuming);
@@ -215,7 +227,8 @@ function initialEvents(scope: Scope, entries: Iterable<RawEntry>): Event[] {
 
 /**
  * Whether the key's state before this entry matched the label selector: known from earlier events
- * of this watch, else read at the previous revision the writer asserted (0: the key was new).
+ * of this watch, judged on the entry itself for a shard selector alone (see `Scope.stable`), else
+ * read at the previous revision the writer asserted (0: the key was new).
  * Undefined when nobody can tell (a plain `kv.put` of another writer, or history already gone).
  */
 async function matchedBefore(scope: Scope, decoded: DecodedEntry): Promise<boolean | undefined> {
@@ -223,6 +236,9 @@ async function matchedBefore(scope: Scope, decoded: DecodedEntry): Promise<boole
   const known = scope.matched.get(key);
   if (known !== undefined) return known;
   if (scope.complete) return false;
+  if (scope.stable && (decoded.kind === 'object' || (decoded.kind === 'deleted' && decoded.known))) {
+    return (scope.labels as Matcher)(decoded.object);
+  }
   const previous = decoded.entry.previous;
   if (previous === undefined) return undefined;
   if (previous === 0) return false;

@@ -356,6 +356,7 @@ export class SimBackend implements Backend {
         ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
         ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
         ...(options.fieldSelector === undefined ? {} : { fieldSelector: options.fieldSelector }),
+        ...(options.shardSelector === undefined ? {} : { shardSelector: options.shardSelector }),
         ...(options.metadataOnly === true ? { metadataOnly: true } : {}),
         resourceVersion: String(stale),
         resourceVersionMatch: 'Exact',

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fnv1a64 } from '@converge/runtime';
 import {
   ApiException,
   CoreV1Api,
@@ -10,6 +11,7 @@ import {
   makeInformer,
   PatchStrategy,
   type V1ConfigMap,
+  Watch,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiServer, createApiServer } from './api-server.ts';
@@ -164,5 +166,34 @@ describe('@kubernetes/client-node v2', () => {
       })
       .catch((e: unknown) => e);
     expect((error as ApiException<unknown>).code).toBe(409);
+  });
+
+  it('Watch passes shardSelector through and receives only the events of the shard', async () => {
+    const core = kc.makeApiClient(CoreV1Api);
+    const namespace = 'sharded';
+    await core.createNamespace({ body: { metadata: { name: namespace } } });
+    const { metadata } = await core.listConfigMapForAllNamespaces();
+    const hex = (v: bigint): string => `0x${v.toString(16).padStart(16, '0')}`;
+    const h = fnv1a64(namespace);
+    const shardSelector = `shardRange(object.metadata.namespace, '${hex(h)}', '${hex(h + 1n)}')`;
+    const seen: string[] = [];
+    const controller = await new Watch(kc).watch(
+      '/api/v1/configmaps',
+      { resourceVersion: metadata?.resourceVersion, shardSelector },
+      (phase, object: V1ConfigMap) =>
+        seen.push(`${phase} ${object.metadata?.namespace}/${object.metadata?.name}`),
+      () => {},
+    );
+    try {
+      await core.createNamespacedConfigMap({
+        namespace: 'default',
+        body: { metadata: { name: 'other-shard' } },
+      });
+      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'in-shard' } } });
+      await eventually(() => seen.length >= 1);
+      expect(seen).toEqual([`ADDED ${namespace}/in-shard`]);
+    } finally {
+      controller.abort();
+    }
   });
 });

@@ -127,7 +127,13 @@ export async function handleList(ctx: RequestContext): Promise<void> {
   const query = parseListQuery(ctx.query);
   const chosen = format(ctx);
   const { resource, server } = ctx;
-  const selection = listSelection(ctx, query.labelSelector, query.fieldSelector);
+  const selection = listSelection(
+    ctx,
+    query.labelSelector,
+    query.fieldSelector,
+    undefined,
+    query.shardSelector,
+  );
   const options: ListOptions = {
     ...selection.storeOptions,
     ...(selection.extra === undefined && query.limit > 0 ? { limit: query.limit } : {}),
@@ -147,6 +153,9 @@ export async function handleList(ctx: RequestContext): Promise<void> {
   const metadata: JsonObject = { resourceVersion: page.resourceVersion };
   if (page.continue !== undefined) metadata.continue = page.continue;
   if (page.remainingItemCount !== undefined) metadata.remainingItemCount = page.remainingItemCount;
+  // KEP-5866: the applied shard selector, echoed as sent, tells clients the list is one shard
+  // (absent: a server that ignored the parameter). Not in protobuf: 1.32's ListMeta has no field.
+  if (query.shardSelector !== '') metadata.shardInfo = { selector: query.shardSelector };
   const envelope = { kind: resource.listKind, apiVersion: groupVersion(resource), metadata };
   switch (chosen.format) {
     case 'table':
@@ -179,9 +188,12 @@ export async function handleList(ctx: RequestContext): Promise<void> {
     case 'yaml':
       writeValue(ctx.res, 200, { ...envelope, items: served }, { yaml: true }, ctx.warnings);
       return;
-    case 'protobuf':
-      writeProtobuf(ctx.res, 200, encodeProtobufObject({ ...envelope, items: served }), ctx.warnings);
+    case 'protobuf': {
+      const { shardInfo: _, ...listMeta } = metadata;
+      const message = { ...envelope, metadata: listMeta, items: served };
+      writeProtobuf(ctx.res, 200, encodeProtobufObject(message), ctx.warnings);
       return;
+    }
     case 'json':
       if (ctx.pretty) {
         writeValue(ctx.res, 200, { ...envelope, items: served }, { pretty: true }, ctx.warnings);

@@ -61,7 +61,7 @@ export async function handleWatch(ctx: RequestContext, query: ListQuery, name?: 
     servesProtobuf(resource),
   );
   const protobuf = chosen.format === 'protobuf';
-  const selection = listSelection(ctx, query.labelSelector, query.fieldSelector, name);
+  const selection = listSelection(ctx, query.labelSelector, query.fieldSelector, name, query.shardSelector);
   const tableObjects = chosen.format === 'table' ? includeObject(ctx.query) : 'Metadata';
   const rv = query.resourceVersion;
   if (rv !== '' && !/^(0|[1-9][0-9]{0,15})$/.test(rv)) {
@@ -76,8 +76,9 @@ export async function handleWatch(ctx: RequestContext, query: ListQuery, name?: 
       : async (objects: readonly KubeObject[]): Promise<readonly KubeObject[]> =>
           (await many(objects)) as unknown as KubeObject[];
   if (filter !== undefined && rv !== '' && rv !== '0' && query.sendInitialEvents !== true) {
-    const { namespace, labelSelector } = selection.storeOptions;
-    await filter.seed(server.store, resource.storage, { namespace, labelSelector }, rv, served);
+    const { namespace, labelSelector, shardSelector } = selection.storeOptions;
+    const seedOptions = { namespace, labelSelector, shardSelector };
+    await filter.seed(server.store, resource.storage, seedOptions, rv, served);
   }
   const timeoutMs =
     query.timeoutSeconds !== undefined && query.timeoutSeconds > 0

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isFenced } from '@converge/runtime';
 import { authenticate, authenticateFaultAdmin, liveServiceAccounts } from './auth.ts';
 import type { ServerContext } from './context.ts';
 import {
@@ -176,6 +177,11 @@ export function createRequestHandler(
       const status = writeError(res, error);
       if (status.code >= 500)
         ctx.logger.error({ method: req.method, url: req.url, err: error }, 'Request failed');
+      else if (isFenced(error))
+        ctx.logger.warn(
+          { method: req.method, url: req.url, fence: error.fence, current: error.current },
+          'Refused a write carrying a stale fence',
+        );
       else ctx.logger.debug({ method: req.method, url: req.url, code: status.code }, 'Request rejected');
     });
   };

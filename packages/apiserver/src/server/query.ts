@@ -26,6 +26,8 @@ export interface ListQuery {
   readonly watch: boolean;
   readonly labelSelector: string;
   readonly fieldSelector: string;
+  /** KEP-5866 shard selector; '' when absent (an empty parameter counts as absent, as in kube). */
+  readonly shardSelector: string;
   readonly limit: number;
   readonly continue: string;
   readonly resourceVersion: string;
@@ -49,6 +51,7 @@ export function parseListQuery(query: Query): ListQuery {
     watch: queryBool(query, 'watch') ?? false,
     labelSelector: query.get('labelSelector') ?? '',
     fieldSelector: query.get('fieldSelector') ?? '',
+    shardSelector: query.get('shardSelector') ?? '',
     limit: Math.max(limit, 0),
     continue: query.get('continue') ?? '',
     resourceVersion: query.get('resourceVersion') ?? '',

@@ -6,6 +6,7 @@ import {
   objectSelector,
   parseFieldSelector,
   parseLabelSelector,
+  parseShardSelector,
 } from '@converge/runtime';
 import type { RequestContext } from './context.ts';
 
@@ -15,6 +16,8 @@ export interface Selection {
     readonly namespace: string;
     readonly labelSelector: string;
     readonly fieldSelector: string;
+    /** The KEP-5866 shard selector ('' for none): the store filters by it. */
+    readonly shardSelector: string;
   };
   /** A predicate for kind-specific fields the store does not index (`involvedObject.name`, `spec.nodeName`). */
   readonly extra?: (object: KubeObject) => boolean;
@@ -31,15 +34,22 @@ function escapeValue(value: string): string {
  * matched here. A field the kind does not support is a 400 — `field label not supported: x` for
  * built-ins, `"x" is not a known field selector: only "metadata.name", "metadata.namespace"` for
  * custom resources. `name` (a single-object watch) adds `metadata.name=<name>`.
+ *
+ * A `shardSelector` (KEP-5866, kube-apiserver's alpha `ShardedListAndWatch`, served here for every
+ * resource) goes to the store; a malformed one is a 400 `invalid shard selector: <why>`. It
+ * defaults to the request's `shardSelector` parameter ('' or absent: none), so a deletecollection
+ * honours it as kube-apiserver's does.
  */
 export function listSelection(
   ctx: RequestContext,
   labelSelector: string,
   fieldSelector: string,
   name?: string,
+  shardSelector: string = ctx.query.get('shardSelector') ?? '',
 ): Selection {
   const { resource, target } = ctx;
   parseLabelSelector(labelSelector);
+  if (shardSelector !== '') parseShardSelector(shardSelector);
   let fields = fieldSelector;
   if (name !== undefined)
     fields =
@@ -58,8 +68,8 @@ export function listSelection(
   }
   const namespace = resource.namespaced ? target.namespace : '';
   const special = parsed.fields.some((f) => !DEFAULT_SELECTABLE_FIELDS.includes(f));
-  if (!special) return { storeOptions: { namespace, labelSelector, fieldSelector: fields } };
+  if (!special) return { storeOptions: { namespace, labelSelector, fieldSelector: fields, shardSelector } };
   const read = resource.fieldValue ?? fieldValueAtPath;
   const extra = objectSelector({ fieldSelector: fields }, (object, path) => read(object, path), allowed);
-  return { storeOptions: { namespace, labelSelector, fieldSelector: '' }, extra };
+  return { storeOptions: { namespace, labelSelector, fieldSelector: '', shardSelector }, extra };
 }

@@ -29,7 +29,7 @@ export class WatchFieldFilter {
   async seed(
     store: Store,
     type: ResourceType,
-    options: { namespace: string; labelSelector: string },
+    options: { namespace: string; labelSelector: string; shardSelector?: string },
     resourceVersion: string,
     served?: (objects: readonly KubeObject[]) => Promise<readonly KubeObject[]>,
   ): Promise<void> {

@@ -287,11 +287,11 @@ export class KubeBackend implements Backend {
   /**
    * Announces a fence to the server (`POST /converge/fences`, served by Converge's embedded API
    * server), which then refuses writes carrying a lower epoch of its name. A server without the
-   * endpoint (404: a Kubernetes cluster) cannot fence this way; the mark is then the fence itself
-   * and {@link KubeBackend.fencing} says `false` (fence there with an admission policy, see
+   * endpoint (404: a Kubernetes cluster) cannot fence this way: resolves to undefined, and
+   * {@link KubeBackend.fencing} says `false` (fence there with an admission policy, see
    * `docs/guide/sharding.md`).
    */
-  async announceFence(fence: Fence, signal?: AbortSignal): Promise<Fence> {
+  async announceFence(fence: Fence, signal?: AbortSignal): Promise<Fence | undefined> {
     checkFence(fence);
     let response: KubeResponse;
     try {
@@ -305,7 +305,7 @@ export class KubeBackend implements Backend {
     } catch (error) {
       if (!isNotFound(error)) throw error;
       this.#fencing = false;
-      return fence;
+      return undefined;
     }
     const body = await this.#json(response, 'POST fences', signal);
     this.#fencing = true;

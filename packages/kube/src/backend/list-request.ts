@@ -5,6 +5,7 @@ import {
   type KubeObject,
   type ListOptions,
   type ObjectList,
+  parseShardSelector,
   type ResourceType,
 } from '@converge/runtime';
 import {
@@ -31,6 +32,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * as `{ apiVersion, kind, metadata }` of the type; a server that answers with full objects has them
  * projected on arrival, and an item that is neither is a `ResponseDecodeError`.
  *
+ * A `shardSelector` (KEP-5866) is parsed first (malformed: a BadRequestError, nothing sent), sent
+ * as the `shardSelector` parameter, and applied again to the items: a server without the
+ * `ShardedListAndWatch` feature gate ignores the parameter and sends the whole collection, which
+ * its missing `metadata.shardInfo` tells but the filter makes harmless. A page may then hold fewer
+ * than `limit` items; the continue token stays the server's.
+ *
  * @example
  * const page = await listObjects(transport, configMaps, { namespace: 'default', limit: 500 }, 16 << 20);
  */
@@ -41,6 +48,10 @@ export async function listObjects<T extends KubeObject>(
   maxItemBytes: number,
 ): Promise<ObjectList<T>> {
   const { signal } = options;
+  const shard =
+    options.shardSelector === undefined || options.shardSelector === ''
+      ? undefined
+      : parseShardSelector(options.shardSelector);
   const response = await transport.send({
     method: 'GET',
     path: resourcePath(type, type.namespaced ? (options.namespace ?? '') : ''),
@@ -51,6 +62,7 @@ export async function listObjects<T extends KubeObject>(
       continue: options.continue,
       resourceVersion: options.resourceVersion,
       resourceVersionMatch: options.resourceVersionMatch,
+      shardSelector: shard === undefined ? undefined : options.shardSelector,
     },
     ...(options.metadataOnly === true ? { accept: METADATA_LIST_ACCEPT } : {}),
     signal,
@@ -65,13 +77,14 @@ export async function listObjects<T extends KubeObject>(
   }
   const meta = { apiVersion: apiVersionOf(type), kind: type.kind };
   const metadataOnly = options.metadataOnly === true;
-  const items = decoded.items.map((item, i) => {
+  const all = decoded.items.map((item, i) => {
     if (metadataOnly) return metadataOnlyObject<T>(item, meta, 'list', `items[${i}]`);
     if (!isObject(item) || !isObject(item.metadata)) {
       throw new ResponseDecodeError('list', `items[${i}]`, 'is not an object with metadata');
     }
     return withTypeMeta<T>(item, meta);
   });
+  const items = shard === undefined ? all : all.filter((item) => shard.matches(item));
   const metadata = isObject(decoded.envelope.metadata) ? decoded.envelope.metadata : {};
   const { resourceVersion, continue: token, remainingItemCount } = metadata;
   if (typeof resourceVersion !== 'string') {

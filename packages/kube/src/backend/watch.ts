@@ -6,7 +6,9 @@ import {
   type ListOptions,
   type Logger,
   type ObjectList,
+  parseShardSelector,
   type ResourceType,
+  type ShardSelectorExpr,
   type WatchEvent,
   type WatchOptions,
 } from '@converge/runtime';
@@ -70,6 +72,7 @@ function session(
       ...(rv === undefined || rv === '' ? {} : { resourceVersion: rv }),
       labelSelector: options.labelSelector,
       fieldSelector: options.fieldSelector,
+      shardSelector: options.shardSelector === '' ? undefined : options.shardSelector,
       ...(bookmarksOnWire ? { allowWatchBookmarks: 'true' } : {}),
       ...(initialEvents ? { sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan' } : {}),
       timeoutSeconds: String(timeoutSeconds),
@@ -115,12 +118,13 @@ async function* emulateWatchList<T extends KubeObject>(
   type: ResourceType,
   options: WatchOptions,
 ): AsyncGenerator<WatchEvent<T>, void, undefined> {
-  const { namespace, labelSelector, fieldSelector, signal, metadataOnly } = options;
+  const { namespace, labelSelector, fieldSelector, shardSelector, signal, metadataOnly } = options;
   const selectors = {
     ...(metadataOnly === true ? { metadataOnly } : {}),
     ...(namespace === undefined ? {} : { namespace }),
     ...(labelSelector === undefined ? {} : { labelSelector }),
     ...(fieldSelector === undefined ? {} : { fieldSelector }),
+    ...(shardSelector === undefined ? {} : { shardSelector }),
     ...(signal === undefined ? {} : { signal }),
   };
   const from = options.resourceVersion;
@@ -153,12 +157,40 @@ async function* emulateWatchList<T extends KubeObject>(
  * The watch of a {@link KubeBackend}: a chunked NDJSON stream decoded incrementally (line cap,
  * ERROR events as typed errors), bookmarks on request, a random 5–10 minute `timeoutSeconds`
  * unless `timeoutMs` is given, stall detection, a clean end on abort, and `sendInitialEvents`
- * (falling back to list + watch once if the server rejects it).
+ * (falling back to list + watch once if the server rejects it). A `shardSelector` is parsed first
+ * (malformed: a BadRequestError from the first read), sent, and applied to the events as well.
  *
  * @example
  * for await (const event of watchEvents(context, configMaps, { resourceVersion: '42', allowBookmarks: true })) handle(event);
  */
 export async function* watchEvents<T extends KubeObject>(
+  ctx: WatchContext,
+  type: ResourceType,
+  options: WatchOptions,
+): AsyncGenerator<WatchEvent<T>, void, undefined> {
+  const { shardSelector } = options;
+  if (shardSelector === undefined || shardSelector === '') {
+    yield* unsharded<T>(ctx, type, options);
+    return;
+  }
+  yield* inShard(parseShardSelector(shardSelector), unsharded<T>(ctx, type, options));
+}
+
+/**
+ * The events of objects in the shard, and every bookmark. Sent as the `shardSelector` parameter
+ * too; this filter covers a server without the `ShardedListAndWatch` feature gate, which ignores
+ * it. The uid and namespace never change, so an object never enters or leaves a shard.
+ */
+async function* inShard<T extends KubeObject>(
+  shard: ShardSelectorExpr,
+  events: AsyncIterable<WatchEvent<T>>,
+): AsyncGenerator<WatchEvent<T>, void, undefined> {
+  for await (const event of events) {
+    if (event.type === 'BOOKMARK' || shard.matches(event.object)) yield event;
+  }
+}
+
+async function* unsharded<T extends KubeObject>(
   ctx: WatchContext,
   type: ResourceType,
   options: WatchOptions,

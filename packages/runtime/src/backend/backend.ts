@@ -217,7 +217,8 @@ export interface Backend extends BackendReader, BackendWriter {
    * (its mark for the name rises to it), so from now on writes carrying a lower epoch of the name
    * are refused. Resolves to the mark; rejects with a {@link FencedError} (whose `current` is the
    * mark) if the backend already has a higher epoch, or this epoch from another holder. A new
-   * owner announces before it writes anything.
+   * owner announces before it writes anything. Resolves to undefined when the backend found it
+   * cannot fence after all (a Kubernetes API server that does not serve Converge's fences).
    */
-  announceFence?(fence: Fence, signal?: AbortSignal): Promise<Fence>;
+  announceFence?(fence: Fence, signal?: AbortSignal): Promise<Fence | undefined>;
 }

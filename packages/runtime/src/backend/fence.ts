@@ -1,4 +1,4 @@
-import { BackendError, type BackendErrorOptions, BadRequestError } from './errors.ts';
+import { BackendError, BackendErrorCodes, type BackendErrorOptions, BadRequestError } from './errors.ts';
 
 /**
  * The ownership a write is made for: a named fence (a leader lock, `default/my-operator`; a shard
@@ -18,7 +18,7 @@ export interface Fence {
 }
 
 /** The error code of {@link FencedError}. */
-export const FENCED_ERROR_CODE = 'CONVERGE_ERR_BACKEND_FENCED';
+export const FENCED_ERROR_CODE = BackendErrorCodes.FENCED;
 
 /** What every fenced refusal's message contains, also when a ValidatingAdmissionPolicy words it. */
 export const FENCED_MARKER = 'stale fencing epoch';

@@ -46,14 +46,14 @@ export class RoutedBackend implements Backend {
 
   /**
    * Announces `fence` to the default backend and to every routed backend that fences: resolves to
-   * the default backend's mark (the fence itself when it does not fence); rejects with the first
-   * {@link FencedError}.
+   * the default backend's mark, undefined when the default backend does not fence; rejects with
+   * the first {@link FencedError}.
    */
-  async announceFence(fence: Fence, signal?: AbortSignal): Promise<Fence> {
+  async announceFence(fence: Fence, signal?: AbortSignal): Promise<Fence | undefined> {
     const others = new Set<Backend>();
     for (const { backend } of this.#routes.values()) if (backend !== this.fallback) others.add(backend);
     for (const backend of others) await backend.announceFence?.(fence, signal);
-    return (await this.fallback.announceFence?.(fence, signal)) ?? fence;
+    return this.fallback.announceFence?.(fence, signal);
   }
 
   /** The default backend's name, then each routed backend's (`store+nats:127.0.0.1:4222`). */

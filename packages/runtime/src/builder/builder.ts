@@ -63,6 +63,11 @@ export interface BuilderWatchOptions {
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
   /**
+   * Watch and cache only this shard of the kind: a KEP-5866 shard selector, such as
+   * `shardSelectorFor(replica, replicas)`. Default: all.
+   */
+  readonly shardSelector?: string;
+  /**
    * Watch and cache only the kind's metadata (controller-runtime's `builder.OnlyMetadata`): its
    * informer is the shared metadata-only one, whose objects and events are `PartialObjectMetadata`
    * (`{ apiVersion, kind, metadata }`). Enough to map owned objects to their owner (`owns`) or
@@ -82,6 +87,8 @@ export interface ReadsOptions {
   readonly namespace?: string;
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
+  /** Cache only this shard (see {@link BuilderWatchOptions.shardSelector}). Default: all. */
+  readonly shardSelector?: string;
   /** Cache only the kind's metadata (see {@link BuilderWatchOptions.metadataOnly}). Default false. */
   readonly metadataOnly?: boolean;
 }
@@ -370,6 +377,7 @@ export class ControllerBuilder {
       ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
       ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
       ...(options.fieldSelector === undefined ? {} : { fieldSelector: options.fieldSelector }),
+      ...(options.shardSelector === undefined ? {} : { shardSelector: options.shardSelector }),
       ...(options.metadataOnly === undefined ? {} : { metadataOnly: options.metadataOnly }),
     }).informer;
   }

@@ -3,6 +3,7 @@ import { CacheClosedError } from '../cache/index.ts';
 import { AlreadyStartedError, OptionsError } from '../errors.ts';
 import type { ObjectEvent } from '../event/index.ts';
 import { MemoryLogger } from '../log/index.ts';
+import { fnv1a64 } from '../selector/index.ts';
 import { VirtualClock } from '../testing/index.ts';
 import { Informer, stripManagedFields } from './index.ts';
 import { type ConfigMap, configMap, configMaps, startInformer } from './test-harness.ts';
@@ -44,6 +45,21 @@ describe('Informer list and watch', () => {
       fieldSelector: 'metadata.name!=x',
     });
     await h.stop();
+  });
+
+  it('passes a shard selector, in canonical form, to every list and watch and caches only its shard', async () => {
+    const h = fnv1a64('default');
+    const hex = (v: bigint): string => `0x${v.toString(16).padStart(16, '0')}`;
+    const spelled = `( shardRange(object.metadata.namespace,"${hex(h)}","${hex(h + 1n)}") )`;
+    const canonical = `shardRange(object.metadata.namespace, '${hex(h)}', '${hex(h + 1n)}')`;
+    const harness = await startInformer(three, { shardSelector: spelled });
+    expect(harness.backend.listCalls[0]).toEqual({ shardSelector: canonical, limit: 500 });
+    expect(harness.backend.watchCalls[0]).toMatchObject({ shardSelector: canonical });
+    expect(harness.cacheObjects().map((o) => o.metadata.name)).toEqual(['a', 'b']);
+    await harness.stop();
+    expect(() => new Informer({ backend: harness.backend, type: configMaps, shardSelector: 'nope' })).toThrow(
+      OptionsError,
+    );
   });
 
   it('delivers the initial list as creates marked isInInitialList, then syncs', async () => {

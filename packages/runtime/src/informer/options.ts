@@ -5,7 +5,7 @@ import { OptionsError } from '../errors.ts';
 import { type Logger, noopLogger } from '../log/index.ts';
 import type { KubeObject } from '../object/index.ts';
 import { durationMs, func, integer, nonEmptyString, positiveDurationMs } from '../options.ts';
-import { normalizeFieldSelector, normalizeLabelSelector } from './selectors.ts';
+import { normalizeFieldSelector, normalizeLabelSelector, normalizeShardSelector } from './selectors.ts';
 import { stripManagedFields } from './transform.ts';
 
 /**
@@ -54,6 +54,11 @@ export interface InformerOptions<T extends KubeObject = KubeObject> {
   readonly labelSelector?: string;
   /** Server-side field selection, Kubernetes syntax. */
   readonly fieldSelector?: string;
+  /**
+   * Only this shard of the kind (KEP-5866 `shardSelector`, e.g. from `shardSelectorFor(i, n)`):
+   * every list and watch asks the backend for it, and every backend honours it. Default: all.
+   */
+  readonly shardSelector?: string;
   /**
    * Cache only metadata (controller-runtime's `OnlyMetadata`, kube-rs' `metadata_watcher`): lists and
    * watches ask the backend for metadata only, and every cached object and event is a
@@ -137,6 +142,8 @@ export interface ResolvedInformerOptions<T extends KubeObject> {
   readonly namespace: string;
   readonly labelSelector: string;
   readonly fieldSelector: string;
+  /** Canonical shard selector; '' for none. */
+  readonly shardSelector: string;
   readonly metadataOnly: boolean;
   readonly resyncPeriodMs: number;
   readonly transform: (object: T) => T;
@@ -194,6 +201,7 @@ export function resolveInformerOptions<T extends KubeObject>(
     namespace,
     labelSelector: normalizeLabelSelector('labelSelector', options.labelSelector),
     fieldSelector: normalizeFieldSelector('fieldSelector', options.fieldSelector),
+    shardSelector: normalizeShardSelector('shardSelector', options.shardSelector),
     metadataOnly,
     resyncPeriodMs: durationMs('resyncPeriodMs', options.resyncPeriodMs, 0),
     transform: func('transform', options.transform, stripManagedFields as (object: T) => T),

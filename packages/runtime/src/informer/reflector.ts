@@ -113,7 +113,7 @@ export class Reflector<T extends KubeObject> {
   readonly #log: Logger;
   readonly #backoff: Backoff;
   /** Selectors, and `metadataOnly` when set: what every list and watch asks for. */
-  readonly #selectors: SelectorOptions & MetadataOnlyOption;
+  readonly #selectors: SelectorOptions & MetadataOnlyOption & { readonly shardSelector?: string };
   readonly #check: ObjectCheck;
   #state: InformerState = { phase: 'new' };
   #lastSeen = '';
@@ -138,12 +138,13 @@ export class Reflector<T extends KubeObject> {
     this.#backoff = new Backoff(options.clock, options.backoff);
     this.#check = objectCheck(options.type, options.namespace);
     this.#streamLists = options.initialList !== 'paginated';
-    const { namespace, labelSelector, fieldSelector, metadataOnly } = options;
+    const { namespace, labelSelector, fieldSelector, shardSelector, metadataOnly } = options;
     this.#selectors = {
       ...(metadataOnly ? { metadataOnly } : {}),
       ...(namespace === '' ? {} : { namespace }),
       ...(labelSelector === '' ? {} : { labelSelector }),
       ...(fieldSelector === '' ? {} : { fieldSelector }),
+      ...(shardSelector === '' ? {} : { shardSelector }),
     };
   }
 

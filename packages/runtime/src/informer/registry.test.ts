@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AbortedError, AlreadyStartedError, OptionsError } from '../errors.ts';
+import { shardSelectorFor } from '../selector/index.ts';
 import { VirtualClock } from '../testing/index.ts';
 import { InformerRegistry, RegistryStoppedError } from './index.ts';
 import { configMap, configMaps } from './test-harness.ts';
@@ -31,6 +32,22 @@ describe('InformerRegistry', () => {
     const distinct = new Set([one, otherNamespace, otherFields, otherBackend].map((h) => h.informer));
     expect(distinct.size).toBe(4);
     expect(registry.size).toBe(4);
+  });
+
+  it('shares one informer per shard selector, compared in canonical form', () => {
+    const { backend, registry } = setup();
+    const lower = shardSelectorFor(0, 2);
+    const one = registry.acquire({ backend, type: configMaps, shardSelector: lower });
+    const same = registry.acquire({
+      backend,
+      type: configMaps,
+      shardSelector: `(${lower.replaceAll("'", '"')})`,
+    });
+    const upper = registry.acquire({ backend, type: configMaps, shardSelector: shardSelectorFor(1, 2) });
+    const all = registry.acquire({ backend, type: configMaps, shardSelector: '' });
+    expect(same.informer).toBe(one.informer);
+    expect(new Set([one, upper, all].map((h) => h.informer)).size).toBe(3);
+    expect(all.informer).toBe(registry.acquire({ backend, type: configMaps }).informer);
   });
 
   it('starts nothing before start, then every informer, and later acquisitions at once', async () => {

@@ -5,16 +5,18 @@ import { whenAborted } from '../runnable/index.ts';
 import { RegistryStoppedError } from './errors.ts';
 import { Informer } from './informer.ts';
 import type { InformerOptions } from './options.ts';
-import { normalizeFieldSelector, normalizeLabelSelector } from './selectors.ts';
+import { normalizeFieldSelector, normalizeLabelSelector, normalizeShardSelector } from './selectors.ts';
 import type { InformerMetrics } from './stats.ts';
 
-/** What identifies a shared informer: one per backend, kind, namespace, selectors and metadata-only mode. */
+/** What identifies a shared informer: one per backend, kind, namespace, selectors (shard included) and metadata-only mode. */
 export interface InformerSpec {
   readonly backend: Backend;
   readonly type: ResourceType;
   readonly namespace?: string;
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
+  /** Only this shard (see {@link InformerOptions.shardSelector}): a separate informer per shard. */
+  readonly shardSelector?: string;
   /**
    * Metadata only (see {@link InformerOptions.metadataOnly}): a separate informer from the full
    * one of the same kind, as in controller-runtime. Default false.
@@ -25,7 +27,14 @@ export interface InformerSpec {
 /** Options every informer of a registry gets (everything of {@link InformerOptions} but what identifies it). */
 export type InformerRegistryOptions = Omit<
   InformerOptions,
-  'backend' | 'type' | 'namespace' | 'labelSelector' | 'fieldSelector' | 'metadataOnly' | 'name'
+  | 'backend'
+  | 'type'
+  | 'namespace'
+  | 'labelSelector'
+  | 'fieldSelector'
+  | 'shardSelector'
+  | 'metadataOnly'
+  | 'name'
 >;
 
 /** One reference to a shared informer. Call `release()` once you no longer need it (idempotent). */
@@ -216,7 +225,8 @@ function specKey(spec: InformerSpec): string {
   if (typeof namespace !== 'string') throw new OptionsError('namespace', namespace, 'a string');
   const labels = normalizeLabelSelector('labelSelector', spec.labelSelector);
   const fields = normalizeFieldSelector('fieldSelector', spec.fieldSelector);
+  const shard = normalizeShardSelector('shardSelector', spec.shardSelector);
   const metadataOnly = spec.metadataOnly ?? false;
   if (typeof metadataOnly !== 'boolean') throw new OptionsError('metadataOnly', metadataOnly, 'a boolean');
-  return JSON.stringify([typeId(type), namespace, labels, fields, metadataOnly]);
+  return JSON.stringify([typeId(type), namespace, labels, fields, shard, metadataOnly]);
 }

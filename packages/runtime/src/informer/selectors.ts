@@ -1,5 +1,5 @@
 import { OptionsError } from '../errors.ts';
-import { parseFieldSelector, parseLabelSelector } from '../selector/index.ts';
+import { parseFieldSelector, parseLabelSelector, parseShardSelector } from '../selector/index.ts';
 
 /**
  * Checks a label selector option and returns its canonical form ('' when unset), so two spellings
@@ -26,6 +26,20 @@ export function normalizeFieldSelector(field: string, text: string | undefined):
     return parseFieldSelector(text, fieldNames(text)).toString();
   } catch (error) {
     throw new OptionsError(field, text, `a valid field selector (${(error as Error).message})`);
+  }
+}
+
+/**
+ * Checks a KEP-5866 shard selector option and returns its canonical form ('' when unset or ''), so
+ * two spellings of one shard share one informer in a registry.
+ */
+export function normalizeShardSelector(field: string, text: string | undefined): string {
+  if (text === undefined || text === '') return '';
+  if (typeof text !== 'string') throw new OptionsError(field, text, 'a shard selector string');
+  try {
+    return parseShardSelector(text).toString();
+  } catch (error) {
+    throw new OptionsError(field, text, `a valid shard selector (${(error as Error).message})`);
   }
 }
 

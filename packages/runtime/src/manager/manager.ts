@@ -660,7 +660,14 @@ export class Manager implements Runnable {
     // A server briefly unreachable is retried for as long as the term lasts; a refusal is final.
     for (let delayMs = 100; ; delayMs = Math.min(delayMs * 2, 2_000)) {
       try {
-        await backend.announceFence(fence, lost);
+        const mark = await backend.announceFence(fence, lost);
+        if (mark === undefined) {
+          this.#logger.warn(
+            { fence, backend: backend.fallback.name },
+            'The backend does not fence writes: a paused or partitioned former leader can still write after this term began (docs/guide/sharding.md says how to fence on each backend)',
+          );
+          return;
+        }
         break;
       } catch (error) {
         if (lost.aborted || !(error instanceof BackendError) || !error.retryable) throw error;

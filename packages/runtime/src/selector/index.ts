@@ -9,7 +9,10 @@
  * - {@link labelSelectorFromObject} — `{ matchLabels, matchExpressions }` → the same
  * - {@link parseFieldSelector} — `metadata.name=web,metadata.namespace!=kube-system` →
  *   {@link FieldSelectorExpr}, with apimachinery's `\,` `\=` `\\` escaping
- * - {@link objectSelector} — namespace + label + field selection of whole objects
+ * - {@link parseShardSelector} — KEP-5866 `shardRange(object.metadata.uid, '0x…', '0x…') || …` →
+ *   {@link ShardSelectorExpr} (64-bit FNV-1a of the uid or namespace in `[start, end)`);
+ *   {@link shardSelectorFor} writes the selector of shard i of n, {@link matchesShard} tests one object
+ * - {@link objectSelector} — namespace + label + field + shard selection of whole objects
  *
  * @example
  * const selected = objectSelector({ namespace: 'default', labelSelector: 'app=web', fieldSelector: 'metadata.name!=old' });
@@ -23,4 +26,14 @@ export { fieldValueAtPath } from './field-value.ts';
 export { parseLabelSelector } from './label-parser.ts';
 export type { LabelSelectorExpr } from './label-selector-expr.ts';
 export { labelSelectorFromObject } from './label-selector-object.ts';
-export { objectSelector } from './object-selector.ts';
+export { type ObjectSelectorOptions, objectSelector } from './object-selector.ts';
+export { fnv1a64 } from './shard-hash.ts';
+export {
+  matchesShard,
+  parseShardSelector,
+  type ShardedObject,
+  type ShardField,
+  type ShardRange,
+  type ShardSelectorExpr,
+  shardSelectorFor,
+} from './shard-selector.ts';

@@ -4,11 +4,18 @@ import type { KubeObject } from '../object/index.ts';
 import { DEFAULT_SELECTABLE_FIELDS, parseFieldSelector } from './field-selector.ts';
 import { fieldValueAtPath } from './field-value.ts';
 import { parseLabelSelector } from './label-parser.ts';
+import { parseShardSelector } from './shard-selector.ts';
+
+/** {@link SelectorOptions} plus the KEP-5866 shard selector lists and watches take. */
+export interface ObjectSelectorOptions extends SelectorOptions {
+  /** A shard selector (see {@link parseShardSelector}); undefined or '' selects every shard. */
+  readonly shardSelector?: string;
+}
 
 /**
- * Compiles {@link SelectorOptions} — `namespace`, `labelSelector`, `fieldSelector` — into one
- * predicate over whole objects, as a list or watch applies them. Parses once; the predicate only
- * compares. Unset or empty parts select everything; a `namespace` of `''` means all namespaces.
+ * Compiles {@link ObjectSelectorOptions} — `namespace`, `labelSelector`, `fieldSelector`,
+ * `shardSelector` — into one predicate over whole objects, as a list or watch applies them. Parses
+ * once; the predicate only compares. Unset or empty parts select everything; a `namespace` of `''` means all namespaces.
  *
  * Field values are read with `fieldValues` (default {@link fieldValueAtPath}, which reads any dotted
  * path). Only `allowedFields` may appear in the field selector (default `metadata.name` and
@@ -26,20 +33,22 @@ import { parseLabelSelector } from './label-parser.ts';
  * ]);
  */
 export function objectSelector(
-  options: SelectorOptions,
+  options: ObjectSelectorOptions,
   fieldValues: (object: KubeObject, path: string) => string | undefined = fieldValueAtPath,
   allowedFields: readonly string[] = DEFAULT_SELECTABLE_FIELDS,
 ): (object: KubeObject) => boolean {
-  const { namespace = '', labelSelector = '', fieldSelector = '' } = options;
+  const { namespace = '', labelSelector = '', fieldSelector = '', shardSelector = '' } = options;
   if (typeof namespace !== 'string') {
     throw new BadRequestError(`invalid namespace: expected a string, got ${describe(namespace)}`);
   }
   const labels = parseLabelSelector(labelSelector);
   const fields = parseFieldSelector(fieldSelector, allowedFields);
+  const shard = shardSelector === '' ? undefined : parseShardSelector(shardSelector);
   const tests: ((object: KubeObject) => boolean)[] = [];
   if (namespace !== '') tests.push((object) => (object.metadata.namespace ?? '') === namespace);
   if (!labels.empty) tests.push((object) => labels.matches(object.metadata.labels));
   if (!fields.empty) tests.push((object) => fields.matches((path) => fieldValues(object, path)));
+  if (shard !== undefined) tests.push((object) => shard.matches(object));
   switch (tests.length) {
     case 0:
       return () => true;

@@ -46,6 +46,8 @@ export interface BackendCapabilities {
   readonly pagination?: boolean;
   /** Periodic BOOKMARK events on watches that ask for them. */
   readonly bookmarks?: boolean;
+  /** KEP-5866 `shardSelector` on lists and watches. */
+  readonly shardSelectors?: boolean;
 }
 
 /**
@@ -89,6 +91,7 @@ export const capabilityReasons: Readonly<Record<Capability | 'compact', string>>
   fieldSelectors: 'the backend does not support field selectors',
   pagination: 'the backend does not paginate lists',
   bookmarks: 'the backend does not send watch bookmarks',
+  shardSelectors: 'the backend does not support shard selectors',
   compact: 'the harness cannot compact history (it has no compact())',
 };
 
@@ -112,6 +115,7 @@ const CAPABILITIES: readonly Capability[] = [
   'fieldSelectors',
   'pagination',
   'bookmarks',
+  'shardSelectors',
 ];
 
 /** Validates the options and fills in the defaults. */

@@ -10,6 +10,7 @@ import { type BackendSuiteOptions, resolveSuiteOptions } from './options.ts';
 import { definePaginationTests } from './pagination.suite.ts';
 import { definePatchTests } from './patch.suite.ts';
 import { definePropertyTests } from './property.suite.ts';
+import { defineShardTests } from './shard.suite.ts';
 import { defineStatusTests } from './status.suite.ts';
 import { defineUpdateTests } from './update.suite.ts';
 import { defineWatchTests } from './watch.suite.ts';
@@ -49,6 +50,7 @@ export function runBackendSuite(options: BackendSuiteOptions): void {
     definePaginationTests(ctx);
     defineWatchTests(ctx);
     defineWatchFilterTests(ctx);
+    defineShardTests(ctx);
     defineMetadataOnlyTests(ctx);
     defineDeleteTests(ctx);
     defineGcTests(ctx);

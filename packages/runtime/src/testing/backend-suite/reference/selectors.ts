@@ -1,5 +1,6 @@
 import { BadRequestError } from '../../../backend/index.ts';
 import type { KubeObject } from '../../../object/index.ts';
+import { parseShardSelector } from '../../../selector/index.ts';
 
 /** Tests an object against a compiled selector. */
 export type ObjectMatcher = (object: KubeObject) => boolean;
@@ -166,17 +167,26 @@ export function parseFieldSelector(selector: string): ObjectMatcher {
   return (object) => tests.every((test) => test(object));
 }
 
-/** The namespace, label selector and field selector of a list or watch, as one matcher. */
+/**
+ * The namespace, label, field and shard selectors of a list or watch, as one matcher. The shard
+ * selector (KEP-5866) uses the runtime's parser: its grammar and hash are tested on their own.
+ */
 export function compileSelection(options: {
   readonly namespace?: string;
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
+  readonly shardSelector?: string;
 }): ObjectMatcher {
   const namespace = options.namespace ?? '';
   const labels = options.labelSelector === undefined ? undefined : parseLabelSelector(options.labelSelector);
   const fields = options.fieldSelector === undefined ? undefined : parseFieldSelector(options.fieldSelector);
+  const shard =
+    options.shardSelector === undefined || options.shardSelector === ''
+      ? undefined
+      : parseShardSelector(options.shardSelector);
   return (object) =>
     (namespace === '' || object.metadata.namespace === namespace) &&
     (labels === undefined || labels(object)) &&
-    (fields === undefined || fields(object));
+    (fields === undefined || fields(object)) &&
+    (shard === undefined || shard.matches(object));
 }
