@@ -37,7 +37,8 @@ export type Section =
   | 'apiserver'
   | 'nats'
   | 'queue-store-leader'
-  | 'simulation';
+  | 'simulation'
+  | 'sharding';
 
 export const SECTIONS: readonly { readonly id: Section; readonly title: string }[] = [
   { id: 'cold-sync', title: '1. Cold sync against the peers and the limit' },
@@ -47,6 +48,7 @@ export const SECTIONS: readonly { readonly id: Section; readonly title: string }
   { id: 'nats', title: '5. NATS KV' },
   { id: 'queue-store-leader', title: '6. Queue, store, leader election and the other existing figures' },
   { id: 'simulation', title: '7. Deterministic simulation' },
+  { id: 'sharding', title: '8. Fencing and sharding' },
 ];
 
 const GC = ['--expose-gc', '--conditions=@converge/source'];
@@ -266,6 +268,22 @@ export const PARTS: readonly PartSpec[] = [
     fullTimeoutMs: 30 * MIN,
     smallTimeoutMs: SMALL_HANG_MS,
     smallSeconds: 9,
+    structured: false,
+  },
+  {
+    name: 'leader-fencing',
+    section: 'sharding',
+    title: 'A paused leader resumed: stale writes refused (fenced) and accepted (unfenced control)',
+    script: 'leader-fencing.ts',
+    nodeFlags: SRC,
+    npmScript: 'bench:leader-fencing',
+    fullEnv: {},
+    // One round on the Kubernetes Lease, fenced and not, runs every line of the report; the rounds
+    // themselves are packages/cli/test/leader-pause.test.ts's (3 per lease).
+    smallEnv: { LEADER_FENCING_ROUNDS: '1', LEADER_FENCING_LOCKS: 'lease' },
+    fullTimeoutMs: 20 * MIN,
+    smallTimeoutMs: SMALL_HANG_MS,
+    smallSeconds: 12,
     structured: false,
   },
   {

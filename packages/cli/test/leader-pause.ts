@@ -138,40 +138,37 @@ export async function runPauseScenario(options: PauseScenarioOptions): Promise<P
     );
     lease = lock === 'nats' ? await natsLease(`${LEASE}-${process.pid}`) : kubernetesLease(kubeconfig, LEASE);
 
-    const first = [replica(), replica()] as const;
-    // Either may win the first election.
-    let leader = await waitFor(
-      'a first leader',
-      () => first.find((r) => entries(r, 'start').length > 0),
-      context,
-    );
-    let standby = first[0] === leader ? first[1] : first[0];
+    replica();
+    replica();
+    const live = (r: Replica): boolean => r.child.exitCode === null && r.child.signalCode === null;
+    /**
+     * A live replica other than `except` that leads (started after `after`, not stopped) and wrote
+     * `writes` creates since. On a loaded machine a leader may lose its lease on its own (it then
+     * exits); whenever fewer than two replicas (besides `except`) live, a replacement joins.
+     */
+    const writingLeader = (after: number, except?: Replica): Replica | undefined => {
+      const candidates = replicas.filter((r) => r !== except && live(r));
+      for (let n = candidates.length; n < 2; n++) candidates.push(replica());
+      return candidates.find((r) => {
+        const start = entries(r, 'start', after)[0];
+        return (
+          start !== undefined && entries(r, 'stop', start.at).length === 0 && written(r, start.at) >= writes
+        );
+      });
+    };
     for (let i = 0; i < rounds; i++) {
-      const start = await waitFor(`${leader.identity} to lead`, () => entries(leader, 'start')[0], context);
-      await waitFor(`${standby.identity} to be ready`, () => entries(standby, 'ready')[0], context);
-      await waitFor(
-        `${leader.identity} to write`,
-        () => (written(leader, start.at) >= writes ? true : undefined),
-        context,
-      );
+      const leader = await waitFor('a leader that has written', () => writingLeader(0), context);
       leader.child.kill('SIGSTOP');
       const pausedAt = now();
-      const took = await waitFor(
-        `${standby.identity} to take over`,
-        () => entries(standby, 'start')[0],
-        context,
-      );
-      await waitFor(
-        `${standby.identity} to write`,
-        () => (written(standby, took.at) >= writes ? true : undefined),
+      const successor = await waitFor(
+        `another replica to take over from ${leader.identity} and write`,
+        () => writingLeader(pausedAt, leader),
         context,
       );
       leader.child.kill('SIGCONT');
       const resumedAt = now();
       const exit = await within(`${leader.identity} to exit after it was resumed`, leader.exited, context);
-      paused.push({ from: leader, to: standby, pausedAt, resumedAt, exit: `${exit.code ?? exit.signal}` });
-      leader = standby;
-      standby = replica();
+      paused.push({ from: leader, to: successor, pausedAt, resumedAt, exit: `${exit.code ?? exit.signal}` });
     }
     backend = new KubeBackend({ config: loadKubeconfig({ path: kubeconfig }) });
     const list = await backend.list<ConfigMap>(configMapType, {
