@@ -250,6 +250,7 @@ export async function serviceAccountBackend(
       helm: false,
       force: false,
       leaderElection: false,
+      fencingPolicy: false,
     },
     cwd,
   );

@@ -22,6 +22,8 @@ export interface ManifestsArgs {
   readonly force: boolean;
   /** Run without --leader-elect (one replica, no Lease, no leader-election Role). */
   readonly leaderElection: boolean;
+  /** With leader election: the ValidatingAdmissionPolicy fencing the leader's writes (default on). */
+  readonly fencingPolicy: boolean;
 }
 
 export const MANIFESTS_HELP = `Usage: converge manifests [MODULE…] [options]
@@ -31,8 +33,10 @@ into a manager that never starts (nothing is contacted), and what they watch, ow
 with manager.permissions.require(...) becomes its RBAC; their defineKind kinds become CRDs.
 
 Writes, under --out: namespace.yaml, crd/<plural>.<group>.yaml, rbac/ (ServiceAccount, ClusterRole
-and Roles with their bindings, leader election Role), manager/ (Deployment running converge run
-with --leader-elect, probes on :8081, metrics on :8080, and a metrics Service), and
+and Roles with their bindings, leader election Role), policy/leader_fencing.yaml (a
+ValidatingAdmissionPolicy, Kubernetes 1.30 or later, refusing writes of the operator's pods that do
+not hold the leader Lease), manager/ (Deployment running converge run with --leader-elect and the
+pod's name as --identity, probes on :8081, metrics on :8080, and a metrics Service), and
 kustomization.yaml (kubectl apply -k DIR). In the working directory: a Dockerfile and
 .dockerignore when there are none. Every YAML file says it is generated; edit the module instead.
 
@@ -48,6 +52,9 @@ Options:
                            that no longer matches the wiring). For CI.
   --helm                   Also write a Helm chart to chart/ (CRDs in chart/crds/)
   --no-leader-elect        Run one replica without leader election (no Lease, no Role for it)
+  --no-fencing-policy      Leave out the policy that refuses writes of pods not holding the Lease
+                           (for replicas that write without leading: sharded controllers, runnables
+                           with needLeaderElection: false; see docs/guide/fencing.md)
   --force                  Rewrite the Dockerfile and .dockerignore even if they exist
   -h, --help               Show this help
 
@@ -63,6 +70,7 @@ const SPECS = {
   helm: { type: 'boolean' },
   force: { type: 'boolean' },
   'no-leader-elect': { type: 'boolean' },
+  'no-fencing-policy': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionSpecs;
 
@@ -107,5 +115,6 @@ export function parseManifests(args: readonly string[]): ManifestsArgs | { reado
     helm: values.helm ?? false,
     force: values.force ?? false,
     leaderElection: values['no-leader-elect'] !== true,
+    fencingPolicy: values['no-leader-elect'] !== true && values['no-fencing-policy'] !== true,
   };
 }

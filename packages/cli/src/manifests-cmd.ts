@@ -161,6 +161,7 @@ export async function generatedFiles(
     name,
     modules: inImage,
     leaderElection: args.leaderElection,
+    fencingPolicy: args.fencingPolicy,
     localPackages: local.paths,
     ...(args.namespace === undefined ? {} : { namespace: args.namespace }),
     image: args.image ?? defaultImage(name, pkg.version),

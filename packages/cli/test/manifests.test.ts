@@ -182,6 +182,8 @@ describe('converge manifests', () => {
       'website-operator-leader',
       '--lease-namespace',
       '$(POD_NAMESPACE)',
+      '--identity',
+      '$(POD_NAME)',
       '--metrics-bind-address',
       ':8080',
       '--health-probe-bind-address',
@@ -191,14 +193,19 @@ describe('converge manifests', () => {
     const run = parseCommand(
       ((container?.args ?? []) as string[]).map((a) => a.replace('$(POD_NAMESPACE)', 'ns')),
     );
-    expect(run).toMatchObject({ command: 'run', leaderElect: true, leaseNamespace: 'ns' });
+    expect(run).toMatchObject({
+      command: 'run',
+      leaderElect: true,
+      leaseNamespace: 'ns',
+      identity: '$(POD_NAME)',
+    });
     expect(container?.ports).toContainEqual({ name: 'metrics', containerPort: 8080, protocol: 'TCP' });
     expect(container?.livenessProbe).toMatchObject({ httpGet: { path: '/healthz', port: 'probes' } });
     expect(container?.readinessProbe).toMatchObject({ httpGet: { path: '/readyz', port: 'probes' } });
-    expect(container?.env).toContainEqual({
-      name: 'POD_NAMESPACE',
-      valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } },
-    });
+    expect(container?.env).toEqual([
+      { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+      { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+    ]);
     const dockerfile = readFileSync(join(dir, 'Dockerfile'), 'utf8');
     expect(dockerfile).toMatch(/^FROM node:24-slim AS build$/m);
     expect(dockerfile).toMatch(/^RUN npm ci --omit=dev$/m);
@@ -211,6 +218,77 @@ describe('converge manifests', () => {
     };
     expect(`node_modules/@converge/cli/${cli.bin.converge.replace(/^\.\//, '')}`).toBe(
       'node_modules/@converge/cli/bin/converge.js',
+    );
+  });
+
+  it('writes the leader fencing policy, fencing what the RBAC lets the operator write; --no-fencing-policy leaves it out', async () => {
+    const [policy, binding] = docs(join(dir, 'config/policy/leader_fencing.yaml'));
+    expect(policy).toMatchObject({
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name: 'website-operator-leader-fencing' },
+      spec: { paramKind: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' } },
+    });
+    expect(binding).toMatchObject({
+      kind: 'ValidatingAdmissionPolicyBinding',
+      spec: {
+        policyName: 'website-operator-leader-fencing',
+        paramRef: {
+          name: 'website-operator-leader',
+          namespace: 'website-operator-system',
+          parameterNotFoundAction: 'Allow',
+        },
+      },
+    });
+    // The resources of the ClusterRole's rules with a write verb, less Events.
+    const [clusterRole] = docs(join(dir, 'config/rbac/role.yaml'));
+    const writable = (
+      (clusterRole?.rules ?? []) as { apiGroups: string[]; resources: string[]; verbs: string[] }[]
+    )
+      .filter((r) => r.verbs.some((v) => !['get', 'list', 'watch'].includes(v)))
+      .flatMap((r) => r.resources.map((res) => `${r.apiGroups[0]} ${res}`))
+      .filter((r) => !r.endsWith(' events'))
+      .sort();
+    const spec = policy?.spec as {
+      matchConstraints: {
+        resourceRules: { apiGroups: string[]; resources: string[]; operations: string[] }[];
+      };
+    };
+    const fenced = spec.matchConstraints.resourceRules
+      .flatMap((r) => r.resources.map((res) => `${r.apiGroups[0]} ${res}`))
+      .sort();
+    expect(fenced).toEqual(writable);
+    expect(fenced).toEqual([
+      ' services',
+      'apps deployments',
+      'example.converge.dev websites',
+      'example.converge.dev websites/finalizers',
+      'example.converge.dev websites/status',
+    ]);
+    expect(docs(join(dir, 'config/kustomization.yaml'))[0]?.resources).toContain(
+      'policy/leader_fencing.yaml',
+    );
+    expect(readFileSync(join(dir, 'chart/templates/leader_fencing.yaml'), 'utf8')).toContain(
+      "'system:serviceaccount:{{ .Release.Namespace }}:website-operator'",
+    );
+
+    const without = project();
+    const run = io();
+    expect(await runManifests(args('--no-fencing-policy', '--helm'), run, without)).toBe(0);
+    expect(existsSync(join(without, 'config/policy'))).toBe(false);
+    expect(existsSync(join(without, 'chart/templates/leader_fencing.yaml'))).toBe(false);
+    expect(docs(join(without, 'config/kustomization.yaml'))[0]?.resources).not.toContain(
+      'policy/leader_fencing.yaml',
+    );
+    // Still leader election, with the pod's name as identity.
+    const [deployment] = docs(join(without, 'config/manager/manager.yaml'));
+    expect(JSON.stringify(deployment)).toContain('"--identity","$(POD_NAME)"');
+    expect(args('--no-leader-elect')).toMatchObject({ leaderElection: false, fencingPolicy: false });
+    expect(args()).toMatchObject({ leaderElection: true, fencingPolicy: true });
+    // Turning the policy off and --check: the policy left on disk is reported as stale.
+    const check = io();
+    expect(await runManifests(args('--no-fencing-policy', '--check'), check, dir)).toBe(1);
+    expect(check.errors).toContain(
+      'converge manifests: no longer generated: config/policy/leader_fencing.yaml',
     );
   });
 
@@ -304,6 +382,7 @@ describe('converge manifests', () => {
       'role',
       'role_binding',
       'leader_election',
+      'leader_fencing',
       'deployment',
       'metrics_service',
     ]) {

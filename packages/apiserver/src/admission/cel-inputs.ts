@@ -29,11 +29,16 @@ export function requestOf(attributes: AdmissionAttributes): JsonObject {
     name: attributes.name,
     namespace: attributes.namespace,
     operation: attributes.operation,
+    // kube-apiserver hands CEL the request as unstructured JSON, where UserInfo's fields are
+    // omitempty: a user without extras has no `extra` key (`has(request.userInfo.extra)` is false
+    // and `'k' in request.userInfo.extra` an error), likewise an empty uid or groups.
     userInfo: {
       username: userInfo.username,
-      uid: userInfo.uid ?? '',
-      groups: userInfo.groups ?? [],
-      extra: userInfo.extra ?? {},
+      ...(userInfo.uid === undefined || userInfo.uid === '' ? {} : { uid: userInfo.uid }),
+      ...(userInfo.groups === undefined || userInfo.groups.length === 0 ? {} : { groups: userInfo.groups }),
+      ...(userInfo.extra === undefined || Object.keys(userInfo.extra).length === 0
+        ? {}
+        : { extra: userInfo.extra }),
     },
     dryRun: attributes.dryRun,
     options: attributes.options,

@@ -239,6 +239,19 @@ function headerValues(req: IncomingMessage, name: string): string[] {
 }
 
 /**
+ * The extra's key of an `Impersonate-Extra-<key>` header: percent-decoded (a key such as
+ * `authentication.kubernetes.io/pod-name` travels as `authentication.kubernetes.io%2fpod-name`);
+ * kept as sent when the encoding is malformed, as kube-apiserver's `unescapeExtraKey` does.
+ */
+function unescapeExtraKey(encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return encoded;
+  }
+}
+
+/**
  * Impersonation (`Impersonate-User`, `-Group`, `-Uid`, `-Extra-*` headers, `kubectl --as`), as
  * kube-apiserver's impersonation filter: each requested identity needs the `impersonate` verb on
  * `users`, `serviceaccounts` (namespaced), `groups`, `uids` or `userextras` (403 otherwise); the
@@ -287,7 +300,7 @@ function impersonate(
   if (uid !== '') check({ ...base, group: 'authentication.k8s.io', resource: 'uids', name: uid });
   const extra: Record<string, string[]> = {};
   for (const header of extraHeaders) {
-    const key = decodeURIComponent(header.slice('impersonate-extra-'.length));
+    const key = unescapeExtraKey(header.slice('impersonate-extra-'.length));
     for (const value of req.headersDistinct[header] ?? []) {
       check({
         ...base,

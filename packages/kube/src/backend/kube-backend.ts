@@ -288,8 +288,8 @@ export class KubeBackend implements Backend {
    * Announces a fence to the server (`POST /converge/fences`, served by Converge's embedded API
    * server), which then refuses writes carrying a lower epoch of its name. A server without the
    * endpoint (404: a Kubernetes cluster) cannot fence this way: resolves to undefined, and
-   * {@link KubeBackend.fencing} says `false` (fence there with an admission policy, see
-   * `docs/guide/sharding.md`).
+   * {@link KubeBackend.fencing} says `false` (fence there with the admission policy `converge
+   * manifests` generates, see `docs/guide/fencing.md`).
    */
   async announceFence(fence: Fence, signal?: AbortSignal): Promise<Fence | undefined> {
     checkFence(fence);

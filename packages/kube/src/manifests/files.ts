@@ -25,6 +25,7 @@ export function configFiles(set: ManifestSet): Map<string, string> {
   if (electionRole !== undefined) files.set('rbac/leader_election_role.yaml', toYaml([electionRole]));
   if (electionBinding !== undefined)
     files.set('rbac/leader_election_role_binding.yaml', toYaml([electionBinding]));
+  if (set.fencing.length > 0) files.set('policy/leader_fencing.yaml', toYaml(set.fencing));
   files.set('manager/manager.yaml', toYaml([set.deployment]));
   if (set.metricsService !== undefined)
     files.set('manager/metrics_service.yaml', toYaml([set.metricsService]));

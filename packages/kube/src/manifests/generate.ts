@@ -1,6 +1,7 @@
 import type { PermissionRule, ResourceType } from '@converge/runtime';
 import { crdsOf, kindOf } from '../kind/index.ts';
 import { dockerfileOf, dockerignoreOf } from './dockerfile.ts';
+import { fencingPolicy } from './fencing.ts';
 import { type ManifestOptions, type ResolvedManifestOptions, resolveManifestOptions } from './options.ts';
 import { EVENT_RULES, LEASE_VERBS, policyRules } from './rbac.ts';
 
@@ -42,6 +43,11 @@ export interface ManifestSet {
   readonly roleBindings: readonly Manifest[];
   /** Leases (and Events) in the operator's namespace: a Role and its binding; empty without leader election. */
   readonly leaderElection: readonly Manifest[];
+  /**
+   * Leader fencing on the cluster: a ValidatingAdmissionPolicy whose param is the Lease, and its
+   * binding ({@link fencingPolicy}); empty without leader election or with `fencingPolicy: false`.
+   */
+  readonly fencing: readonly Manifest[];
   /** A CRD for every wired type that came from `defineKind`, sorted by name. */
   readonly crds: readonly Manifest[];
   readonly deployment: Manifest;
@@ -164,6 +170,7 @@ export function generateManifests(
   const crds = (crdsOf(kinds) as unknown as Manifest[]).sort((a, b) =>
     a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0,
   );
+  const fencing = fencingPolicy(o, permissions.rules(), labels, webhookServiceName(o));
   const namespace: Manifest = { apiVersion: 'v1', kind: 'Namespace', metadata: meta(o.namespace) };
   const serviceAccount: Manifest = {
     apiVersion: 'v1',
@@ -200,6 +207,7 @@ export function generateManifests(
     roles,
     roleBindings,
     leaderElection,
+    fencing,
     crds,
     deployment,
     metricsService,
@@ -211,6 +219,7 @@ export function generateManifests(
       ...roles,
       ...roleBindings,
       ...leaderElection,
+      ...fencing,
       deployment,
       ...(metricsService === undefined ? [] : [metricsService]),
       ...(webhookService === undefined ? [] : [webhookService]),
@@ -226,7 +235,17 @@ export function runArgs(o: ResolvedManifestOptions): string[] {
     'run',
     ...o.modules,
     ...(o.leaderElection
-      ? ['--leader-elect', '--lease-name', o.leaseName, '--lease-namespace', '$(POD_NAMESPACE)']
+      ? [
+          '--leader-elect',
+          '--lease-name',
+          o.leaseName,
+          '--lease-namespace',
+          '$(POD_NAMESPACE)',
+          // The pod's name is its identity: the Lease's holderIdentity, which the fencing policy
+          // compares with the pod a ServiceAccount token was bound to.
+          '--identity',
+          '$(POD_NAME)',
+        ]
       : []),
     '--metrics-bind-address',
     `:${o.metricsPort}`,
@@ -277,7 +296,8 @@ function managedWebhookRules(namespace: string): PermissionRule[] {
  * The operator's Deployment (decision 5 of issue 19): `converge run` as a non-root user with a
  * read-only root filesystem (an emptyDir on /tmp), no capabilities, no privilege escalation,
  * seccomp RuntimeDefault; liveness on /healthz and readiness on /readyz at the probe port;
- * the metrics port named `metrics`; `POD_NAMESPACE` from the downward API for the Lease.
+ * the metrics port named `metrics`; `POD_NAMESPACE` from the downward API for the Lease, and
+ * `POD_NAME`, the identity (`--identity` with leader election; a shard member's, `process.env.POD_NAME`).
  */
 function deploymentOf(o: ResolvedManifestOptions, labels: Record<string, string>): Manifest {
   const selector = { 'app.kubernetes.io/name': o.name };
@@ -308,7 +328,10 @@ function deploymentOf(o: ResolvedManifestOptions, labels: Record<string, string>
               name: 'manager',
               image: o.image,
               args: runArgs(o),
-              env: [{ name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }],
+              env: [
+                { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+                { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+              ],
               ports: [
                 { name: 'metrics', containerPort: o.metricsPort, protocol: 'TCP' },
                 { name: 'probes', containerPort: o.probePort, protocol: 'TCP' },

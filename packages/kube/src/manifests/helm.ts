@@ -10,8 +10,13 @@ const RESOURCES = 'converge-helm-resources';
 
 const PULL_POLICY = 'converge-helm-pull-policy';
 
-/** `object` with the operator's namespace (in metadata and binding subjects) replaced by `to`. */
+/**
+ * `object` with the operator's namespace (in metadata and binding subjects; in the fencing
+ * policy's ServiceAccount name and its binding's paramRef) replaced by `to`.
+ */
 function inNamespace(object: Manifest, from: string, to: string): Manifest {
+  if (object.kind === 'ValidatingAdmissionPolicy' || object.kind === 'ValidatingAdmissionPolicyBinding')
+    return fencingInNamespace(object, from, to);
   const metadata =
     object.metadata.namespace === from ? { ...object.metadata, namespace: to } : object.metadata;
   const subjects = object.subjects as readonly { namespace?: string }[] | undefined;
@@ -22,6 +27,23 @@ function inNamespace(object: Manifest, from: string, to: string): Manifest {
       ? {}
       : { subjects: subjects.map((s) => (s.namespace === from ? { ...s, namespace: to } : s)) }),
   };
+}
+
+/** The fencing policy's strings naming the namespace, rewritten (see fencing.ts). */
+function fencingInNamespace(object: Manifest, from: string, to: string): Manifest {
+  const rewrite = (value: unknown, key?: string): unknown => {
+    if (typeof value === 'string') {
+      if (key === 'namespace') return value === from ? to : value;
+      return value
+        .replaceAll(`system:serviceaccount:${from}:`, `system:serviceaccount:${to}:`)
+        .replaceAll(`the Lease ${from}/`, `the Lease ${to}/`);
+    }
+    if (Array.isArray(value)) return value.map((v) => rewrite(v));
+    if (typeof value === 'object' && value !== null)
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rewrite(v, k)]));
+    return value;
+  };
+  return rewrite(object) as Manifest;
 }
 
 /** A template: the objects with the operator's namespace, image, replicas and resources templated. */
@@ -113,6 +135,7 @@ export function helmChart(set: ManifestSet): Map<string, string> {
   files.set('templates/role_binding.yaml', template(set.roleBindings, set));
   if (set.leaderElection.length > 0)
     files.set('templates/leader_election.yaml', template(set.leaderElection, set));
+  if (set.fencing.length > 0) files.set('templates/leader_fencing.yaml', template(set.fencing, set));
   files.set('templates/deployment.yaml', template([set.deployment], set));
   if (set.metricsService !== undefined)
     files.set('templates/metrics_service.yaml', template([set.metricsService], set));

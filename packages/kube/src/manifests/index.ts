@@ -1,13 +1,20 @@
 /**
  * Deploy artefacts of an operator, generated from its wiring: {@link generateManifests} turns a
  * manager's recorded permissions and kinds into a Namespace, ServiceAccount, ClusterRole/Roles and
- * bindings, a leader-election Role, CRDs, a hardened Deployment running `converge run`, a metrics
- * Service and a Dockerfile; {@link configFiles} lays them out as plain YAML with a kustomize base,
- * {@link helmChart} as a Helm chart. `converge manifests` writes them and checks them for drift.
+ * bindings, a leader-election Role, a ValidatingAdmissionPolicy fencing the leader's writes, CRDs,
+ * a hardened Deployment running `converge run`, a metrics Service and a Dockerfile;
+ * {@link configFiles} lays them out as plain YAML with a kustomize base, {@link helmChart} as a
+ * Helm chart. `converge manifests` writes them and checks them for drift.
  *
  * @module
  */
 export { dockerfileOf, dockerignoreOf } from './dockerfile.ts';
+export {
+  type FencedResourceRule,
+  fencedResourceRules,
+  fencingPolicy,
+  POD_NAME_EXTRA,
+} from './fencing.ts';
 export { configFiles, GENERATED_HEADER, toYaml } from './files.ts';
 export {
   generateManifests,

@@ -134,6 +134,8 @@ describe('generateManifests', () => {
       [{ name: 'ok', localPackages: ['./vendor/a.tgz'] }, 'localPackages'],
       [{ name: 'ok', localPackages: ['a b.tgz'] }, 'localPackages'],
       [{ name: 'ok', localPackages: 'vendor' as unknown as string[] }, 'localPackages'],
+      [{ name: 'ok', fencingPolicy: 'yes' as unknown as boolean }, 'fencingPolicy'],
+      [{ name: 'ok', leaderElection: false, fencingPolicy: true }, 'fencingPolicy'],
     ];
     for (const [options, field] of bad) {
       let caught: unknown;
@@ -160,6 +162,7 @@ describe('generateManifests', () => {
         metricsPort: fc.oneof(fc.integer({ min: -1, max: 70_000 }), fc.anything()),
         replicas: fc.oneof(fc.integer({ min: -2, max: 2000 }), fc.double()),
         leaderElection: fc.anything(),
+        fencingPolicy: fc.anything(),
         resources: fc.anything(),
       },
       { requiredKeys: ['name'] },

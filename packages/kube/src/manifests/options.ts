@@ -23,6 +23,13 @@ export interface ManifestOptions {
   readonly leaderElection?: boolean;
   /** The Lease's name. Default `<name>-leader`. */
   readonly leaseName?: string;
+  /**
+   * With leader election: a ValidatingAdmissionPolicy whose param is the Lease, refusing writes of
+   * the operator's pods that do not hold it (see `docs/guide/fencing.md`). Default: `leaderElection`.
+   * Turn it off for an operator whose replicas write without leading (sharded controllers,
+   * runnables with `needLeaderElection: false`).
+   */
+  readonly fencingPolicy?: boolean;
   /** The metrics port (`/metrics`, named `metrics`). Default 8080. */
   readonly metricsPort?: number;
   /** The probes' port (`/healthz`, `/readyz`). Default 8081. */
@@ -60,6 +67,7 @@ export interface ResolvedManifestOptions {
   readonly modules: readonly string[];
   readonly leaderElection: boolean;
   readonly leaseName: string;
+  readonly fencingPolicy: boolean;
   readonly metricsPort: number;
   readonly probePort: number;
   readonly replicas: number;
@@ -174,6 +182,14 @@ export function resolveManifestOptions(
         'a relative path inside the project (vendor/pkg.tgz), without ./, .. or spaces',
       );
   }
+  const leaderElection = bool('leaderElection', options.leaderElection, true);
+  const fencingPolicy = bool('fencingPolicy', options.fencingPolicy, leaderElection);
+  if (fencingPolicy && !leaderElection)
+    throw new OptionsError(
+      'fencingPolicy',
+      fencingPolicy,
+      'false without leader election (its param is the Lease)',
+    );
   const chartVersion = options.chartVersion ?? '0.1.0';
   if (typeof chartVersion !== 'string' || !SEMVER.test(chartVersion))
     throw new OptionsError('chartVersion', chartVersion, 'a semantic version such as 0.1.0');
@@ -182,8 +198,9 @@ export function resolveManifestOptions(
     namespace,
     image,
     modules: [...modules],
-    leaderElection: bool('leaderElection', options.leaderElection, true),
+    leaderElection,
     leaseName: label('leaseName', options.leaseName ?? `${name}-leader`),
+    fencingPolicy,
     metricsPort,
     probePort,
     replicas,

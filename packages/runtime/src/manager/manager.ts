@@ -664,7 +664,7 @@ export class Manager implements Runnable {
         if (mark === undefined) {
           this.#logger.warn(
             { fence, backend: backend.fallback.name },
-            'The backend does not fence writes: a paused or partitioned former leader can still write after this term began (docs/guide/sharding.md says how to fence on each backend)',
+            'The backend does not fence writes: a paused or partitioned former leader can still write after this term began (docs/guide/fencing.md says how to fence on each backend)',
           );
           return;
         }

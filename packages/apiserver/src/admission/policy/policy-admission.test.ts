@@ -226,6 +226,51 @@ describe('PolicyAdmission', () => {
     await fail.validate(attributes({ object: { metadata: { name: 'c' }, data: {} } }), ignore);
     await admission(() => [vap('p', spec('Ignore'))], [vapb('b', 'p')]).validate(attributes(), ignore);
   });
+
+  it("request.userInfo's uid, groups and extra are absent when empty (kube's omitempty): has() tells", async () => {
+    const POD = 'authentication.kubernetes.io/pod-name';
+    const spec: JsonObject = {
+      matchConditions: [
+        {
+          name: 'pod-bound',
+          expression: `has(request.userInfo.extra) && '${POD}' in request.userInfo.extra`,
+        },
+      ],
+      validations: [
+        {
+          expression: `string(request.userInfo.extra['${POD}'][0]) == 'pod-a'`,
+          messageExpression: `'pod ' + string(request.userInfo.extra['${POD}'][0])`,
+        },
+      ],
+    };
+    const policies = admission(() => [vap('p', spec)], [vapb('b', 'p')]);
+    const as = (extra?: Record<string, string[]>) =>
+      attributes({ userInfo: { username: 'sa', ...(extra === undefined ? {} : { extra }) } });
+    await policies.validate(as(), ignore);
+    await policies.validate(as({}), ignore);
+    await policies.validate(as({ [POD]: ['pod-a'] }), ignore);
+    expect(await denial(policies.validate(as({ [POD]: ['pod-b'] }), ignore))).toMatch(/: pod pod-b$/);
+    // Without the guard, a user without extras fails the condition (no such key), as on a cluster.
+    const unguarded = admission(
+      () => [
+        vap('p', {
+          ...spec,
+          matchConditions: [{ name: 'c', expression: `'${POD}' in request.userInfo.extra` }],
+        }),
+      ],
+      [vapb('b', 'p')],
+    );
+    expect(await denial(unguarded.validate(as(), ignore))).toMatch(/no such key: extra$/);
+    const fields = admission(
+      () => [
+        vap('p', {
+          validations: [{ expression: '!has(request.userInfo.uid) && !has(request.userInfo.groups)' }],
+        }),
+      ],
+      [vapb('b', 'p')],
+    );
+    await fields.validate(attributes({ userInfo: { username: 'u', uid: '', groups: [] } }), ignore);
+  });
 });
 
 describe('policy and binding validation', () => {
