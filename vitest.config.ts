@@ -27,6 +27,10 @@ const workspace = [
     find: /^@converge\/runtime\/testing\/leader-lock-suite$/,
     replacement: src('./packages/runtime/src/leader-election/lock-suite.ts'),
   },
+  {
+    find: /^@converge\/runtime\/testing\/membership-suite$/,
+    replacement: src('./packages/runtime/src/sharding/membership-suite.ts'),
+  },
   { find: /^@converge\/runtime\/testing$/, replacement: src('./packages/runtime/src/testing/index.ts') },
   { find: /^@converge\/runtime$/, replacement: src('./packages/runtime/src/index.ts') },
   { find: /^@converge\/store$/, replacement: src('./packages/store/src/index.ts') },

@@ -287,6 +287,21 @@ export const PARTS: readonly PartSpec[] = [
     structured: false,
   },
   {
+    name: 'sharding',
+    section: 'sharding',
+    title: 'Elastic sharding: throughput of 1, 2 and 4 replicas, and hand-over under load',
+    script: 'sharding.bench.ts',
+    nodeFlags: SRC,
+    npmScript: 'bench:sharding',
+    fullEnv: {},
+    // Two replicas and a small hand-over run every line of the report; the figures need the full run.
+    smallEnv: { SHARDING_OBJECTS: '200', SHARDING_REPLICAS: '1,2' },
+    fullTimeoutMs: 30 * MIN,
+    smallTimeoutMs: SMALL_HANG_MS,
+    smallSeconds: 30,
+    structured: false,
+  },
+  {
     name: 'simulation',
     section: 'simulation',
     title: 'Deterministic simulation: seeds per second and virtual reconciles per real second',

@@ -33,6 +33,7 @@ const SECTION_OF_AREA: Readonly<Record<string, string>> = {
   STORE: 'Store',
   APISERVER: 'API server',
   LEADER: 'Leader election',
+  SHARD: 'Sharding',
   EVENTS: 'Events',
   KUBE: 'Kubernetes backend',
   KIND: 'Kinds',

@@ -64,6 +64,11 @@ export interface RunArgs extends LogArgs, OperationsArgs {
   readonly context: string | undefined;
   readonly namespace: string | undefined;
   readonly leaderElect: boolean;
+  /**
+   * `--shard-group`: the replicas share the controllers' keys (elastic sharding) as members of this
+   * group, announced on Leases (or NATS KV entries with `--lease-backend nats`).
+   */
+  readonly shardGroup: string | undefined;
   readonly leaseBackend: LeaseBackend;
   /** The Lease's name, or with the NATS backend the KV key (after `<lease namespace>.` if one is given). */
   readonly leaseName: string;
@@ -184,6 +189,11 @@ Options:
                            if given, the key is NS.NAME
   --nats URL               nats: the server (default: $NATS_URL, else nats://127.0.0.1:4222)
   --lease-bucket BUCKET    nats: the KV bucket, created if missing (default converge-leases)
+  --shard-group NAME       Share the controllers' keys between the replicas of this group (elastic
+                           sharding): each member announces itself on a Lease (a KV entry with
+                           --lease-backend nats) and reconciles only its keys, handed over without
+                           overlap when members come and go; with --leader-elect too, leader-gated
+                           runnables still run on the leader only
   --identity ID            This replica's identity (default: hostname and pid)
   --lease-duration-ms MS   Lease duration (default 15000)
   --renew-deadline-ms MS   Renew deadline (default 10000)
@@ -289,6 +299,7 @@ const RUN_SPECS = {
   'lease-backend': { type: 'string', value: 'kubernetes or nats' },
   nats: { type: 'string', value: 'URL' },
   'lease-bucket': { type: 'string', value: 'BUCKET' },
+  'shard-group': { type: 'string', value: 'NAME' },
   identity: { type: 'string', value: 'ID' },
   'lease-duration-ms': { type: 'string', value: 'MS' },
   'renew-deadline-ms': { type: 'string', value: 'MS' },
@@ -558,9 +569,15 @@ function parseRun(args: readonly string[], env: Readonly<Record<string, string |
   const leaseBackend = values['lease-backend'] ?? 'kubernetes';
   if (leaseBackend !== 'kubernetes' && leaseBackend !== 'nats')
     throw new UsageError('run', `--lease-backend must be kubernetes or nats, got ${quote(leaseBackend)}`);
+  const shardGroup = values['shard-group'];
+  if (shardGroup !== undefined && !DNS_LABEL.test(shardGroup))
+    throw new UsageError(
+      'run',
+      `--shard-group must be a DNS label (lower-case letters, digits and '-'), got ${quote(shardGroup)}`,
+    );
   for (const flag of ['lease-backend', 'nats', 'lease-bucket'] as const) {
-    if (values[flag] !== undefined && !leaderElect)
-      throw new UsageError('run', `--${flag} is only used with --leader-elect`);
+    if (values[flag] !== undefined && !leaderElect && shardGroup === undefined)
+      throw new UsageError('run', `--${flag} is only used with --leader-elect or --shard-group`);
   }
   if (leaseBackend === 'nats') checkNatsLease(leaseName, leaseNamespace, values['lease-bucket']);
   else {
@@ -576,6 +593,7 @@ function parseRun(args: readonly string[], env: Readonly<Record<string, string |
     context: values.context,
     namespace: values.namespace,
     leaderElect,
+    shardGroup,
     leaseBackend,
     leaseName,
     leaseNamespace,

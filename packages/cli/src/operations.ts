@@ -1,7 +1,8 @@
 /**
  * The operations endpoints of `converge run` and `converge dev`: a {@link Metrics} that observes
- * the manager and every controller the operator modules create, and an {@link OperationsServer}
- * in the manager's `servers` group.
+ * the manager (with `--shard-group`, its shard member: `converge_shard_*` and `sharding` in
+ * `/debug/keys`; and its client's writes refused for a stale fence) and every controller the
+ * operator modules create, and an {@link OperationsServer} in the manager's `servers` group.
  */
 import { type InstrumentableController, Metrics, OperationsServer } from '@converge/metrics';
 import {

@@ -6,8 +6,16 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { KubeBackend, loadConfig, loadKubeconfig } from '@converge/kube';
-import { KvLeaseLock } from '@converge/nats';
-import { LeaderElector, type LeaderLock, LeaseLock } from '@converge/runtime';
+import { KvLeaseLock, KvMembership } from '@converge/nats';
+import {
+  type Fence,
+  LeaderElector,
+  type LeaderLock,
+  LeaseLock,
+  LeaseMembership,
+  type Logger,
+  ShardMember,
+} from '@converge/runtime';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { RunArgs } from './args.ts';
 import { commandLogger } from './cli-logger.ts';
@@ -46,6 +54,9 @@ export async function runOperators(
   const backend = new KubeBackend({ config, logger });
   const identity = args.identity ?? `${hostname()}-${process.pid}`;
   let opened: OpenedLock | undefined;
+  let sharded:
+    | { readonly member: ShardMember; readonly description: string; close(): Promise<void> }
+    | undefined;
   let unrecord = (): void => {};
   try {
     if (args.leaderElect) {
@@ -64,6 +75,9 @@ export async function runOperators(
             ...(args.renewDeadlineMs === undefined ? {} : { renewDeadlineMs: args.renewDeadlineMs }),
             ...(args.retryPeriodMs === undefined ? {} : { retryPeriodMs: args.retryPeriodMs }),
           });
+    if (args.shardGroup !== undefined) {
+      sharded = await openShardMember(args, backend, config.namespace, identity, env, logger);
+    }
     const webhookServer =
       runManagedWebhooks(args, backend, () => manager, logger) ?? runWebhookServer(args, logger);
     const { manager, server } = operatedManager(
@@ -71,6 +85,7 @@ export async function runOperators(
         backend,
         logger,
         ...(elector === undefined ? {} : { leaderElection: elector }),
+        ...(sharded === undefined ? {} : { sharding: sharded.member }),
         ...(webhookServer === undefined ? {} : { webhookServer }),
       },
       args,
@@ -87,6 +102,7 @@ export async function runOperators(
     io.out(
       `converge: ${opened === undefined ? 'no leader election' : `identity ${identity}, leader election on ${opened.description}`}`,
     );
+    if (sharded !== undefined) io.out(`converge: identity ${identity}, ${sharded.description}`);
     const stop = new AbortController();
     let failed = false;
     // The manager resolves only after the elector released the lease (on SIGTERM).
@@ -108,8 +124,58 @@ export async function runOperators(
   } finally {
     unrecord();
     await opened?.close();
+    await sharded?.close();
     await backend.close();
   }
+}
+
+/**
+ * This replica's member of `--shard-group`: on Leases through the Kubernetes API, or on a NATS KV
+ * bucket with `--lease-backend nats`; the lease timings are the elector's flags. A member found
+ * dead is revoked by raising its fence on the API server (refused there from then on).
+ */
+async function openShardMember(
+  args: RunArgs,
+  backend: KubeBackend,
+  configNamespace: string | undefined,
+  identity: string,
+  env: Readonly<Record<string, string | undefined>>,
+  logger: Logger,
+): Promise<{ readonly member: ShardMember; readonly description: string; close(): Promise<void> }> {
+  const group = args.shardGroup as string;
+  const timing = {
+    ...(args.leaseDurationMs === undefined ? {} : { leaseDurationMs: args.leaseDurationMs }),
+    ...(args.renewDeadlineMs === undefined ? {} : { renewDeadlineMs: args.renewDeadlineMs }),
+    ...(args.retryPeriodMs === undefined ? {} : { retryPeriodMs: args.retryPeriodMs }),
+  };
+  const revoke = (fence: Fence, signal: AbortSignal) => backend.announceFence(fence, signal);
+  if (args.leaseBackend === 'nats') {
+    const url = natsUrl(args.nats, env);
+    const connection = await connectNats(url, { name: 'converge-run-shard', reconnectForever: true });
+    try {
+      const membership = await KvMembership.open({
+        connection,
+        group,
+        logger,
+        ...(args.leaseBucket === undefined ? {} : { bucket: args.leaseBucket }),
+      });
+      return {
+        member: new ShardMember({ membership, identity, logger, revoke, ...timing }),
+        description: `shard group ${group} on ${membership.bucket} at ${url}`,
+        close: () => connection.close(),
+      };
+    } catch (error) {
+      await connection.close();
+      throw error;
+    }
+  }
+  const namespace = args.leaseNamespace ?? configNamespace ?? 'default';
+  const membership = new LeaseMembership({ backend, namespace, group, logger });
+  return {
+    member: new ShardMember({ membership, identity, logger, revoke, ...timing }),
+    description: `shard group ${group} on Leases in ${namespace}`,
+    close: async () => {},
+  };
 }
 
 function kubernetesLock(

@@ -129,7 +129,7 @@ describe('converge command line', () => {
       'converge run: --lease-backend must be kubernetes or nats, got "etcd"',
     );
     expect(() => parseCommand(['run', 'op.ts', '--lease-backend', 'nats'])).toThrow(
-      'converge run: --lease-backend is only used with --leader-elect',
+      'converge run: --lease-backend is only used with --leader-elect or --shard-group',
     );
     expect(() => parseCommand([...module, '--nats', 'nats://n:4222'])).toThrow(
       'converge run: --nats is only used with --lease-backend nats',

@@ -21,6 +21,12 @@ import { isPanic } from './panic.ts';
 export interface InstrumentableController {
   readonly name: string;
   readonly maxConcurrentReconciles: number;
+  /**
+   * Whether it runs only while its manager leads. In a manager that shards, a controller that runs
+   * without leader election (a sharded controller's default) is counted as sharded by the
+   * manager's member (`converge_shard_queue_keys`, `owned` in `/debug/keys`).
+   */
+  readonly needLeaderElection?: boolean;
   observe(hooks: {
     readonly metrics?: DynamicControllerMetrics;
     readonly queueMetrics?: WorkQueueMetrics;

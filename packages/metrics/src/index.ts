@@ -7,9 +7,12 @@
  *   alerts apply; and Converge's own `converge_*` ones: event-to-reconcile latency, reconcile
  *   causes, retries exhausted, per-kind figures of dynamic controllers, informer list durations,
  *   relists and watch restarts by reason, the age of the newest resourceVersion seen, event-loop
- *   stalls. `metrics.instrument(part)` observes a manager (its informers and leadership), a
- *   controller, a dynamic controller, an informer registry or a leader elector. Labels never carry
- *   object names: `controller`, `name`, `kind`, `informer`, `result`, `reason`, `priority`, `type`.
+ *   stalls, and for a manager that shards its membership, phase, epoch, ownership changes and
+ *   share of the keys, with writes refused for a stale fence. `metrics.instrument(part)` observes
+ *   a manager (its informers, leadership, shard member and client), a controller, a dynamic
+ *   controller, an informer registry, a client, a shard member or a leader elector. Labels never
+ *   carry object names: `controller`, `name`, `kind`, `informer`, `result`, `reason`, `priority`,
+ *   `type`, `group` (a shard group), `phase`, `owned`, `fence` (a fence's name).
  * - {@link OperationsServer} — a Runnable serving `/metrics` and `/debug/keys` on
  *   `metricsBindAddress` (default `:8080`) and `/healthz`, `/readyz` on `healthProbeBindAddress`
  *   (default `:8081`), as controller-runtime's manager does; `"0"` disables one. Probes answer as
@@ -45,7 +48,14 @@ export { EventLoopStalledError, ListenFailedError, MetricsErrorCodes } from './e
 export { EventLoopMonitor, type EventLoopMonitorOptions } from './event-loop.ts';
 export type { InstrumentableInformers } from './informer-metrics.ts';
 export type { LeadershipSource } from './leader-metrics.ts';
-export { type Instrumentable, type InstrumentOptions, Metrics, type MetricsOptions } from './metrics.ts';
+export {
+  type Instrumentable,
+  type InstrumentableClient,
+  type InstrumentableManager,
+  type InstrumentOptions,
+  Metrics,
+  type MetricsOptions,
+} from './metrics.ts';
 export { Names as MetricNames } from './names.ts';
 export { isPanic } from './panic.ts';
 export {
@@ -60,3 +70,4 @@ export {
   type ProbeSource,
   parseBindAddress,
 } from './server/index.ts';
+export type { ShardSource } from './shard-metrics.ts';

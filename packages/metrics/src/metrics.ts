@@ -1,10 +1,18 @@
-import { type Clock, OptionsError, realClock, type WorkQueueMetrics } from '@converge/runtime';
+import {
+  type ClientInterceptor,
+  type Clock,
+  type Fence,
+  OptionsError,
+  realClock,
+  type WorkQueueMetrics,
+} from '@converge/runtime';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { ControllerCollectors, type InstrumentableController } from './controller-metrics.ts';
 import type { EventLoopMonitor } from './event-loop.ts';
 import { InformerCollectors, type InstrumentableInformers } from './informer-metrics.ts';
 import { LeaderCollectors, type LeadershipSource } from './leader-metrics.ts';
 import { Names } from './names.ts';
+import { isShardSource, ShardCollectors, type ShardSource } from './shard-metrics.ts';
 
 export interface MetricsOptions {
   /**
@@ -22,11 +30,32 @@ export interface MetricsOptions {
   readonly defaultMetrics?: boolean;
 }
 
+/** What the metrics need of a `Client`: a way to observe its requests. */
+export interface InstrumentableClient {
+  readonly backend: unknown;
+  observe(hooks: { readonly interceptor?: ClientInterceptor }): void;
+}
+
+/**
+ * What the metrics read of a `Manager`: its informers and leadership, and when it has them its
+ * leader term's fence, its shard member and its client.
+ */
+export interface InstrumentableManager {
+  readonly informers: InstrumentableInformers;
+  readonly leading: boolean;
+  readonly fence?: Fence | undefined;
+  readonly sharding?: ShardSource | undefined;
+  /** Its client (a Manager's getter throws when it has no backend: then it is left out). */
+  readonly client?: InstrumentableClient;
+}
+
 /** What `instrument` accepts, by what it has. */
 export type Instrumentable =
   | InstrumentableController
   | InstrumentableInformers
-  | { readonly informers: InstrumentableInformers; readonly leading: boolean }
+  | InstrumentableManager
+  | InstrumentableClient
+  | ShardSource
   | LeadershipSource;
 
 /** Options of {@link Metrics.instrument}. */
@@ -60,6 +89,8 @@ export class Metrics {
   readonly #controllers: ControllerCollectors;
   readonly #informers: InformerCollectors;
   readonly #leaders: LeaderCollectors;
+  readonly #shards: ShardCollectors;
+  readonly #managers: InstrumentableManager[] = [];
   readonly #loops: EventLoopMonitor[] = [];
   readonly #instrumented = new WeakSet<object>();
 
@@ -74,6 +105,7 @@ export class Metrics {
     this.#controllers = new ControllerCollectors(this.registry);
     this.#informers = new InformerCollectors(this.registry, clock);
     this.#leaders = new LeaderCollectors(this.registry);
+    this.#shards = new ShardCollectors(this.registry, () => this.#controllers.controllers);
     const loops = (): readonly EventLoopMonitor[] => this.#loops;
     new Gauge({
       name: Names.loopStall,
@@ -91,10 +123,16 @@ export class Metrics {
   /**
    * Observes a part of an operator (idempotent per part):
    * - a `Manager`: its shared informers (list durations, relists and watch restarts by reason,
-   *   resourceVersion age, synced) and its leadership (`leader_election_master_status`);
+   *   resourceVersion age, synced), its leadership (`leader_election_master_status`), its shard
+   *   member when it shards (`converge_shard_*`: members, epoch, phase, ownership changes, share
+   *   of the keys), and its client's writes refused for a stale fence
+   *   (`converge_fenced_writes_total`);
    * - a `Controller` or `DynamicController`: reconcile and work queue metrics, event-to-reconcile
    *   latency, causes, and for a dynamic controller per-kind figures; its keys in `/debug/keys`;
    * - an `InformerRegistry`: as for a manager's informers;
+   * - a `Client` (one built by hand): its writes refused for a stale fence;
+   * - a `ShardMember` run without `ManagerOptions.sharding`: as for a manager that shards (the
+   *   first one added is the one `/debug/keys` shows and checks keys against);
    * - a `LeaderElector`: its leadership and the lease's transitions.
    *
    * A manager does not list the controllers added to it: instrument each one.
@@ -104,7 +142,7 @@ export class Metrics {
       throw new OptionsError(
         'target',
         target,
-        'a Manager, Controller, DynamicController, InformerRegistry or LeaderElector',
+        'a Manager, Controller, DynamicController, InformerRegistry, Client, ShardMember or LeaderElector',
       );
     }
     if (this.#instrumented.has(target)) return this;
@@ -122,20 +160,41 @@ export class Metrics {
     } else if (typeof t.informers === 'function' && typeof t.observe === 'function') {
       this.#informers.add(target as InstrumentableInformers);
     } else if (typeof t.informers === 'object' && t.informers !== null && 'leading' in t) {
-      const manager = target as { readonly informers: InstrumentableInformers; readonly leading: boolean };
-      this.#informers.add(manager.informers);
-      this.#leaders.add(options.name ?? 'manager', manager);
+      this.#manager(target as InstrumentableManager, options.name ?? 'manager');
+    } else if (typeof t.observe === 'function' && 'backend' in t) {
+      (target as InstrumentableClient).observe({ interceptor: this.#shards.interceptor() });
+    } else if (isShardSource(target)) {
+      this.#shards.add(target);
     } else if ('isLeader' in t) {
       this.#leaders.add(options.name ?? 'leader', target as LeadershipSource);
     } else {
       throw new OptionsError(
         'target',
         target,
-        'a Manager, Controller, DynamicController, InformerRegistry or LeaderElector',
+        'a Manager, Controller, DynamicController, InformerRegistry, Client, ShardMember or LeaderElector',
       );
     }
     this.#instrumented.add(target);
     return this;
+  }
+
+  #manager(manager: InstrumentableManager, name: string): void {
+    this.#informers.add(manager.informers);
+    this.#leaders.add(name, manager);
+    this.#managers.push(manager);
+    const sharding = manager.sharding;
+    if (isShardSource(sharding)) this.#shards.add(sharding);
+    let client: InstrumentableClient | undefined;
+    try {
+      client = manager.client;
+    } catch {
+      client = undefined; // a manager without a backend has no client
+    }
+    if (typeof client?.observe === 'function' && !this.#instrumented.has(client)) {
+      // Writes carry the shard member's fence when the manager shards, its leader term's otherwise.
+      client.observe({ interceptor: this.#shards.interceptor(() => sharding?.fence ?? manager.fence) });
+      this.#instrumented.add(client);
+    }
   }
 
   /**
@@ -156,6 +215,18 @@ export class Metrics {
   /** The controllers instrumented, for `/debug/keys`. */
   controllers(): readonly InstrumentableController[] {
     return this.#controllers.controllers;
+  }
+
+  /** The shard member of the instrumented manager, when it shards (for `/debug/keys`). */
+  shardMember(): ShardSource | undefined {
+    return this.#shards.members[0];
+  }
+
+  /** The fence of the instrumented manager's leader term while it leads (for `/debug/keys`). */
+  leaderFence(): Fence | undefined {
+    for (const manager of this.#managers)
+      if (manager.leading && manager.fence !== undefined) return manager.fence;
+    return undefined;
   }
 
   /** Every metric in the Prometheus text exposition format. */

@@ -57,4 +57,11 @@ export const Names = {
   resourceVersionAge: 'converge_informer_resource_version_age_seconds',
   informerSynced: 'converge_informer_synced',
   loopStall: 'converge_event_loop_stall_seconds',
+  shardMembers: 'converge_shard_members',
+  shardEpoch: 'converge_shard_epoch',
+  shardPhase: 'converge_shard_phase',
+  shardChanges: 'converge_shard_ownership_changes_total',
+  shardKeySpaceShare: 'converge_shard_key_space_share',
+  shardQueueKeys: 'converge_shard_queue_keys',
+  fencedWrites: 'converge_fenced_writes_total',
 } as const;

@@ -88,6 +88,7 @@ export {
 } from './kv-codec.ts';
 export * from './lease/index.ts';
 export { MarkerReplay, type MarkerReplayOptions, type MarkerReplayStats } from './marker-replay.ts';
+export * from './membership/index.ts';
 export {
   type CollectGarbageOptions,
   type GarbageCollectorOptions,

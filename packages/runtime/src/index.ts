@@ -54,6 +54,7 @@ export * from './predicate/index.ts';
 export * from './reconcile/index.ts';
 export * from './runnable/index.ts';
 export * from './selector/index.ts';
+export * from './sharding/index.ts';
 export * from './source/index.ts';
 export * from './watcher/index.ts';
 export * from './webhook/index.ts';

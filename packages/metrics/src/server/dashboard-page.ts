@@ -27,7 +27,7 @@ const BODY = `<header><h1>Converge</h1><span id="status" class="status">connecti
 <h2>Controllers</h2>
 <table><thead><tr><th>controller</th><th>running / max</th><th>queued</th><th>waiting</th><th>reconciles/s</th><th>errors/s</th><th>mean</th><th>p95</th><th>reconciles</th><th>errors</th><th>hot loops</th></tr></thead>
 <tbody id="summary"></tbody></table>
-<p class="muted">Shards: no sharding.</p>
+<p id="sharding" class="muted">Shards: no sharding.</p>
 <div class="controls"><label>state <select id="state"><option value="">all</option><option>running</option><option>backoff</option><option>waiting</option><option>queued</option><option value="hotloop">hot loop</option></select></label>
 <label>per page <select id="limit"><option>20</option><option selected>50</option><option>100</option><option>500</option></select></label>
 <button id="prev" type="button">previous</button><button id="next" type="button">next</button><span id="page" class="muted"></span></div>

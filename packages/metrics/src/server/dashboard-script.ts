@@ -46,6 +46,15 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
     s.leadership.forEach(function (l) {
       lead.appendChild(el('span', l.leading ? 'pill ok' : 'pill', l.name + ': ' + (l.leading ? 'leading' : 'standby')));
     });
+    var shard = $('sharding');
+    shard.replaceChildren();
+    if (!s.sharding) shard.textContent = 'Shards: no sharding.';
+    else {
+      var sh = s.sharding;
+      shard.appendChild(el('span', '', 'Shard group ' + sh.group + ': '));
+      shard.appendChild(el('span', sh.phase === 'member' ? 'pill ok' : 'pill', sh.identity + ' ' + sh.phase + ', epoch ' + sh.epoch));
+      shard.appendChild(el('span', '', sh.members.length + (sh.members.length === 1 ? ' member: ' : ' members: ') + (sh.members.join(', ') || 'none')));
+    }
     var summary = $('summary');
     summary.replaceChildren();
     var hot = 0;
@@ -113,6 +122,7 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
     r.setAttribute('data-key', k.key);
     cell(r, k.key, 'name');
     var st = cell(r, k.state);
+    if (k.owned === false) st.appendChild(el('div', 'small', 'not owned: another member runs it'));
     if (k.hotLoop) {
       st.appendChild(el('span', 'badge', 'HOT LOOP'));
       st.appendChild(el('div', 'small', k.hotLoop.selfCausedRuns + ' self-caused runs since ' + k.hotLoop.since));

@@ -2,6 +2,7 @@ import type { ControllerKeyInfo } from '@converge/runtime';
 import type { InstrumentableController } from '../controller-metrics.ts';
 import type { Metrics } from '../metrics.ts';
 import { Names } from '../names.ts';
+import { shardGroupOf } from '../shard-metrics.ts';
 import { BadQuery, type DebugKey, debugKeys } from './debug-keys.ts';
 
 /** States `/debug/events?state=` accepts: those of `/debug/keys`, and `hotloop`. */
@@ -70,6 +71,14 @@ export interface DashboardController {
 export interface DashboardSnapshot {
   readonly now: string;
   readonly leadership: readonly { readonly name: string; readonly leading: boolean }[];
+  /** This replica's shard member, when the manager shards (as in `/debug/keys`, without the fence). */
+  readonly sharding?: {
+    readonly group: string;
+    readonly identity: string;
+    readonly phase: string;
+    readonly epoch: number;
+    readonly members: readonly string[];
+  };
   readonly controllers: readonly DashboardController[];
 }
 
@@ -132,10 +141,12 @@ export async function dashboardSnapshot(
     previous === undefined ? 0 : Math.max(0, (values.get(key) ?? 0) - (previous.values.get(key) ?? 0));
   const rate = (key: string): number => (seconds === 0 ? 0 : round(delta(key) / seconds));
   const pages = chosen.map((c) => paged(c, query));
+  const member = metrics?.shardMember();
   const keys = debugKeys(
     pages.map((p) => p.controller),
     new URLSearchParams({ limit: String(query.limit) }),
     now,
+    { sharding: member },
   );
   const controllers = chosen.map((c, i): DashboardController => {
     const gauges = c.queueGauges();
@@ -182,6 +193,17 @@ export async function dashboardSnapshot(
     snapshot: {
       now: new Date(now).toISOString(),
       leadership: await leadershipOf(metrics, leading),
+      ...(member === undefined
+        ? {}
+        : {
+            sharding: {
+              group: shardGroupOf(member),
+              identity: member.identity,
+              phase: member.phase,
+              epoch: member.epoch,
+              members: [...member.members].sort(),
+            },
+          }),
       controllers,
     },
     sample,

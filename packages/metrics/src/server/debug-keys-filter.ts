@@ -4,7 +4,7 @@
  * most 10 000 keys per controller, in queue order, and has no paging.
  */
 import type { InstrumentableController } from '../controller-metrics.ts';
-import { BadQuery, type DebugKeys, debugKeys } from './debug-keys.ts';
+import { BadQuery, type DebugKeys, debugKeys, type KeyOwnership } from './debug-keys.ts';
 
 /** `key` values one request may give. */
 const MAX_KEYS = 16;
@@ -31,9 +31,10 @@ export function debugKeysOf(
   controllers: readonly InstrumentableController[],
   query: URLSearchParams,
   now: number,
+  ownership: KeyOwnership = {},
 ): DebugKeys {
   const wanted = query.getAll('key');
-  if (wanted.length === 0) return debugKeys(controllers, query, now);
+  if (wanted.length === 0) return debugKeys(controllers, query, now, ownership);
   if (wanted.length > MAX_KEYS) throw new BadQuery(400, `at most ${MAX_KEYS} key parameters`);
   for (const key of wanted) {
     if (key === '' || key.length > MAX_KEY_LENGTH || CONTROL.test(key))
@@ -49,6 +50,7 @@ export function debugKeysOf(
     controllers.map((c) => narrowed(c, matches)),
     rest,
     now,
+    ownership,
   );
 }
 

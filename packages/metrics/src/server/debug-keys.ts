@@ -1,5 +1,6 @@
-import { type ControllerKeyInfo, chainOf, formatCause } from '@converge/runtime';
+import { type ControllerKeyInfo, chainOf, type Fence, formatCause, type ShardGate } from '@converge/runtime';
 import type { InstrumentableController } from '../controller-metrics.ts';
+import { type ShardSource, shardGateOf, shardGroupOf } from '../shard-metrics.ts';
 
 /** States `/debug/keys?state=` accepts (`hotloop`: keys flagged as hot loops, whatever their state). */
 const STATES = new Set(['running', 'backoff', 'waiting', 'queued', 'hotloop']);
@@ -36,6 +37,11 @@ export interface DebugKey {
   /** Added again while running: runs once more after this run. */
   readonly runsAgain: boolean;
   /**
+   * Whether this replica's shard member may run the key now, for a sharded controller (absent for
+   * one that is not): a key it may not run is dropped when it comes out of the queue.
+   */
+  readonly owned?: boolean;
+  /**
    * The chain behind the newest of its causes (running or pending) that echoes a write of this
    * process, one line per link (`causeChain`); absent when none does.
    */
@@ -48,9 +54,33 @@ export interface DebugKey {
   };
 }
 
+/** A fence in the `/debug/keys` JSON: its name, holder and epoch. */
+export interface DebugFence {
+  readonly name: string;
+  readonly holder: string;
+  readonly epoch: number;
+}
+
+/** This replica's shard member in the `/debug/keys` JSON, when the manager shards. */
+export interface DebugSharding {
+  readonly group: string;
+  readonly identity: string;
+  /** `joining`, `member`, `releasing`, `lapsed`, `resetting`, `stopping` or `stopped`. */
+  readonly phase: string;
+  readonly epoch: number;
+  /** The fence the member's writes carry: `<group>/<identity>` at its epoch. */
+  readonly fence: DebugFence;
+  /** The members it counts live (itself included once it claims keys), sorted. */
+  readonly members: readonly string[];
+}
+
 /** The `/debug/keys` JSON document. */
 export interface DebugKeys {
   readonly now: string;
+  /** This replica's shard member, when the manager shards. */
+  readonly sharding?: DebugSharding;
+  /** The manager's leader fence (the one its writes carry), while it leads. */
+  readonly fence?: DebugFence;
   readonly controllers: readonly {
     readonly name: string;
     readonly keys: readonly DebugKey[];
@@ -69,19 +99,32 @@ export class BadQuery extends Error {
   }
 }
 
+/** Who owns what: the manager's shard member and leader fence, as `Metrics` knows them. */
+export interface KeyOwnership {
+  readonly sharding?: ShardSource | undefined;
+  readonly fence?: Fence | undefined;
+}
+
 /**
  * The keys of the controllers (all, or `?controller=name`), at most `?limit=` each, of one
- * `?state=` if given. Throws {@link BadQuery} for an unknown controller (404) or a bad parameter (400).
+ * `?state=` if given; with a shard member, each key of a sharded controller says whether the
+ * member may run it (`owned`), and `?owned=true|false` keeps only the keys that say so. Throws
+ * {@link BadQuery} for an unknown controller (404) or a bad parameter (400).
  */
 export function debugKeys(
   controllers: readonly InstrumentableController[],
   query: URLSearchParams,
   now: number,
+  ownership: KeyOwnership = {},
 ): DebugKeys {
   for (const name of query.keys()) {
-    if (name !== 'controller' && name !== 'limit' && name !== 'state')
+    if (name !== 'controller' && name !== 'limit' && name !== 'state' && name !== 'owned')
       throw new BadQuery(400, `unknown parameter ${JSON.stringify(name)}`);
   }
+  const ownedText = query.getAll('owned');
+  if (ownedText.length > 1 || (ownedText.length === 1 && ownedText[0] !== 'true' && ownedText[0] !== 'false'))
+    throw new BadQuery(400, 'owned must be true or false');
+  const owned = ownedText.length === 0 ? undefined : ownedText[0] === 'true';
   const wanted = query.getAll('controller');
   const limitText = query.get('limit');
   const limit = limitText === null ? DEFAULT_LIMIT : Number(limitText);
@@ -102,18 +145,28 @@ export function debugKeys(
       throw new BadQuery(404, `no controller named ${JSON.stringify(name)}`);
   }
   const chosen = wanted.length === 0 ? controllers : controllers.filter((c) => wanted.includes(c.name));
+  const member = ownership.sharding;
+  const fence = ownership.fence;
   return {
     now: iso(now),
+    ...(member === undefined ? {} : { sharding: debugSharding(member) }),
+    ...(fence === undefined ? {} : { fence: debugFence(fence) }),
     controllers: chosen.map((c) => {
-      const all = c.inspect(states.length === 0 ? limit + 1 : undefined);
+      const gate = shardGateOf(c, member);
+      const filtered = states.length > 0 || owned !== undefined;
+      const all = c.inspect(filtered ? undefined : limit + 1);
       const hot = states.includes('hotloop');
-      const matching =
-        states.length === 0
-          ? all
-          : all.filter((k) => states.includes(k.state) || (hot && k.hotLoop !== undefined));
+      const ownedOf = (k: ControllerKeyInfo<unknown>): boolean | undefined => gate?.mayRun(k.id);
+      const matching = !filtered
+        ? all
+        : all.filter(
+            (k) =>
+              (states.length === 0 || states.includes(k.state) || (hot && k.hotLoop !== undefined)) &&
+              (owned === undefined || ownedOf(k) === owned),
+          );
       return {
         name: c.name,
-        keys: matching.slice(0, limit).map((k) => debugKey(k, now)),
+        keys: matching.slice(0, limit).map((k) => debugKey(k, now, gate)),
         truncated: matching.length > limit,
         hotLoopKeys: c.hotLoopKeys?.() ?? all.filter((k) => k.hotLoop !== undefined).length,
       };
@@ -121,7 +174,22 @@ export function debugKeys(
   };
 }
 
-function debugKey(k: ControllerKeyInfo<unknown>, now: number): DebugKey {
+function debugSharding(member: ShardSource): DebugSharding {
+  return {
+    group: shardGroupOf(member),
+    identity: member.identity,
+    phase: member.phase,
+    epoch: member.epoch,
+    fence: debugFence(member.fence),
+    members: [...member.members].sort(),
+  };
+}
+
+function debugFence(fence: Fence): DebugFence {
+  return { name: fence.name, holder: fence.holder, epoch: fence.epoch };
+}
+
+function debugKey(k: ControllerKeyInfo<unknown>, now: number, gate: ShardGate | undefined): DebugKey {
   const error = k.lastError;
   const code = (error as { code?: unknown } | undefined)?.code;
   return {
@@ -151,6 +219,7 @@ function debugKey(k: ControllerKeyInfo<unknown>, now: number): DebugKey {
           },
         }),
     runsAgain: k.dirty,
+    ...(gate === undefined ? {} : { owned: gate.mayRun(k.id) }),
     ...chainField(k),
     ...(k.hotLoop === undefined
       ? {}
@@ -182,7 +251,7 @@ export function debugKeysHtml(doc: DebugKeys): string {
     keys
       .map(
         (k) =>
-          `<tr class="${k.state}${k.hotLoop === undefined ? '' : ' hotloop'}"><td>${esc(k.key)}</td><td>${k.state}${k.hotLoop === undefined ? '' : ' (hot loop)'}</td><td>${k.attempts}</td><td>${esc(
+          `<tr class="${k.state}${k.hotLoop === undefined ? '' : ' hotloop'}"><td>${esc(k.key)}</td><td>${k.state}${k.hotLoop === undefined ? '' : ' (hot loop)'}${k.owned === false ? ' (not owned)' : ''}</td><td>${k.attempts}</td><td>${esc(
             [...(k.runCauses ?? []), ...k.causes].join('; '),
           )}</td><td>${esc(k.lastError?.message ?? '')}</td><td>${esc(k.nextRetryAt ?? k.runningSince ?? '')}</td></tr>`,
       )
@@ -199,9 +268,22 @@ export function debugKeysHtml(doc: DebugKeys): string {
 <html><head><meta charset="utf-8"><title>Converge keys</title>
 <style>body{font-family:system-ui,sans-serif;margin:1.5rem}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}tr.backoff{background:#fff3e0}tr.running{background:#e8f5e9}tr.hotloop{background:#ffebee}</style>
 </head><body><h1>Keys</h1><p>As of ${esc(doc.now)}</p>
-${sections}
+${ownershipHtml(doc)}${sections}
 </body></html>
 `;
+}
+
+function ownershipHtml(doc: DebugKeys): string {
+  const s = doc.sharding;
+  const lines = [
+    s === undefined
+      ? ''
+      : `<p>Shard group ${esc(s.group)}: ${esc(s.identity)} is ${esc(s.phase)} at epoch ${s.epoch}; members ${esc(s.members.join(', ') || '(none)')}</p>\n`,
+    doc.fence === undefined
+      ? ''
+      : `<p>Leading: fence ${esc(doc.fence.name)} at epoch ${doc.fence.epoch} (${esc(doc.fence.holder)})</p>\n`,
+  ];
+  return lines.join('');
 }
 
 function esc(text: string): string {

@@ -86,7 +86,10 @@ const PAGE_HEADERS: Readonly<Record<string, string>> = {
  * - `GET /debug/keys` — every key of the instrumented controllers that is running, backing off,
  *   waiting or queued, with its causes, attempts, last error and next retry time: JSON, or an HTML
  *   table for `Accept: text/html`. `?controller=`, `?state=`, `?limit=` (default 1 000) and
- *   `?key=namespace/name` (one object's keys: {@link debugKeysOf}) narrow it.
+ *   `?key=namespace/name` (one object's keys: {@link debugKeysOf}) narrow it. When the manager
+ *   shards: its member (`sharding`: group, identity, phase, epoch, fence, members), whether it may
+ *   run each key of a sharded controller (`owned`), and `?owned=true|false`; while it leads, its
+ *   leader fence (`fence`).
  * - With `dashboard: true`: `GET /` — a live dashboard (one page, inline script and style under a
  *   strict Content-Security-Policy); `GET /debug/events` — its Server-Sent Events: a `snapshot`
  *   of the controllers (queue depth, reconcile and error rates, latency, leadership, and a page of
@@ -374,7 +377,10 @@ export class OperationsServer implements Runnable {
   #serveKeys(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): void {
     let doc: ReturnType<typeof debugKeys>;
     try {
-      doc = debugKeysOf(this.#metrics?.controllers() ?? [], query, this.#clock.now());
+      doc = debugKeysOf(this.#metrics?.controllers() ?? [], query, this.#clock.now(), {
+        sharding: this.#metrics?.shardMember(),
+        fence: this.#metrics?.leaderFence(),
+      });
     } catch (error) {
       if (error instanceof BadQuery) {
         send(res, req, error.status, `${error.message}\n`);

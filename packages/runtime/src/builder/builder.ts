@@ -12,6 +12,7 @@ import { derivedRules, type PermissionRule } from '../permissions/index.ts';
 import type { Predicate } from '../predicate/index.ts';
 import type { ReconcileFunction, Reconciler } from '../reconcile/index.ts';
 import { type Runnable, whenAborted } from '../runnable/index.ts';
+import type { ShardGate } from '../sharding/index.ts';
 import { fromEventSource, type RemoteWriters, type Source } from '../source/index.ts';
 import { type StopHook, type StopHookOptions, withStopHook } from './stop-hook.ts';
 
@@ -40,6 +41,11 @@ export interface BuilderHost {
    * `remoteWriters`). Default: none.
    */
   readonly remoteWriters?: RemoteWriters;
+  /**
+   * The shard member the host's controllers reconcile under (a sharded manager's), unless
+   * `withOptions({ sharding })` names another. Default: none (controllers are not sharded).
+   */
+  readonly sharding?: ShardGate | undefined;
   /** Adds the controller (wrapped when it has stop hooks) to run with the host. */
   add(runnable: Runnable, options?: { name?: string }): void;
   /**
@@ -268,6 +274,14 @@ export class ControllerBuilder {
     const name = this.#name ?? this.#options.name ?? primary.type.kind.toLowerCase();
     const sources = [primary, ...watches].map((w) => this.#source(w));
     const reads = this.#reads.map((r) => this.#readSource(r));
+    // A sharded controller enqueues the cached primaries it gains (the same informer, shared).
+    let sharding =
+      this.#options.sharding ??
+      (this.#host.sharding === undefined ? undefined : { member: this.#host.sharding });
+    if (sharding !== undefined && sharding.requests === undefined) {
+      const cache = this.#informer(primary.type, primary.options).cache;
+      sharding = { ...sharding, requests: () => cache.keys() };
+    }
     const controller = new Controller<ObjectKey>({
       ...(this.#host.clock === undefined ? {} : { clock: this.#host.clock }),
       ...(this.#host.writeLedger === undefined ? {} : { writeLedger: this.#host.writeLedger }),
@@ -275,6 +289,7 @@ export class ControllerBuilder {
         ? {}
         : { logger: this.#host.logger.child({ kind: primary.type.kind }) }),
       ...this.#options,
+      ...(sharding === undefined ? {} : { sharding }),
       name,
       reconciler,
       sources: [...sources, ...reads, ...this.#sources],

@@ -33,6 +33,7 @@ import {
 import { invoke } from './invoke.ts';
 import type { ControllerMetrics, ControllerOptions, ReconcileResultLabel } from './options.ts';
 import { ReconcileWriter } from './reconcile-writer.ts';
+import { ShardedRequests } from './sharding.ts';
 
 /** Reconciles a worker runs back to back before it lets the event loop run. */
 const YIELD_EVERY = 64;
@@ -52,6 +53,8 @@ interface Running<R> {
   readonly request: R;
   readonly id: string;
   readonly settled: Promise<unknown>;
+  /** With sharding: aborts this reconcile's signal when its key moves to another member. */
+  readonly abort: AbortController | undefined;
 }
 
 /** The queue of a {@link Controller}: its add side and what it holds. */
@@ -127,6 +130,7 @@ export class Controller<R> implements Runnable {
   /** With cause chains: where writes are recorded and echoes looked up. */
   readonly #ledger: WriteLedger | undefined;
   readonly #hotLoops: HotLoopDetector | undefined;
+  readonly #sharding: ShardedRequests<R> | undefined;
 
   constructor(options: ControllerOptions<R>) {
     if (typeof options !== 'object' || options === null)
@@ -148,7 +152,8 @@ export class Controller<R> implements Runnable {
     if (typeof this.#retryPolicy.decide !== 'function') {
       throw new OptionsError('retryPolicy', options.retryPolicy, 'a RetryPolicy');
     }
-    this.needLeaderElection = options.needLeaderElection ?? true;
+    // A sharded controller runs on every replica: its shard member decides what it reconciles.
+    this.needLeaderElection = options.needLeaderElection ?? options.sharding === undefined;
     this.#clock = options.clock ?? realClock;
     this.#logger = (options.logger ?? noopLogger).child({ controller: this.name });
     this.#metrics = options.metrics;
@@ -179,6 +184,12 @@ export class Controller<R> implements Runnable {
       this.#ledger = ledger ?? new WriteLedger({ clock: this.#clock });
       const settings = hotLoopSettings(options.hotLoop);
       if (settings !== undefined) this.#hotLoops = new HotLoopDetector(this.name, settings);
+    }
+    if (options.sharding !== undefined) {
+      if (typeof options.sharding?.member?.mayRun !== 'function') {
+        throw new OptionsError('sharding.member', options.sharding?.member, 'a ShardMember');
+      }
+      this.#sharding = new ShardedRequests(options.sharding, this.#keyOf);
     }
     for (const source of options.sources ?? []) this.#sources.push(source);
     if (options.interceptor !== undefined) this.observe({ interceptor: options.interceptor });
@@ -344,6 +355,12 @@ export class Controller<R> implements Runnable {
     const onAbort = (): void => this.#stop.abort(signal.reason);
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
+    const unfollow = this.#sharding?.follow({
+      removeWhere: (predicate) => this.removeWhere(predicate),
+      running: () => this.#running,
+      queue: this.#queue,
+      active: () => !stopSignal.aborted,
+    });
     try {
       this.#logger.info({ sources: this.#sources.length }, 'Starting controller');
       for (const source of this.#sources) this.#startSource(source);
@@ -360,6 +377,7 @@ export class Controller<R> implements Runnable {
       }
       await this.#shutdown();
     } finally {
+      unfollow?.();
       signal.removeEventListener('abort', onAbort);
       this.#state = 'stopped';
     }
@@ -456,6 +474,12 @@ export class Controller<R> implements Runnable {
     for (;;) {
       const request = await this.#queue.get(stopSignal);
       if (request === undefined) return;
+      if (this.#sharding !== undefined && !this.#sharding.mayRun(request)) {
+        // Another shard member runs it: drop it here (ownership changes re-enqueue what is gained).
+        this.#queue.forget(request);
+        this.#queue.done(request);
+        continue;
+      }
       await this.#reconcile(request, stopSignal);
       // Reconciles that do no I/O (a cache read, nothing to change) settle in microtasks, and a
       // ready queue hands out the next key at once: without a macrotask now and then, a backlog
@@ -544,6 +568,7 @@ export class Controller<R> implements Runnable {
             ...causeFields(causes),
           });
     const started = this.#clock.now();
+    const abort = this.#sharding === undefined ? undefined : new AbortController();
     const call = () =>
       invoke(
         this.#reconciler,
@@ -551,13 +576,13 @@ export class Controller<R> implements Runnable {
         { logger, reconcileId: id, failures, causes: causes.causes, droppedCauses: causes.dropped },
         {
           clock: this.#clock,
-          stopSignal,
+          stopSignal: abort === undefined ? stopSignal : AbortSignal.any([stopSignal, abort.signal]),
           timeoutMs: this.#reconcileTimeoutMs,
           abandonGraceMs: this.#abandonGraceMs,
         },
       );
     const invocation = scope === undefined ? call() : runAsWriter(scope, call);
-    const running: Running<R> = { request, id, settled: invocation.settled };
+    const running: Running<R> = { request, id, settled: invocation.settled, abort };
     this.#running.add(running);
     this.#hook(() => this.#metrics?.onActiveWorkers?.(this.name, this.#running.size));
     void invocation.settled.then(() => {
@@ -573,7 +598,14 @@ export class Controller<R> implements Runnable {
     }
     let label: ReconcileResultLabel;
     try {
-      label = this.#apply(request, outcome, logger, outcome.timedOut);
+      if (abort?.signal.aborted === true) {
+        // Its key moved to another shard member: that member runs it now.
+        logger.debug({}, 'Reconcile stopped: its key moved to another shard member');
+        this.#queue.forget(request);
+        this.#queue.cancelRetry(request);
+        this.#queue.done(request);
+        label = 'dropped';
+      } else label = this.#apply(request, outcome, logger, outcome.timedOut);
     } catch (error) {
       // Only a broken retry policy (for example a NaN delay) can get here; never lose the worker.
       logger.error({ err: error }, 'Could not requeue request; retrying with backoff');

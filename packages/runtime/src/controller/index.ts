@@ -12,6 +12,7 @@ export type { ReconcileInfo, ReconcileInterceptor, ReconcileSummary } from './in
 export type {
   ControllerMetrics,
   ControllerOptions,
+  ControllerSharding,
   ReconcileErrorDetail,
   ReconcileResultLabel,
 } from './options.ts';

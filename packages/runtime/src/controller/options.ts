@@ -2,6 +2,7 @@ import type { WriteLedger } from '../client/index.ts';
 import type { Clock } from '../clock/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { ReconcileFunction, Reconciler } from '../reconcile/index.ts';
+import type { ShardGate } from '../sharding/index.ts';
 import type { Source } from '../source/index.ts';
 import type { CauseSet, RateLimiter, RetryPolicy, WorkQueueMetrics } from '../workqueue/index.ts';
 import type { HotLoopOptions } from './hot-loop.ts';
@@ -46,6 +47,26 @@ export interface ReconcileErrorDetail {
   readonly timedOut: boolean;
   /** As for `onReconcile`. */
   readonly kind?: string;
+}
+
+/**
+ * Elastic sharding of a controller's requests across replicas (see docs/guide/sharding.md): the
+ * controller reconciles only requests its shard member may run. Others are dropped from the queue
+ * when they come out of it; when the member gives keys away, their queued requests are dropped and
+ * running reconciles get their signal aborted with a `ShardKeyMovedError` (the member acknowledges
+ * the hand-over once they finished); when it gains keys, `requests()` that it may now run are
+ * enqueued afresh (backoff history is not carried over).
+ */
+export interface ControllerSharding<R> {
+  /** The replica's {@link ShardMember} (started by the manager or by hand). */
+  readonly member: ShardGate;
+  /** The shard key of a request. Default: the controller's `keyOf`. */
+  readonly keyOf?: (request: R) => string;
+  /**
+   * The requests to enqueue when the member gains keys (every cached primary object). The builder
+   * fills it with its primary kind's cache. Default: none (a gained key runs on its next event).
+   */
+  readonly requests?: () => Iterable<R>;
 }
 
 export interface ControllerOptions<R> {
@@ -104,7 +125,7 @@ export interface ControllerOptions<R> {
    * waited for, and a manager's `/readyz` says which until they sync.
    */
   readonly syncTimeoutMs?: number;
-  /** Whether a manager runs it only while leading. Default true. */
+  /** Whether a manager runs it only while leading. Default true; false with `sharding`. */
   readonly needLeaderElection?: boolean;
   readonly clock?: Clock;
   readonly logger?: Logger;
@@ -133,6 +154,8 @@ export interface ControllerOptions<R> {
    * {@link HotLoopOptions} for the rule.
    */
   readonly hotLoop?: boolean | HotLoopOptions;
+  /** Reconcile only the requests this replica's shard member may run. Default: all (no sharding). */
+  readonly sharding?: ControllerSharding<R>;
   /** Called with every reconcile error, retried or not (grafana's ErrorHandler). Must not throw. */
   readonly onError?: (error: Error, request: R) => void;
 }

@@ -21,6 +21,7 @@ import { durationMs, integer, nonEmptyString, syncTimeoutMs } from '../options.t
 import { generationChanged } from '../predicate/index.ts';
 import { done, type ReconcileContext, type ReconcileReturn, toError } from '../reconcile/index.ts';
 import { linkSignals, type Runnable, scopedSignal } from '../runnable/index.ts';
+import type { ShardGate } from '../sharding/index.ts';
 import { RemoteWriters } from '../source/index.ts';
 import {
   type Cause,
@@ -101,7 +102,7 @@ export interface DynamicControllerOptions {
    * `ServeOptions` may override it.
    */
   readonly filterUnchangedGeneration?: boolean;
-  /** Whether a manager runs it only while leading. Default true. */
+  /** Whether a manager runs it only while leading. Default true; false with `sharding`. */
   readonly needLeaderElection?: boolean;
   readonly clock?: Clock;
   readonly logger?: Logger;
@@ -114,6 +115,12 @@ export interface DynamicControllerOptions {
    * manager passes its `remoteWriters`). Default: none.
    */
   readonly remoteWriters?: RemoteWriters;
+  /**
+   * Reconcile only the requests this replica's shard member may run (see `ControllerSharding`):
+   * requests are sharded by kind, namespace and name, and when the member gains keys the cached
+   * objects of every served kind that it now owns are enqueued. Default: all (no sharding).
+   */
+  readonly sharding?: { readonly member: ShardGate };
   /** Called with every reconcile error, retried or not. Must not throw. */
   readonly onError?: (error: Error, request: KindRequest) => void;
   /**
@@ -235,7 +242,11 @@ export class DynamicController implements Runnable, ServesKinds {
     this.#shutdownTimeoutMs = durationMs('shutdownTimeoutMs', options.shutdownTimeoutMs, 30_000);
     this.#syncTimeoutMs = syncTimeoutMs('syncTimeoutMs', options.syncTimeoutMs, 120_000);
     this.#filter = booleanOption('filterUnchangedGeneration', options.filterUnchangedGeneration, true);
-    this.needLeaderElection = booleanOption('needLeaderElection', options.needLeaderElection, true);
+    this.needLeaderElection = booleanOption(
+      'needLeaderElection',
+      options.needLeaderElection,
+      options.sharding === undefined,
+    );
     this.#metrics = options.metrics;
     this.#onKindStopped = options.onKindStopped;
     const remote = options.remoteWriters;
@@ -268,7 +279,19 @@ export class DynamicController implements Runnable, ServesKinds {
       ...(options.queueMetrics === undefined ? {} : { queueMetrics: options.queueMetrics }),
       ...(options.onError === undefined ? {} : { onError: options.onError }),
       ...(options.writeLedger === undefined ? {} : { writeLedger: options.writeLedger }),
+      ...(options.sharding === undefined
+        ? {}
+        : { sharding: { member: options.sharding.member, requests: () => this.#cachedRequests() } }),
     });
+  }
+
+  /** Every cached object of every served kind, as a request. */
+  *#cachedRequests(): Iterable<KindRequest> {
+    for (const served of this.#kinds.values()) {
+      for (const key of served.handle.informer.cache.keys()) {
+        yield { kind: served.gvr, namespace: key.namespace, name: key.name };
+      }
+    }
   }
 
   get state(): DynamicControllerState {

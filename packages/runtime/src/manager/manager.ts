@@ -20,6 +20,7 @@ import type { KubeObject } from '../object/index.ts';
 import { durationMs, func, syncProgress, syncTimeoutMs } from '../options.ts';
 import { Permissions } from '../permissions/index.ts';
 import { type LeaderElection, type Runnable, whenAborted } from '../runnable/index.ts';
+import type { ShardMember } from '../sharding/index.ts';
 import { RemoteWriters } from '../source/index.ts';
 import {
   WebhookBuilder,
@@ -74,6 +75,13 @@ export interface ManagerOptions {
   readonly cacheSyncTimeoutMs?: number;
   /** Run 'leader' runnables only while leading. Default: none (they start at once). */
   readonly leaderElection?: LeaderElection;
+  /**
+   * Elastic sharding: this replica's member of a shard group. The manager runs it on every replica
+   * (the 'others' group, so it hands its keys over after the controllers stopped), every controller
+   * it builds reconciles only the keys the member may run (on every replica, leader election or
+   * not), and client writes carry the member's fence. Default: none.
+   */
+  readonly sharding?: ShardMember;
   /**
    * The default backend. With one, the manager owns shared informers (`informers`, a cache
    * runnable synced before controllers start) and a cached `client` with read-your-writes.
@@ -144,6 +152,7 @@ export class Manager implements Runnable {
   #leading = false;
   /** The fence of the leader term acquired last, announced to the backends; kept after the term ended. */
   #fence: Fence | undefined;
+  readonly #sharding: ShardMember | undefined;
   #failure: Error | undefined;
   #count = 0;
   readonly #backend: RoutedBackend | undefined;
@@ -166,6 +175,13 @@ export class Manager implements Runnable {
       30_000,
     );
     this.#cacheSyncTimeoutMs = syncTimeoutMs('cacheSyncTimeoutMs', options.cacheSyncTimeoutMs, 120_000);
+    const sharding = options.sharding;
+    if (
+      sharding !== undefined &&
+      (typeof sharding.mayRun !== 'function' || typeof sharding.start !== 'function')
+    )
+      throw new OptionsError('sharding', sharding, 'a ShardMember');
+    this.#sharding = sharding;
     const election = options.leaderElection;
     if (election !== undefined && typeof election.acquire !== 'function') {
       throw new OptionsError('leaderElection', election, 'an object with an acquire(signal) method');
@@ -213,11 +229,12 @@ export class Manager implements Runnable {
         backend: this.#backend,
         clock: this.#clock,
         fieldManager: options.fieldManager ?? 'converge',
-        fence: () => this.#fence,
+        fence: () => this.#sharding?.fence ?? this.#fence,
         cache: (type, signal, read) => this.#reader(type, signal, read?.metadataOnly === true),
         syncedCache: (type) => this.#syncedReader(type),
       });
     }
+    if (sharding !== undefined) this.add(sharding, { group: 'others', name: 'shard-member' });
     const webhookServer = options.webhookServer;
     if (webhookServer !== undefined) {
       for (const method of ['start', 'validating', 'mutating', 'conversion'] as const) {
@@ -362,6 +379,7 @@ export class Manager implements Runnable {
       permissions: this.#permissions,
       writeLedger: this.#writeLedger,
       remoteWriters: this.#remoteWriters,
+      ...(this.#sharding === undefined ? {} : { sharding: this.#sharding }),
       add: (runnable: Runnable, addOptions?: { name?: string }) => this.add(runnable, addOptions ?? {}),
     }).for(type, options);
   }
@@ -676,6 +694,11 @@ export class Manager implements Runnable {
       }
     }
     this.#logger.info({ fence }, 'Fence announced; writes carry it from now on');
+  }
+
+  /** This replica's shard member ({@link ManagerOptions.sharding}), if the manager shards. */
+  get sharding(): ShardMember | undefined {
+    return this.#sharding;
   }
 
   /** The fence client writes carry: the last leader term's, undefined before leadership. */

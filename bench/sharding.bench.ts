@@ -1,0 +1,120 @@
+/**
+ * Elastic sharding between real processes (issue 30): `converge serve`, SHARDING_OBJECTS ConfigMaps,
+ * and 1, 2 and 4 `converge run --shard-group` replicas of the shard worker
+ * (`packages/cli/test/fixtures/shard-worker.ts`): each object waits on a simulated external call of
+ * SHARDING_WORK_MS (I/O-bound, so two cores can show scaling), then a fenced write marks it done.
+ * Throughput is objects per second from the go signal (every replica sees every member) to the
+ * last object done; then one hand-over run scales 2 → 3 → 2 (SIGTERM) and kills one replica
+ * (SIGKILL) while the group works. Every replica's log is the shared ledger of reconcile starts and
+ * ends: no key may run on two replicas at once, every object must be done, and the keys a stopped
+ * or killed replica had under way must find a new owner within the lease duration plus 1 s.
+ *
+ *   SHARDING_OBJECTS      objects (default 10000)
+ *   SHARDING_REPLICAS     replica counts to compare (default 1,2,4)
+ *   SHARDING_WORK_MS      the simulated external call (default 20)
+ *   SHARDING_CONCURRENCY  reconciles at once per replica (default 4)
+ *   SHARDING_LEASE_MS     membership lease (default 2000)
+ *   SHARDING_HANDOVER     0 skips the hand-over run (default 1)
+ */
+import { runShardScenario, type ShardScenarioReport } from '../packages/cli/test/shard-scenario.ts';
+import { fmt, positiveInt } from './harness.ts';
+
+const objects = positiveInt('SHARDING_OBJECTS', 10_000);
+const workMs = positiveInt('SHARDING_WORK_MS', 20);
+const concurrency = positiveInt('SHARDING_CONCURRENCY', 4);
+const leaseDurationMs = positiveInt('SHARDING_LEASE_MS', 2_000);
+const counts = (process.env.SHARDING_REPLICAS ?? '1,2,4').split(',').map((n) => {
+  const value = Number(n);
+  if (!Number.isInteger(value) || value < 1 || value > 16)
+    throw new Error(`SHARDING_REPLICAS: bad count ${JSON.stringify(n)}`);
+  return value;
+});
+const handover = process.env.SHARDING_HANDOVER !== '0';
+const progress = (line: string) => console.log(`  ${line}`);
+
+console.log(
+  `sharding: ${objects} objects, ${workMs} ms external call, ${concurrency} reconciles at once per replica, lease ${leaseDurationMs} ms`,
+);
+const runs: ShardScenarioReport[] = [];
+for (const replicas of counts) {
+  console.log(`${replicas} replica${replicas === 1 ? '' : 's'}:`);
+  runs.push(
+    await runShardScenario({ replicas, objects, workMs, concurrency, leaseDurationMs, onProgress: progress }),
+  );
+}
+const base = runs.find((r) => r.replicas === 1) ?? runs[0];
+console.log(
+  '\n| replicas | seconds | objects/s | speed-up | done per replica | overlapping keys | unfinished | refused writes | aborted on hand-over |',
+);
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+for (const r of runs) {
+  const speedUp = base === undefined ? 1 : r.perSecond / base.perSecond;
+  console.log(
+    `| ${r.replicas} | ${fmt(r.seconds, 2)} | ${fmt(r.perSecond, 0)} | ${fmt(speedUp, 2)}× | ${Object.values(r.doneBy).join(' / ')} | ` +
+      `${r.overlaps.length} | ${r.unfinished} | ${r.refused} | ${r.aborted} |`,
+  );
+}
+const ideal = concurrency * (1000 / workMs);
+console.log(`(one replica's limit: ${concurrency} × 1000 / ${workMs} ms = ${fmt(ideal, 0)} objects/s)`);
+
+let handoverReport: ShardScenarioReport | undefined;
+if (handover) {
+  console.log(
+    '\nhand-over: 2 replicas, a third added at 20 %, one stopped (SIGTERM) at 45 %, one killed (SIGKILL) at 70 %',
+  );
+  handoverReport = await runShardScenario({
+    replicas: 2,
+    objects,
+    workMs,
+    concurrency,
+    leaseDurationMs,
+    changes: [
+      { action: 'add', atDone: 0.2 },
+      { action: 'term', atDone: 0.45 },
+      { action: 'kill', atDone: 0.7 },
+    ],
+    onProgress: progress,
+  });
+  for (const c of handoverReport.changes) {
+    console.log(
+      `  ${c.action} ${c.replica}: ${c.moved} keys under way moved; longest until a new owner started one: ` +
+        `${c.maxOwnerlessMs === undefined ? '—' : `${fmt(c.maxOwnerlessMs, 0)} ms`}`,
+    );
+  }
+  console.log(
+    `  overlapping keys ${handoverReport.overlaps.length}, unfinished ${handoverReport.unfinished}, ` +
+      `refused writes ${handoverReport.refused}, aborted reconciles ${handoverReport.aborted}, done per replica ${JSON.stringify(handoverReport.doneBy)}`,
+  );
+}
+
+const verdicts: { pass: boolean; text: string }[] = [];
+const four = runs.find((r) => r.replicas === 4);
+if (four !== undefined && base !== undefined && base.replicas === 1) {
+  const ratio = four.perSecond / base.perSecond;
+  verdicts.push({ pass: ratio >= 3.5, text: `4 replicas ≥ 3.5× the throughput of 1: ${fmt(ratio, 2)}×` });
+}
+const all = [...runs, ...(handoverReport === undefined ? [] : [handoverReport])];
+verdicts.push({
+  pass: all.every((r) => r.overlaps.length === 0),
+  text: `no key reconciled by two replicas at once: ${all.reduce((n, r) => n + r.overlaps.length, 0)} overlapping keys in ${all.length} runs`,
+});
+verdicts.push({
+  pass: all.every((r) => r.unfinished === 0),
+  text: `no key left unreconciled: ${all.reduce((n, r) => n + r.unfinished, 0)} unfinished`,
+});
+if (handoverReport !== undefined) {
+  const bound = leaseDurationMs + 1000;
+  const waits = handoverReport.changes.flatMap((c) =>
+    c.maxOwnerlessMs === undefined ? [] : [c.maxOwnerlessMs],
+  );
+  const worst = waits.length === 0 ? 0 : Math.max(...waits);
+  verdicts.push({
+    pass: worst <= bound,
+    text: `after SIGTERM and SIGKILL every moved key had a new owner within the lease + 1 s (${bound} ms): longest ${fmt(worst, 0)} ms`,
+  });
+}
+for (const v of verdicts) console.log(`${v.pass ? 'PASS' : 'FAIL'} — ${v.text}`);
+// The goals are figures, not correctness: only overlap and lost keys fail the run.
+const broken = all.some((r) => r.overlaps.length > 0 || r.unfinished > 0);
+console.log(broken ? 'FAILED' : 'ok');
+process.exitCode = broken ? 1 : 0;

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { overlappingKeys, runShardScenario } from './shard-scenario.ts';
+
+describe('elastic sharding between converge run processes (--shard-group)', () => {
+  it('two replicas share 300 objects: each does some, none overlaps, every one is done', async () => {
+    const report = await runShardScenario({
+      replicas: 2,
+      objects: 300,
+      workMs: 20,
+      concurrency: 8,
+      leaseDurationMs: 2000,
+    });
+    const context = JSON.stringify(report, null, 1);
+    expect(report.overlaps, context).toEqual([]);
+    expect(report.unfinished, context).toBe(0);
+    expect(Object.keys(report.doneBy).sort(), context).toEqual(['worker-0', 'worker-1']);
+    for (const n of Object.values(report.doneBy)) expect(n, context).toBeGreaterThan(60);
+  });
+
+  it('a replica joins and another is killed while they work: still no overlap and every object done', async () => {
+    const report = await runShardScenario({
+      replicas: 2,
+      objects: 400,
+      workMs: 20,
+      concurrency: 4,
+      leaseDurationMs: 2000,
+      changes: [
+        { action: 'add', atDone: 0.25 },
+        { action: 'kill', atDone: 0.5 },
+      ],
+    });
+    const context = JSON.stringify(report, null, 1);
+    expect(report.overlaps, context).toEqual([]);
+    expect(report.unfinished, context).toBe(0);
+    expect(
+      report.changes.map((c) => c.action),
+      context,
+    ).toEqual(['add', 'kill']);
+  });
+});
+
+describe('the ledger analysis', () => {
+  it('finds keys whose reconciles overlap on two replicas, not on one; an unended start runs until its replica exited', () => {
+    const e = (identity: string, kind: 'start' | 'end', key: string, at: number) => ({
+      identity,
+      kind,
+      key,
+      at,
+    });
+    expect(
+      overlappingKeys(
+        [
+          e('a', 'start', 'k1', 1),
+          e('a', 'end', 'k1', 3),
+          e('b', 'start', 'k1', 3),
+          e('b', 'end', 'k1', 5),
+          e('a', 'start', 'k2', 1),
+          e('b', 'start', 'k2', 2),
+          e('b', 'end', 'k2', 4),
+          e('a', 'end', 'k2', 6),
+          e('a', 'start', 'k3', 1),
+          e('b', 'start', 'k3', 9),
+          e('b', 'end', 'k3', 10),
+          e('a', 'start', 'k4', 1),
+          e('a', 'start', 'k4', 2),
+          e('a', 'start', 'k5', 1),
+          e('b', 'start', 'k5', 8),
+          e('b', 'end', 'k5', 9),
+        ],
+        new Map([['a', 7]]),
+      ),
+    ).toEqual(['k2']);
+    expect(
+      overlappingKeys([e('a', 'start', 'k', 1), e('b', 'start', 'k', 9), e('b', 'end', 'k', 10)]),
+    ).toEqual(['k']);
+  });
+});

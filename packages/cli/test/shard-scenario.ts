@@ -1,0 +1,336 @@
+/**
+ * Elastic sharding between real processes: one `converge serve`, `objects` ConfigMaps to work on,
+ * and `replicas` × `converge run --shard-group` running the shard worker
+ * (`fixtures/shard-worker.ts`: each object takes a simulated external call of `workMs`, then a
+ * fenced write marks it done). Once every replica sees every member, the ConfigMap
+ * `shard-bench-go` starts the work and the clock. Every replica's log is the shared ledger of
+ * reconcile starts and ends: the report counts keys whose reconciles overlapped on two replicas
+ * (must be none), keys never done, and the throughput.
+ *
+ * Optional `changes` scale the group while it works (a replica added, one stopped with SIGTERM, one
+ * killed with SIGKILL) once a share of the objects is done; the report then also has, per change,
+ * how long the moved keys went without an owner.
+ *
+ * Shared by `shard-scenario.test.ts` (small) and `bench/sharding.bench.ts`.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { KubeBackend, loadKubeconfig } from '@converge/kube';
+import { type ConfigMap, configMapType } from '@converge/runtime';
+import {
+  CONCURRENCY_ENV,
+  GO_NAME,
+  WORK_LABEL,
+  WORK_MS_ENV,
+  WORKER_IDENTITY_ENV,
+  WORKER_LOG_ENV,
+  type WorkerEntry,
+} from './fixtures/shard-worker.ts';
+import { type ConvergeProcess, now, pollFor, spawnConverge, waitFor, within } from './processes.ts';
+
+const WORKER = fileURLToPath(new URL('./fixtures/shard-worker.ts', import.meta.url));
+
+/** A change of the group while it works, made once `atDone` of the objects are done. */
+export interface GroupChange {
+  readonly action: 'add' | 'term' | 'kill';
+  /** Fraction of the objects done when the change is made, in (0, 1). */
+  readonly atDone: number;
+}
+
+export interface ShardScenarioOptions {
+  readonly replicas: number;
+  readonly objects: number;
+  /** The simulated external call of each reconcile. Default 20. */
+  readonly workMs?: number;
+  /** Reconciles at once per replica. Default 16. */
+  readonly concurrency?: number;
+  /** Membership lease. Default 2000. */
+  readonly leaseDurationMs?: number;
+  readonly changes?: readonly GroupChange[];
+  readonly onProgress?: (line: string) => void;
+}
+
+export interface ChangeReport {
+  readonly action: GroupChange['action'];
+  readonly replica: string;
+  readonly at: number;
+  /** Keys the changed replica had started but not done (they moved). */
+  readonly moved: number;
+  /** The longest a moved key waited, from the change to its next start elsewhere (ms). */
+  readonly maxOwnerlessMs: number | undefined;
+}
+
+export interface ShardScenarioReport {
+  readonly replicas: number;
+  readonly objects: number;
+  readonly workMs: number;
+  readonly concurrency: number;
+  /** From the go signal to the last object done. */
+  readonly seconds: number;
+  readonly perSecond: number;
+  /** Objects done by each replica, as the server has them. */
+  readonly doneBy: Readonly<Record<string, number>>;
+  /** Keys whose reconciles ran on two replicas at once. */
+  readonly overlaps: readonly string[];
+  /** Objects not marked done in the server at the end (the wait for them is the hang detector). */
+  readonly unfinished: number;
+  /** Writes the server refused with a FencedError (a replica writing for a key it had lost). */
+  readonly refused: number;
+  /** Reconciles aborted because their key moved. */
+  readonly aborted: number;
+  readonly changes: readonly ChangeReport[];
+}
+
+interface Replica extends ConvergeProcess {
+  readonly identity: string;
+  readonly log: string;
+}
+
+function readEntries(file: string): WorkerEntry[] {
+  if (!existsSync(file)) return [];
+  const text = readFileSync(file, 'utf8');
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as WorkerEntry);
+}
+
+type KeyEntry = Extract<WorkerEntry, { key: string }>;
+
+/**
+ * Keys whose reconcile intervals on two different replicas overlap. A start with no end lasts
+ * until its replica exited (`exits`: a killed replica's reconciles die with it), else to the end.
+ */
+export function overlappingKeys(
+  entries: readonly KeyEntry[],
+  exits: ReadonlyMap<string, number> = new Map(),
+): string[] {
+  const open = new Map<string, Map<string, number>>();
+  const intervals = new Map<string, { identity: string; start: number; end: number }[]>();
+  for (const e of [...entries].sort((a, b) => a.at - b.at)) {
+    if (e.kind === 'start') {
+      const byReplica = open.get(e.key) ?? new Map<string, number>();
+      open.set(e.key, byReplica);
+      byReplica.set(e.identity, e.at);
+    } else if (e.kind === 'end') {
+      const start = open.get(e.key)?.get(e.identity);
+      if (start === undefined) continue;
+      open.get(e.key)?.delete(e.identity);
+      const list = intervals.get(e.key) ?? [];
+      list.push({ identity: e.identity, start, end: e.at });
+      intervals.set(e.key, list);
+    }
+  }
+  // a start never ended lasts until its replica exited (killed), or to the end of the run
+  for (const [key, byReplica] of open) {
+    for (const [identity, start] of byReplica) {
+      const list = intervals.get(key) ?? [];
+      list.push({ identity, start, end: exits.get(identity) ?? Number.POSITIVE_INFINITY });
+      intervals.set(key, list);
+    }
+  }
+  const overlapping: string[] = [];
+  for (const [key, list] of intervals) {
+    const hit = list.some((a, i) =>
+      list.some((b, j) => j > i && a.identity !== b.identity && a.start < b.end && b.start < a.end),
+    );
+    if (hit) overlapping.push(key);
+  }
+  return overlapping.sort();
+}
+
+/** Runs the scenario; throws if a wait times out, otherwise reports for the caller to judge. */
+export async function runShardScenario(options: ShardScenarioOptions): Promise<ShardScenarioReport> {
+  const { replicas: count, objects, workMs = 20, concurrency = 16, leaseDurationMs = 2000 } = options;
+  const dir = mkdtempSync(join(tmpdir(), 'converge-shard-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  const processes: ConvergeProcess[] = [];
+  const replicas: Replica[] = [];
+  let backend: KubeBackend | undefined;
+  const context = (): string =>
+    replicas
+      .map(
+        (r) =>
+          `--- ${r.identity} (exit ${r.child.exitCode ?? r.child.signalCode}):\n${r.output().slice(-3000)}`,
+      )
+      .join('\n');
+  const replica = (): Replica => {
+    const identity = `worker-${replicas.length}`;
+    const log = join(dir, `${identity}.jsonl`);
+    const proc = spawnConverge(
+      dir,
+      [
+        ...['run', WORKER, '--kubeconfig', kubeconfig, '--shard-group', 'shard-bench'],
+        ...['--identity', identity, '--lease-duration-ms', `${leaseDurationMs}`],
+        ...[
+          '--renew-deadline-ms',
+          `${Math.round(leaseDurationMs * 0.7)}`,
+          '--retry-period-ms',
+          `${Math.round(leaseDurationMs / 10)}`,
+        ],
+      ],
+      {
+        [WORKER_LOG_ENV]: log,
+        [WORKER_IDENTITY_ENV]: identity,
+        [WORK_MS_ENV]: String(workMs),
+        [CONCURRENCY_ENV]: String(concurrency),
+      },
+    );
+    const r = { ...proc, identity, log };
+    processes.push(proc);
+    replicas.push(r);
+    return r;
+  };
+  const all = (): WorkerEntry[] => replicas.flatMap((r) => readEntries(r.log));
+  const doneKeys = (): Set<string> => new Set(all().flatMap((e) => (e.kind === 'done' ? [e.key] : [])));
+  const live = (r: Replica): boolean => r.child.exitCode === null && r.child.signalCode === null;
+
+  try {
+    const server = spawnConverge(dir, ['serve', '--port', '0', '--kubeconfig', kubeconfig]);
+    processes.push(server);
+    await waitFor(
+      'the API server',
+      () => (server.output().includes('serving Kubernetes API') ? true : undefined),
+      server.output,
+    );
+    backend = new KubeBackend({ config: loadKubeconfig({ path: kubeconfig }) });
+    const client = backend;
+    const names = Array.from({ length: objects }, (_, i) => `work-${String(i).padStart(6, '0')}`);
+    for (let i = 0; i < names.length; i += 64) {
+      await Promise.all(
+        names.slice(i, i + 64).map((name) =>
+          client.create<ConfigMap>(configMapType, {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name, namespace: 'default', labels: { [WORK_LABEL]: 'work' } },
+            data: { n: name },
+          }),
+        ),
+      );
+    }
+    options.onProgress?.(`${objects} objects created`);
+    for (let i = 0; i < count; i++) replica();
+    const sees = (r: Replica, n: number): boolean => {
+      const views = readEntries(r.log).filter((e) => e.kind === 'view');
+      const last = views.at(-1);
+      return last !== undefined && 'members' in last && last.members.length === n;
+    };
+    await waitFor(
+      `all ${count} replicas to see each other`,
+      () => (replicas.every((r) => sees(r, count)) ? true : undefined),
+      context,
+    );
+    const goAt = now();
+    await client.create<ConfigMap>(configMapType, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: GO_NAME, namespace: 'default' },
+    });
+    options.onProgress?.(`go with ${count} replicas`);
+
+    const changes: ChangeReport[] = [];
+    const exits = new Map<string, number>();
+    for (const change of options.changes ?? []) {
+      await waitFor(
+        `${Math.round(change.atDone * 100)} % done`,
+        () => (doneKeys().size >= change.atDone * objects ? true : undefined),
+        context,
+      );
+      const at = now();
+      if (change.action === 'add') {
+        const added = replica();
+        changes.push({ action: 'add', replica: added.identity, at, moved: 0, maxOwnerlessMs: undefined });
+      } else {
+        const victim = replicas.find((r) => live(r));
+        if (victim === undefined) throw new Error('no live replica to stop');
+        victim.child.kill(change.action === 'kill' ? 'SIGKILL' : 'SIGTERM');
+        const exit = await within(`${victim.identity} to exit`, victim.exited, context);
+        exits.set(victim.identity, exit.at);
+        const entries = readEntries(victim.log);
+        const done = new Set(entries.flatMap((e) => (e.kind === 'done' ? [e.key] : [])));
+        const started = new Set(
+          entries.flatMap((e) => (e.kind === 'start' && !done.has(e.key) ? [e.key] : [])),
+        );
+        changes.push({
+          action: change.action,
+          replica: victim.identity,
+          at,
+          moved: started.size,
+          maxOwnerlessMs: undefined,
+        });
+      }
+      options.onProgress?.(`${change.action} ${changes.at(-1)?.replica}`);
+    }
+    // Done as the server says: a replica killed between its write and its log line leaves an
+    // object done that its log does not show. The list is read only near the end.
+    const storedDone = async (): Promise<Map<string, string>> => {
+      const list = await client.list<ConfigMap>(configMapType, {
+        namespace: 'default',
+        labelSelector: `${WORK_LABEL}=work`,
+      });
+      return new Map(
+        list.items.flatMap((o) =>
+          o.data?.doneBy === undefined ? [] : [[o.metadata.name ?? '', o.data.doneBy]],
+        ),
+      );
+    };
+    const stored = await pollFor(
+      `every object done (${objects})`,
+      async () => {
+        if (doneKeys().size < objects - 64) return undefined;
+        const done = await storedDone();
+        return done.size >= objects ? done : undefined;
+      },
+      context,
+    );
+    const entries = all();
+    const keyed = entries.filter((e): e is KeyEntry => 'key' in e);
+    const lastDone = Math.max(...keyed.filter((e) => e.kind === 'done').map((e) => e.at));
+    const doneBy: Record<string, number> = {};
+    for (const identity of stored.values()) doneBy[identity] = (doneBy[identity] ?? 0) + 1;
+    // How long the keys a stopped or killed replica had under way waited for their next start elsewhere.
+    const withOwnerless = changes.map((c) => {
+      if (c.action === 'add') return c;
+      const victimStarts = new Set(
+        keyed.filter((e) => e.identity === c.replica && e.kind === 'start').map((e) => e.key),
+      );
+      const waits = [...victimStarts].flatMap((key) => {
+        const next = keyed.find(
+          (e) => e.key === key && e.identity !== c.replica && e.kind === 'start' && e.at > c.at,
+        );
+        return next === undefined ? [] : [next.at - c.at];
+      });
+      return { ...c, maxOwnerlessMs: waits.length === 0 ? undefined : Math.max(...waits) };
+    });
+    const seconds = (lastDone - goAt) / 1000;
+    return {
+      replicas: count,
+      objects,
+      workMs,
+      concurrency,
+      seconds,
+      perSecond: objects / seconds,
+      doneBy,
+      overlaps: overlappingKeys(keyed, exits),
+      unfinished: objects - stored.size,
+      refused: keyed.filter((e) => e.kind === 'refused').length,
+      aborted: keyed.filter((e) => e.kind === 'end' && e.aborted === true).length,
+      changes: withOwnerless,
+    };
+  } finally {
+    for (const p of processes)
+      if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
+    await Promise.race([
+      Promise.all(processes.map((p) => p.exited)),
+      new Promise((r) => setTimeout(r, 10_000)),
+    ]);
+    for (const p of processes)
+      if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+    await Promise.all(processes.map((p) => p.exited));
+    await backend?.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
