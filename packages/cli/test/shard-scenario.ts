@@ -58,8 +58,18 @@ export interface ChangeReport {
   readonly at: number;
   /** Keys the changed replica had started but not done (they moved). */
   readonly moved: number;
-  /** The longest a moved key waited, from the change to its next start elsewhere (ms). */
+  /**
+   * The longest a moved key waited from the change to its next start elsewhere (ms): ownership
+   * plus the new owner's queue backlog (its share of the objects still to do).
+   */
   readonly maxOwnerlessMs: number | undefined;
+  /** The members after the change. */
+  readonly members: readonly string[];
+  /**
+   * From the change until every member after it reported (its `view` line) that very member set
+   * in phase `member`: from then on every key has exactly one owner that may run it (ms).
+   */
+  readonly convergedMs: number | undefined;
 }
 
 export interface ShardScenarioReport {
@@ -233,6 +243,7 @@ export async function runShardScenario(options: ShardScenarioOptions): Promise<S
 
     const changes: ChangeReport[] = [];
     const exits = new Map<string, number>();
+    const current = new Set(replicas.map((r) => r.identity));
     for (const change of options.changes ?? []) {
       await waitFor(
         `${Math.round(change.atDone * 100)} % done`,
@@ -242,7 +253,16 @@ export async function runShardScenario(options: ShardScenarioOptions): Promise<S
       const at = now();
       if (change.action === 'add') {
         const added = replica();
-        changes.push({ action: 'add', replica: added.identity, at, moved: 0, maxOwnerlessMs: undefined });
+        current.add(added.identity);
+        changes.push({
+          action: 'add',
+          replica: added.identity,
+          at,
+          moved: 0,
+          maxOwnerlessMs: undefined,
+          members: [...current].sort(),
+          convergedMs: undefined,
+        });
       } else {
         const victim = replicas.find((r) => live(r));
         if (victim === undefined) throw new Error('no live replica to stop');
@@ -254,12 +274,15 @@ export async function runShardScenario(options: ShardScenarioOptions): Promise<S
         const started = new Set(
           entries.flatMap((e) => (e.kind === 'start' && !done.has(e.key) ? [e.key] : [])),
         );
+        current.delete(victim.identity);
         changes.push({
           action: change.action,
           replica: victim.identity,
           at,
           moved: started.size,
           maxOwnerlessMs: undefined,
+          members: [...current].sort(),
+          convergedMs: undefined,
         });
       }
       options.onProgress?.(`${change.action} ${changes.at(-1)?.replica}`);
@@ -292,8 +315,21 @@ export async function runShardScenario(options: ShardScenarioOptions): Promise<S
     const doneBy: Record<string, number> = {};
     for (const identity of stored.values()) doneBy[identity] = (doneBy[identity] ?? 0) + 1;
     // How long the keys a stopped or killed replica had under way waited for their next start elsewhere.
+    const views = entries
+      .filter((e): e is Extract<WorkerEntry, { kind: 'view' }> => e.kind === 'view')
+      .sort((a, b) => a.at - b.at);
+    const converged = (c: ChangeReport): number | undefined => {
+      const want = c.members.join(',');
+      const latest = new Map<string, string>();
+      for (const v of views) {
+        const ok = v.members.join(',') === want && v.phase === 'member';
+        latest.set(v.identity, ok ? 'ok' : 'no');
+        if (v.at >= c.at && c.members.every((m) => latest.get(m) === 'ok')) return v.at - c.at;
+      }
+      return undefined;
+    };
     const withOwnerless = changes.map((c) => {
-      if (c.action === 'add') return c;
+      if (c.action === 'add') return { ...c, convergedMs: converged(c) };
       const victimStarts = new Set(
         keyed.filter((e) => e.identity === c.replica && e.kind === 'start').map((e) => e.key),
       );
@@ -303,7 +339,11 @@ export async function runShardScenario(options: ShardScenarioOptions): Promise<S
         );
         return next === undefined ? [] : [next.at - c.at];
       });
-      return { ...c, maxOwnerlessMs: waits.length === 0 ? undefined : Math.max(...waits) };
+      return {
+        ...c,
+        maxOwnerlessMs: waits.length === 0 ? undefined : Math.max(...waits),
+        convergedMs: converged(c),
+      };
     });
     const seconds = (lastDone - goAt) / 1000;
     return {
