@@ -22,8 +22,15 @@ export interface ManifestsArgs {
   readonly force: boolean;
   /** Run without --leader-elect (one replica, no Lease, no leader-election Role). */
   readonly leaderElection: boolean;
-  /** With leader election: the ValidatingAdmissionPolicy fencing the leader's writes (default on). */
+  /**
+   * With leader election: the ValidatingAdmissionPolicy fencing the leader's writes (default on;
+   * off with a shard group, whose every member writes).
+   */
   readonly fencingPolicy: boolean;
+  /** `--shard-group`: the replicas share the keys as members of this group (elastic sharding). */
+  readonly shardGroup?: string | undefined;
+  /** `--replicas` (default: 2 with a shard group, else 1). */
+  readonly replicas?: number | undefined;
 }
 
 export const MANIFESTS_HELP = `Usage: converge manifests [MODULE…] [options]
@@ -35,9 +42,9 @@ with manager.permissions.require(...) becomes its RBAC; their defineKind kinds b
 Writes, under --out: namespace.yaml, crd/<plural>.<group>.yaml, rbac/ (ServiceAccount, ClusterRole
 and Roles with their bindings, leader election Role), policy/leader_fencing.yaml (a
 ValidatingAdmissionPolicy, Kubernetes 1.30 or later, refusing writes of the operator's pods that do
-not hold the leader Lease), manager/ (Deployment running converge run with --leader-elect and the
-pod's name as --identity, probes on :8081, metrics on :8080, and a metrics Service), and
-kustomization.yaml (kubectl apply -k DIR). In the working directory: a Dockerfile and
+not hold the leader Lease; not with --shard-group), manager/ (Deployment running converge run with
+--leader-elect and the pod's name as --identity, probes on :8081, metrics on :8080, and a metrics
+Service), and kustomization.yaml (kubectl apply -k DIR). In the working directory: a Dockerfile and
 .dockerignore when there are none. Every YAML file says it is generated; edit the module instead.
 
 Options:
@@ -55,6 +62,13 @@ Options:
   --no-fencing-policy      Leave out the policy that refuses writes of pods not holding the Lease
                            (for replicas that write without leading: sharded controllers, runnables
                            with needLeaderElection: false; see docs/guide/fencing.md)
+  --shard-group NAME       Run the replicas as members of this shard group (converge run
+                           --shard-group; a DNS label): they share the keys, each on a Lease
+                           NAME.<pod> in the namespace, with a Role for those Leases (merged into
+                           the leader election Role). Leaves out the leader fencing policy: every
+                           member writes, and it would refuse all but the leader's writes
+  --replicas N             The Deployment's replicas (default 2 with --shard-group, else 1; more
+                           than 1 needs leader election or --shard-group)
   --force                  Rewrite the Dockerfile and .dockerignore even if they exist
   -h, --help               Show this help
 
@@ -71,6 +85,8 @@ const SPECS = {
   force: { type: 'boolean' },
   'no-leader-elect': { type: 'boolean' },
   'no-fencing-policy': { type: 'boolean' },
+  'shard-group': { type: 'string', value: 'NAME, a DNS label' },
+  replicas: { type: 'string', value: 'N' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionSpecs;
 
@@ -103,6 +119,24 @@ export function parseManifests(args: readonly string[]): ManifestsArgs | { reado
     if (!/\.(ts|mts|js|mjs)$/.test(module))
       throw usage(`a module is a .ts or .js file, got ${quote(module)}`);
   }
+  const shardGroup = values['shard-group'];
+  if (
+    shardGroup !== undefined &&
+    (shardGroup.length > 63 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(shardGroup))
+  )
+    throw usage(
+      `--shard-group must be a DNS label (lower-case letters, digits and '-', at most 63), got ${quote(shardGroup)}`,
+    );
+  const replicas = values.replicas === undefined ? undefined : replicasOf(values.replicas);
+  if (
+    replicas !== undefined &&
+    replicas > 1 &&
+    values['no-leader-elect'] === true &&
+    shardGroup === undefined
+  )
+    throw usage(
+      `--replicas ${replicas} with --no-leader-elect and no --shard-group would run every key on every replica; add --shard-group NAME or drop --no-leader-elect`,
+    );
   if (values.check === true && values.force === true)
     throw usage('--check writes nothing; --force has nothing to rewrite');
   return {
@@ -115,6 +149,18 @@ export function parseManifests(args: readonly string[]): ManifestsArgs | { reado
     helm: values.helm ?? false,
     force: values.force ?? false,
     leaderElection: values['no-leader-elect'] !== true,
-    fencingPolicy: values['no-leader-elect'] !== true && values['no-fencing-policy'] !== true,
+    // A shard group's members all write: the leader fencing policy would refuse all but one.
+    fencingPolicy:
+      values['no-leader-elect'] !== true && values['no-fencing-policy'] !== true && shardGroup === undefined,
+    shardGroup,
+    replicas,
   };
+}
+
+/** `--replicas N`: a whole number from 1 to 1000 (the limit generateManifests takes). */
+function replicasOf(text: string): number {
+  const n = /^[0-9]{1,4}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(n >= 1 && n <= 1000))
+    throw usage(`--replicas must be a whole number from 1 to 1000, got ${quote(text)}`);
+  return n;
 }

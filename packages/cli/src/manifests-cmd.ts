@@ -162,6 +162,8 @@ export async function generatedFiles(
     modules: inImage,
     leaderElection: args.leaderElection,
     fencingPolicy: args.fencingPolicy,
+    ...(args.shardGroup === undefined ? {} : { shardGroup: args.shardGroup }),
+    ...(args.replicas === undefined ? {} : { replicas: args.replicas }),
     localPackages: local.paths,
     ...(args.namespace === undefined ? {} : { namespace: args.namespace }),
     image: args.image ?? defaultImage(name, pkg.version),
@@ -264,8 +266,9 @@ export async function runManifests(
       for (const warning of warnings) io.err(`converge manifests: warning: ${warning}`);
   }
   const o = set.options;
+  const sharded = o.shardGroup === undefined ? '' : `, ${o.replicas} replicas in shard group ${o.shardGroup}`;
   io.out(
-    `converge manifests: ${files.size} files (${changed.length} changed) for ${o.name} in namespace ${o.namespace}, image ${o.image}; apply with kubectl apply -k ${args.out}`,
+    `converge manifests: ${files.size} files (${changed.length} changed) for ${o.name} in namespace ${o.namespace}, image ${o.image}${sharded}; apply with kubectl apply -k ${args.out}`,
   );
   return 0;
 }

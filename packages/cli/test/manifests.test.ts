@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { type ApiServer, createApiServer } from '@converge/apiserver';
+import { LEASE_MEMBERSHIP_VERBS } from '@converge/runtime';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
@@ -143,6 +144,8 @@ describe('converge manifests', () => {
         resources: ['websites/status'],
         verbs: ['get', 'patch', 'update'],
       },
+      // The leader announces its fence; a cluster answers 404 (it does not fence) only when allowed to.
+      { nonResourceURLs: ['/converge/fences'], verbs: ['post'] },
     ]);
     const [electionRole] = docs(join(dir, 'config/rbac/leader_election_role.yaml'));
     expect(electionRole).toMatchObject({
@@ -244,6 +247,8 @@ describe('converge manifests', () => {
     const writable = (
       (clusterRole?.rules ?? []) as { apiGroups: string[]; resources: string[]; verbs: string[] }[]
     )
+      // Resource rules only: announcing the fence (POST /converge/fences) is a non-resource rule.
+      .filter((r) => r.resources !== undefined)
       .filter((r) => r.verbs.some((v) => !['get', 'list', 'watch'].includes(v)))
       .flatMap((r) => r.resources.map((res) => `${r.apiGroups[0]} ${res}`))
       .filter((r) => !r.endsWith(' events'))
@@ -530,6 +535,129 @@ describe('converge manifests', () => {
     expect(role.stdout.trim()).toBe('role.rbac.authorization.k8s.io/web-manager-role');
   });
 
+  it('--shard-group: two replicas as members of the group, a Role for the member Leases, no leader fencing policy', async () => {
+    const sharded = project();
+    const run = io();
+    expect(
+      await runManifests(args('--shard-group', 'websites', '--no-leader-elect', '--helm'), run, sharded),
+    ).toBe(0);
+    expect(run.lines.at(-1)).toContain(', 2 replicas in shard group websites;');
+    const [deployment] = docs(join(sharded, 'config/manager/manager.yaml'));
+    const spec = (
+      deployment as { spec: { replicas: number; template: { spec: { containers: { args: string[] }[] } } } }
+    ).spec;
+    expect(spec.replicas).toBe(2);
+    const container = spec.template.spec.containers[0];
+    expect(container?.args).toEqual([
+      'run',
+      'src/operator.ts',
+      '--shard-group',
+      'websites',
+      '--lease-namespace',
+      '$(POD_NAMESPACE)',
+      '--identity',
+      '$(POD_NAME)',
+      '--metrics-bind-address',
+      ':8080',
+      '--health-probe-bind-address',
+      ':8081',
+    ]);
+    // Arguments converge run accepts, as a member of the group.
+    expect(
+      parseCommand((container?.args ?? []).map((a) => a.replace('$(POD_NAMESPACE)', 'ns'))),
+    ).toMatchObject({
+      command: 'run',
+      leaderElect: false,
+      shardGroup: 'websites',
+      leaseNamespace: 'ns',
+      identity: '$(POD_NAME)',
+    });
+    expect(readFileSync(join(sharded, 'config/manager/manager.yaml'), 'utf8')).toContain(
+      '# Sharded: the replicas are members of shard group websites',
+    );
+    // The Lease verbs LeaseMembership uses, in the operator's namespace; no leader election Role.
+    expect(docs(join(sharded, 'config/rbac/shard_group_role.yaml'))).toEqual([
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: {
+          name: 'website-operator-shard-group-role',
+          namespace: 'website-operator-system',
+          labels: {
+            'app.kubernetes.io/name': 'website-operator',
+            'app.kubernetes.io/managed-by': 'converge',
+          },
+        },
+        rules: [
+          { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: [...LEASE_MEMBERSHIP_VERBS] },
+        ],
+      },
+    ]);
+    expect(existsSync(join(sharded, 'config/rbac/leader_election_role.yaml'))).toBe(false);
+    expect(existsSync(join(sharded, 'config/policy'))).toBe(false);
+    expect(existsSync(join(sharded, 'chart/templates/leader_fencing.yaml'))).toBe(false);
+    expect(docs(join(sharded, 'chart/values.yaml'))[0]).toMatchObject({ replicaCount: 2 });
+    expect(readFileSync(join(sharded, 'chart/templates/shard_group.yaml'), 'utf8')).toContain(
+      'website-operator-shard-group-role',
+    );
+    // Every object is accepted, the ClusterRole's non-resource rule and the member Role included.
+    const { kubeconfig } = await apiServer();
+    const applied = await kubectl(kubeconfig, [
+      'apply',
+      '--server-side',
+      '--validate=strict',
+      '-k',
+      join(sharded, 'config'),
+    ]);
+    expect(applied).toMatchObject({ code: 0, stderr: '' });
+    expect(applied.stdout).toContain(
+      'role.rbac.authorization.k8s.io/website-operator-shard-group-role serverside-applied',
+    );
+
+    // With leader election too: one Role holds both sets of Lease verbs; --replicas is taken.
+    const both = project();
+    expect(await runManifests(args('--shard-group', 'websites', '--replicas', '4'), io(), both)).toBe(0);
+    expect(
+      (docs(join(both, 'config/manager/manager.yaml'))[0] as { spec: { replicas: number } }).spec.replicas,
+    ).toBe(4);
+    expect(existsSync(join(both, 'config/rbac/shard_group_role.yaml'))).toBe(false);
+    expect(existsSync(join(both, 'config/policy'))).toBe(false);
+    const [electionRole] = docs(join(both, 'config/rbac/leader_election_role.yaml'));
+    expect(electionRole?.rules).toContainEqual({
+      apiGroups: ['coordination.k8s.io'],
+      resources: ['leases'],
+      verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    });
+    const manager = readFileSync(join(both, 'config/manager/manager.yaml'), 'utf8');
+    expect(manager.match(/- --identity\n/g)).toHaveLength(1);
+    expect(manager).toContain('- --leader-elect\n');
+    expect(manager).toContain('- --shard-group\n');
+  });
+
+  it('--check: sharding an operator reports the Deployment, the Lease Role and the kustomization out of date and the fencing policy stale', async () => {
+    const moving = project();
+    expect(await runManifests(args(), io(), moving)).toBe(0);
+    const check = io();
+    expect(await runManifests(args('--shard-group', 'websites', '--check'), check, moving)).toBe(1);
+    expect(check.errors).toEqual([
+      'converge manifests: out of date: config/rbac/leader_election_role.yaml',
+      'converge manifests: out of date: config/manager/manager.yaml',
+      'converge manifests: out of date: config/kustomization.yaml',
+      'converge manifests: no longer generated: config/policy/leader_fencing.yaml',
+      expect.stringMatching(/^converge manifests: 4 files differ from what src\/operator\.ts generates/),
+    ]);
+    const written = io();
+    expect(await runManifests(args('--shard-group', 'websites'), written, moving)).toBe(0);
+    expect(written.lines).toContain(
+      'converge manifests: removed config/policy/leader_fencing.yaml (no longer generated)',
+    );
+    expect(await runManifests(args('--shard-group', 'websites', '--check'), io(), moving)).toBe(0);
+    // The same group with other replicas is a change too.
+    expect(
+      await runManifests(args('--shard-group', 'websites', '--replicas', '3', '--check'), io(), moving),
+    ).toBe(1);
+  });
+
   it('webhooks are served in managed mode: a webhook port and Service, and the RBAC managed mode needs', async () => {
     const hooked = project();
     expect(await runManifests(args('src/operator.ts', 'src/webhooks.ts'), io(), hooked)).toBe(0);
@@ -600,6 +728,16 @@ describe('converge manifests command line', () => {
       [['operator.py'], /a module is a \.ts or \.js file/],
       [['--bogus'], /unknown option --bogus/],
       [['--helm=yes'], /--helm takes no value/],
+      [['--shard-group', 'Websites'], /--shard-group must be a DNS label/],
+      [['--shard-group', 'a.b'], /--shard-group must be a DNS label/],
+      [['--shard-group', 'a'.repeat(64)], /--shard-group must be a DNS label/],
+      [['--shard-group'], /--shard-group needs a value/],
+      [['--replicas', '0'], /--replicas must be a whole number from 1 to 1000, got "0"/],
+      [['--replicas', '-1'], /--replicas needs a value|--replicas must be a whole number/],
+      [['--replicas', '1.5'], /--replicas must be a whole number/],
+      [['--replicas', '1001'], /--replicas must be a whole number/],
+      [['--replicas', 'two'], /--replicas must be a whole number/],
+      [['--replicas', '3', '--no-leader-elect'], /would run every key on every replica; add --shard-group/],
     ] as const) {
       expect(() => parseCommand(['manifests', ...argv])).toThrow(message);
     }
@@ -608,6 +746,27 @@ describe('converge manifests command line', () => {
     expect(exit.code).toBe(2);
     expect(child.stderr()).toContain('converge manifests: --name must be a DNS label');
     expect(child.stderr()).toContain('Usage: converge manifests');
+    const sharded = spawnConverge(ROOT, ['manifests', '--shard-group', 'No_Group']);
+    expect(
+      (await within('converge manifests --shard-group No_Group', sharded.exited, sharded.output)).code,
+    ).toBe(2);
+    expect(sharded.stderr()).toContain('converge manifests: --shard-group must be a DNS label');
+    // Accepted: the defaults, one replica without leader election, a group with its replicas.
+    expect(args('--shard-group', 'websites')).toMatchObject({
+      shardGroup: 'websites',
+      replicas: undefined,
+      leaderElection: true,
+      fencingPolicy: false,
+    });
+    expect(args('--replicas', '1', '--no-leader-elect')).toMatchObject({
+      replicas: 1,
+      shardGroup: undefined,
+    });
+    expect(args('--replicas', '3')).toMatchObject({ replicas: 3, fencingPolicy: true });
+    expect(args('--shard-group', 'w', '--replicas', '1000', '--no-fencing-policy')).toMatchObject({
+      replicas: 1000,
+      fencingPolicy: false,
+    });
   });
 
   it('any argument list parses or fails with a UsageError, never anything else', () => {
@@ -621,6 +780,8 @@ describe('converge manifests command line', () => {
         '--helm',
         '--force',
         '--no-leader-elect',
+        '--shard-group',
+        '--replicas',
         '-h',
         '--',
         '-',

@@ -7,12 +7,15 @@ import {
   type DeleteResult,
   FENCE_HEADER,
   type Fence,
+  ForbiddenError,
   formatFenceHeader,
   type GetOptions,
   isConvergeError,
+  isFenced,
   isNotFound,
   type KubeObject,
   type ListOptions,
+  type NotFoundError,
   type ObjectKey,
   type ObjectList,
   type Patch,
@@ -303,7 +306,16 @@ export class KubeBackend implements Backend {
         signal,
       });
     } catch (error) {
-      if (!isNotFound(error)) throw error;
+      // A Kubernetes API server answers 404 (with RBAC allowing the path) or 403 (without): it does
+      // not fence. A stale fence is a 403 too, but decoded as a FencedError: that one is real.
+      const unserved = isNotFound(error) || (error instanceof ForbiddenError && !isFenced(error));
+      if (!unserved) throw error;
+      if (this.#fencing !== false) {
+        this.#o.logger.info(
+          { server: this.config.server, status: (error as ForbiddenError | NotFoundError).status },
+          'The API server does not take fence announcements (not converge serve, or RBAC does not allow POST /converge/fences)',
+        );
+      }
       this.#fencing = false;
       return undefined;
     }

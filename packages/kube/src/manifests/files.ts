@@ -1,5 +1,6 @@
 import { stringify } from 'yaml';
 import type { Manifest, ManifestSet } from './generate.ts';
+import { shardedNote } from './sharding.ts';
 
 /** The first lines of every generated YAML file. */
 export const GENERATED_HEADER =
@@ -7,10 +8,10 @@ export const GENERATED_HEADER =
   '# manager.permissions.require(...) declarations, its defineKind kinds) and run `npx converge\n' +
   '# manifests` again; `npx converge manifests --check` fails when this file is out of date.\n';
 
-/** Objects as one YAML stream, `---` between documents, after the header. */
-export function toYaml(objects: readonly Manifest[] | readonly object[]): string {
+/** Objects as one YAML stream, `---` between documents, after the header and `note` (comment lines). */
+export function toYaml(objects: readonly Manifest[] | readonly object[], note = ''): string {
   const docs = objects.map((o) => stringify(o, { lineWidth: 0, aliasDuplicateObjects: false }));
-  return `${GENERATED_HEADER}${docs.map((d) => `---\n${d}`).join('')}`;
+  return `${GENERATED_HEADER}${note}${docs.map((d) => `---\n${d}`).join('')}`;
 }
 
 /** The files of a manifest set, by path relative to the output directory (`config/`). */
@@ -25,8 +26,11 @@ export function configFiles(set: ManifestSet): Map<string, string> {
   if (electionRole !== undefined) files.set('rbac/leader_election_role.yaml', toYaml([electionRole]));
   if (electionBinding !== undefined)
     files.set('rbac/leader_election_role_binding.yaml', toYaml([electionBinding]));
+  const [shardRole, shardBinding] = set.shardGroup;
+  if (shardRole !== undefined) files.set('rbac/shard_group_role.yaml', toYaml([shardRole]));
+  if (shardBinding !== undefined) files.set('rbac/shard_group_role_binding.yaml', toYaml([shardBinding]));
   if (set.fencing.length > 0) files.set('policy/leader_fencing.yaml', toYaml(set.fencing));
-  files.set('manager/manager.yaml', toYaml([set.deployment]));
+  files.set('manager/manager.yaml', toYaml([set.deployment], shardedNote(set.options)));
   if (set.metricsService !== undefined)
     files.set('manager/metrics_service.yaml', toYaml([set.metricsService]));
   if (set.webhookService !== undefined)

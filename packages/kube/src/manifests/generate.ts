@@ -3,7 +3,8 @@ import { crdsOf, kindOf } from '../kind/index.ts';
 import { dockerfileOf, dockerignoreOf } from './dockerfile.ts';
 import { fencingPolicy } from './fencing.ts';
 import { type ManifestOptions, type ResolvedManifestOptions, resolveManifestOptions } from './options.ts';
-import { EVENT_RULES, LEASE_VERBS, policyRules } from './rbac.ts';
+import { EVENT_RULES, FENCES_RULE, policyRules } from './rbac.ts';
+import { leaseVerbs, shardGroupRbac } from './sharding.ts';
 
 /** A Kubernetes object as written to YAML (keys in the order Kubernetes documents them). */
 export interface Manifest {
@@ -41,11 +42,20 @@ export interface ManifestSet {
   readonly roles: readonly Manifest[];
   /** A binding of the ServiceAccount to each of {@link roles}, in the same order. */
   readonly roleBindings: readonly Manifest[];
-  /** Leases (and Events) in the operator's namespace: a Role and its binding; empty without leader election. */
+  /**
+   * Leases (and Events) in the operator's namespace: a Role and its binding; empty without leader
+   * election. With a shard group too, the Role also grants the Lease membership's verbs.
+   */
   readonly leaderElection: readonly Manifest[];
   /**
+   * With a shard group and without leader election: a Role granting the Lease membership's verbs
+   * in the operator's namespace, and its binding; empty otherwise.
+   */
+  readonly shardGroup: readonly Manifest[];
+  /**
    * Leader fencing on the cluster: a ValidatingAdmissionPolicy whose param is the Lease, and its
-   * binding ({@link fencingPolicy}); empty without leader election or with `fencingPolicy: false`.
+   * binding ({@link fencingPolicy}); empty without leader election, with a shard group (every
+   * member writes) or with `fencingPolicy: false`.
    */
   readonly fencing: readonly Manifest[];
   /** A CRD for every wired type that came from `defineKind`, sorted by name. */
@@ -73,7 +83,8 @@ function permissionsOf(source: PermissionSource | ManifestSource): PermissionSou
 /**
  * The deploy artefacts of an operator from the permissions its wiring recorded (see the runtime's
  * `Permissions`): Namespace, ServiceAccount, a ClusterRole and binding for the cluster-wide rules,
- * a Role and binding per namespace of namespaced declarations, a Role for leader election, CRDs
+ * a Role and binding per namespace of namespaced declarations, a Role for leader election (and for
+ * a shard group's member Leases), CRDs
  * for every wired `defineKind` type, a hardened Deployment running `converge run`, a metrics
  * Service, and the Dockerfile. Deterministic: the same wiring and options give equal output.
  * Throws an OptionsError for a bad option.
@@ -114,7 +125,11 @@ export function generateManifests(
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
       metadata: meta(roleName),
-      rules: policyRules(clusterWide),
+      // Leaders and shard members announce their fences (see FENCES_RULE).
+      rules: [
+        ...policyRules(clusterWide),
+        ...(o.leaderElection || o.shardGroup !== undefined ? [FENCES_RULE] : []),
+      ],
     },
     ...namespaces.map((ns) => ({
       apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -146,7 +161,7 @@ export function generateManifests(
           kind: 'Role',
           metadata: meta(`${o.name}-leader-election-role`, o.namespace),
           rules: policyRules([
-            { group: 'coordination.k8s.io', resource: 'leases', verbs: LEASE_VERBS },
+            { group: 'coordination.k8s.io', resource: 'leases', verbs: leaseVerbs(o) },
             ...EVENT_RULES,
           ]),
         },
@@ -163,6 +178,7 @@ export function generateManifests(
         },
       ]
     : [];
+  const shardGroup = shardGroupRbac(o, meta, subject);
   const kinds = permissions.types().flatMap((type) => {
     const kind = kindOf(type);
     return kind === undefined ? [] : [kind];
@@ -207,6 +223,7 @@ export function generateManifests(
     roles,
     roleBindings,
     leaderElection,
+    shardGroup,
     fencing,
     crds,
     deployment,
@@ -219,6 +236,7 @@ export function generateManifests(
       ...roles,
       ...roleBindings,
       ...leaderElection,
+      ...shardGroup,
       ...fencing,
       deployment,
       ...(metricsService === undefined ? [] : [metricsService]),
@@ -247,6 +265,14 @@ export function runArgs(o: ResolvedManifestOptions): string[] {
           '$(POD_NAME)',
         ]
       : []),
+    ...(o.shardGroup === undefined
+      ? []
+      : [
+          '--shard-group',
+          o.shardGroup,
+          // Member Leases live where the leader's does; the pod's name is the member's identity.
+          ...(o.leaderElection ? [] : ['--lease-namespace', '$(POD_NAMESPACE)', '--identity', '$(POD_NAME)']),
+        ]),
     '--metrics-bind-address',
     `:${o.metricsPort}`,
     '--health-probe-bind-address',
@@ -297,7 +323,7 @@ function managedWebhookRules(namespace: string): PermissionRule[] {
  * read-only root filesystem (an emptyDir on /tmp), no capabilities, no privilege escalation,
  * seccomp RuntimeDefault; liveness on /healthz and readiness on /readyz at the probe port;
  * the metrics port named `metrics`; `POD_NAMESPACE` from the downward API for the Lease, and
- * `POD_NAME`, the identity (`--identity` with leader election; a shard member's, `process.env.POD_NAME`).
+ * `POD_NAME`, the identity (`--identity` with leader election or a shard group).
  */
 function deploymentOf(o: ResolvedManifestOptions, labels: Record<string, string>): Manifest {
   const selector = { 'app.kubernetes.io/name': o.name };

@@ -1,6 +1,7 @@
 import { stringify } from 'yaml';
 import { GENERATED_HEADER, toYaml } from './files.ts';
 import type { Manifest, ManifestSet } from './generate.ts';
+import { shardedNote } from './sharding.ts';
 
 /** Placeholders written into objects and replaced by template expressions after serialising. */
 const NAMESPACE = 'converge-helm-release-namespace';
@@ -47,7 +48,7 @@ function fencingInNamespace(object: Manifest, from: string, to: string): Manifes
 }
 
 /** A template: the objects with the operator's namespace, image, replicas and resources templated. */
-function template(objects: readonly Manifest[], set: ManifestSet): string {
+function template(objects: readonly Manifest[], set: ManifestSet, note = ''): string {
   const withPlaceholders = objects.map((object) => {
     let o = inNamespace(object, set.options.namespace, NAMESPACE);
     if (o.kind === 'Deployment') {
@@ -73,7 +74,7 @@ function template(objects: readonly Manifest[], set: ManifestSet): string {
     }
     return o;
   });
-  return toYaml(withPlaceholders)
+  return toYaml(withPlaceholders, note)
     .replaceAll(NAMESPACE, '{{ .Release.Namespace }}')
     .replaceAll(IMAGE, '"{{ .Values.image.repository }}:{{ .Values.image.tag }}"')
     .replaceAll(REPLICAS, '{{ .Values.replicaCount }}')
@@ -135,8 +136,9 @@ export function helmChart(set: ManifestSet): Map<string, string> {
   files.set('templates/role_binding.yaml', template(set.roleBindings, set));
   if (set.leaderElection.length > 0)
     files.set('templates/leader_election.yaml', template(set.leaderElection, set));
+  if (set.shardGroup.length > 0) files.set('templates/shard_group.yaml', template(set.shardGroup, set));
   if (set.fencing.length > 0) files.set('templates/leader_fencing.yaml', template(set.fencing, set));
-  files.set('templates/deployment.yaml', template([set.deployment], set));
+  files.set('templates/deployment.yaml', template([set.deployment], set, shardedNote(set.options)));
   if (set.metricsService !== undefined)
     files.set('templates/metrics_service.yaml', template([set.metricsService], set));
   if (set.webhookService !== undefined)

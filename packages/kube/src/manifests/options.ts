@@ -27,14 +27,26 @@ export interface ManifestOptions {
    * With leader election: a ValidatingAdmissionPolicy whose param is the Lease, refusing writes of
    * the operator's pods that do not hold it (see `docs/guide/fencing.md`). Default: `leaderElection`.
    * Turn it off for an operator whose replicas write without leading (sharded controllers,
-   * runnables with `needLeaderElection: false`).
+   * runnables with `needLeaderElection: false`). Never with `shardGroup`: every member of a shard
+   * group writes, and the policy would refuse all but the leader's writes (default false there;
+   * true is an OptionsError).
    */
   readonly fencingPolicy?: boolean;
+  /**
+   * Run the replicas as members of this shard group (`converge run --shard-group`): they share the
+   * controllers' keys, each announcing itself on a Lease `<group>.<pod>` in the operator's
+   * namespace; a Role grants the Lease verbs membership uses (merged into the leader-election Role
+   * when both are on). A DNS label. Default none: not sharded.
+   */
+  readonly shardGroup?: string;
   /** The metrics port (`/metrics`, named `metrics`). Default 8080. */
   readonly metricsPort?: number;
   /** The probes' port (`/healthz`, `/readyz`). Default 8081. */
   readonly probePort?: number;
-  /** Replicas of the Deployment. Default 1 (more are standbys with leader election). */
+  /**
+   * Replicas of the Deployment. Default 2 with `shardGroup` (members share the keys), else 1
+   * (more are standbys with leader election).
+   */
   readonly replicas?: number;
   /** Grant creating Events in every namespace (the event recorder's). Default true. */
   readonly events?: boolean;
@@ -68,6 +80,7 @@ export interface ResolvedManifestOptions {
   readonly leaderElection: boolean;
   readonly leaseName: string;
   readonly fencingPolicy: boolean;
+  readonly shardGroup: string | undefined;
   readonly metricsPort: number;
   readonly probePort: number;
   readonly replicas: number;
@@ -161,7 +174,8 @@ export function resolveManifestOptions(
         'a relative path inside the image ending in .ts or .js, without .. or spaces',
       );
   }
-  const replicas = options.replicas ?? 1;
+  const shardGroup = options.shardGroup === undefined ? undefined : label('shardGroup', options.shardGroup);
+  const replicas = options.replicas ?? (shardGroup === undefined ? 1 : 2);
   if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0 || replicas > 1000)
     throw new OptionsError('replicas', replicas, 'a whole number from 0 to 1000');
   const metricsPort = port('metricsPort', options.metricsPort, 8080);
@@ -183,12 +197,22 @@ export function resolveManifestOptions(
       );
   }
   const leaderElection = bool('leaderElection', options.leaderElection, true);
-  const fencingPolicy = bool('fencingPolicy', options.fencingPolicy, leaderElection);
+  const fencingPolicy = bool(
+    'fencingPolicy',
+    options.fencingPolicy,
+    leaderElection && shardGroup === undefined,
+  );
   if (fencingPolicy && !leaderElection)
     throw new OptionsError(
       'fencingPolicy',
       fencingPolicy,
       'false without leader election (its param is the Lease)',
+    );
+  if (fencingPolicy && shardGroup !== undefined)
+    throw new OptionsError(
+      'fencingPolicy',
+      fencingPolicy,
+      "false with a shardGroup (every member writes; the policy would refuse all but the leader's writes)",
     );
   const chartVersion = options.chartVersion ?? '0.1.0';
   if (typeof chartVersion !== 'string' || !SEMVER.test(chartVersion))
@@ -201,6 +225,7 @@ export function resolveManifestOptions(
     leaderElection,
     leaseName: label('leaseName', options.leaseName ?? `${name}-leader`),
     fencingPolicy,
+    shardGroup,
     metricsPort,
     probePort,
     replicas,

@@ -8,6 +8,24 @@ export interface PolicyRule {
   readonly verbs: readonly string[];
 }
 
+/** An RBAC PolicyRule for non-resource URLs (ClusterRoles only). */
+export interface NonResourcePolicyRule {
+  readonly nonResourceURLs: readonly string[];
+  readonly verbs: readonly string[];
+}
+
+/**
+ * Announcing a fence (`POST /converge/fences`), which a leader does when its term starts and a
+ * shard member when it revokes a member gone past its lease. Converge's API server serves it; a
+ * Kubernetes cluster authorizes the path before it finds no handler, so without this rule it
+ * answers 403 (which fails the manager, or stalls a revocation) rather than the 404 that tells
+ * the backend the server does not fence.
+ */
+export const FENCES_RULE: NonResourcePolicyRule = {
+  nonResourceURLs: ['/converge/fences'],
+  verbs: ['post'],
+};
+
 /** The verbs leader election needs on Leases (client-go's and Converge's LeaseLock). */
 export const LEASE_VERBS: readonly string[] = ['create', 'get', 'list', 'patch', 'update', 'watch'];
 /** What recording Events needs, in both Event APIs (the recorder writes events.k8s.io/v1 first). */

@@ -30,6 +30,7 @@ export {
 } from './coordinator.ts';
 export { ShardingErrorCodes, ShardKeyMovedError, ShardRecordInvalidError } from './errors.ts';
 export {
+  LEASE_MEMBERSHIP_VERBS,
   LeaseMembership,
   type LeaseMembershipOptions,
   memberLeaseName,

@@ -14,6 +14,13 @@ const CLAIM = 'converge.dev/shard-claim';
 const REVOKED = 'converge.dev/shard-revoked';
 const DURATION = 'converge.dev/shard-lease-duration-ms';
 
+/**
+ * The RBAC verbs a {@link LeaseMembership} uses on `coordination.k8s.io` Leases, sorted: it lists
+ * the group (by label), creates and updates its own Lease, and deletes (purges) expired members'.
+ * `converge manifests --shard-group` grants exactly these.
+ */
+export const LEASE_MEMBERSHIP_VERBS: readonly string[] = ['create', 'delete', 'list', 'update'];
+
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
