@@ -44,14 +44,15 @@ for (const replicas of counts) {
 }
 const base = runs.find((r) => r.replicas === 1) ?? runs[0];
 console.log(
-  '\n| replicas | seconds | objects/s | speed-up | done per replica | overlapping keys | unfinished | refused writes | aborted on hand-over |',
+  '\n| replicas | seconds | objects/s | speed-up | done per replica | overlapping keys | unfinished | refused writes | aborted on hand-over | CPU s: server / replicas |',
 );
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const r of runs) {
   const speedUp = base === undefined ? 1 : r.perSecond / base.perSecond;
   console.log(
     `| ${r.replicas} | ${fmt(r.seconds, 2)} | ${fmt(r.perSecond, 0)} | ${fmt(speedUp, 2)}× | ${Object.values(r.doneBy).join(' / ')} | ` +
-      `${r.overlaps.length} | ${r.unfinished} | ${r.refused} | ${r.aborted} |`,
+      `${r.overlaps.length} | ${r.unfinished} | ${r.refused} | ${r.aborted} | ` +
+      `${r.cpuSeconds === undefined ? '—' : `${fmt(r.cpuSeconds.server, 1)} / ${fmt(r.cpuSeconds.replicas, 1)} (${fmt((r.cpuSeconds.server + r.cpuSeconds.replicas) / r.seconds, 2)} cores)`} |`,
   );
 }
 const ideal = concurrency * (1000 / workMs);

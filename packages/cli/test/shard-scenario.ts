@@ -90,12 +90,29 @@ export interface ShardScenarioReport {
   readonly refused: number;
   /** Reconciles aborted because their key moved. */
   readonly aborted: number;
+  /**
+   * CPU seconds (user + system, from /proc) spent from the go signal to the last object done by
+   * `converge serve` and by all replicas together: where a run short of its I/O limit spent the machine.
+   */
+  readonly cpuSeconds: { readonly server: number; readonly replicas: number } | undefined;
   readonly changes: readonly ChangeReport[];
 }
 
 interface Replica extends ConvergeProcess {
   readonly identity: string;
   readonly log: string;
+}
+
+/** CPU seconds a process used so far (utime + stime of /proc/<pid>/stat); undefined off Linux or once gone. */
+function cpuSecondsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
 }
 
 function readEntries(file: string): WorkerEntry[] {
@@ -233,6 +250,14 @@ export async function runShardScenario(options: ShardScenarioOptions): Promise<S
       () => (replicas.every((r) => sees(r, count)) ? true : undefined),
       context,
     );
+    const cpu = () => {
+      const server = cpuSecondsOf(processes[0]?.child.pid);
+      const replicaSeconds = replicas.map((r) => cpuSecondsOf(r.child.pid));
+      return server === undefined || replicaSeconds.some((c) => c === undefined)
+        ? undefined
+        : { server, replicas: replicaSeconds.reduce((a, b) => (a ?? 0) + (b ?? 0), 0) as number };
+    };
+    const cpuAtGo = cpu();
     const goAt = now();
     await client.create<ConfigMap>(configMapType, {
       apiVersion: 'v1',
@@ -309,6 +334,7 @@ export async function runShardScenario(options: ShardScenarioOptions): Promise<S
       },
       context,
     );
+    const cpuAtDone = options.changes === undefined || options.changes.length === 0 ? cpu() : undefined;
     const entries = all();
     const keyed = entries.filter((e): e is KeyEntry => 'key' in e);
     const lastDone = Math.max(...keyed.filter((e) => e.kind === 'done').map((e) => e.at));
@@ -358,6 +384,10 @@ export async function runShardScenario(options: ShardScenarioOptions): Promise<S
       unfinished: objects - stored.size,
       refused: keyed.filter((e) => e.kind === 'refused').length,
       aborted: keyed.filter((e) => e.kind === 'end' && e.aborted === true).length,
+      cpuSeconds:
+        cpuAtGo === undefined || cpuAtDone === undefined
+          ? undefined
+          : { server: cpuAtDone.server - cpuAtGo.server, replicas: cpuAtDone.replicas - cpuAtGo.replicas },
       changes: withOwnerless,
     };
   } finally {
