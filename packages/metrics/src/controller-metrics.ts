@@ -26,6 +26,8 @@ export interface InstrumentableController {
    * without leader election (a sharded controller's default) is counted as sharded by the
    * manager's member (`converge_shard_queue_keys`, `owned` in `/debug/keys`).
    */
+  /** Whether it reconciles only its shard member's keys (`Controller.sharded`). */
+  readonly sharded?: boolean;
   readonly needLeaderElection?: boolean;
   observe(hooks: {
     readonly metrics?: DynamicControllerMetrics;

@@ -62,7 +62,11 @@ export function shardGateOf(
   controller: InstrumentableController,
   member: ShardSource | undefined,
 ): ShardGate | undefined {
-  return member !== undefined && controller.needLeaderElection === false ? member : undefined;
+  if (member === undefined) return undefined;
+  // Controllers say whether they shard; for one that does not say, running without leader
+  // election in a sharded manager (a sharded controller's default) is taken to mean it.
+  const sharded = controller.sharded ?? controller.needLeaderElection === false;
+  return sharded ? member : undefined;
 }
 
 /** Checks that `value` has what {@link ShardSource} needs (a `ShardMember`). */

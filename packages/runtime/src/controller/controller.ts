@@ -100,6 +100,8 @@ export interface ControllerQueue<R> extends RequestQueue<R> {
 export class Controller<R> implements Runnable {
   readonly name: string;
   readonly needLeaderElection: boolean;
+  /** Whether it reconciles only what its shard member may run (the `sharding` option). */
+  readonly sharded: boolean;
   readonly #reconciler: Reconciler<R>;
   readonly #sources: Source<R>[] = [];
   readonly #workers: number;
@@ -154,6 +156,7 @@ export class Controller<R> implements Runnable {
     }
     // A sharded controller runs on every replica: its shard member decides what it reconciles.
     this.needLeaderElection = options.needLeaderElection ?? options.sharding === undefined;
+    this.sharded = options.sharding !== undefined;
     this.#clock = options.clock ?? realClock;
     this.#logger = (options.logger ?? noopLogger).child({ controller: this.name });
     this.#metrics = options.metrics;

@@ -198,6 +198,8 @@ interface WatchSpec {
 export class DynamicController implements Runnable, ServesKinds {
   readonly name: string;
   readonly needLeaderElection: boolean;
+  /** Whether it reconciles only what its shard member may run (the `sharding` option). */
+  readonly sharded: boolean;
   readonly #backend: Backend;
   readonly #registry: InformerRegistry;
   readonly #ownRegistry: boolean;
@@ -247,6 +249,7 @@ export class DynamicController implements Runnable, ServesKinds {
       options.needLeaderElection,
       options.sharding === undefined,
     );
+    this.sharded = options.sharding !== undefined;
     this.#metrics = options.metrics;
     this.#onKindStopped = options.onKindStopped;
     const remote = options.remoteWriters;

@@ -165,6 +165,11 @@ export class ShardMember implements Runnable, ShardGate {
     return this.#coordinator.members;
   }
 
+  /** The shard group (its membership's). */
+  get group(): string {
+    return this.#membership.group;
+  }
+
   get view(): ShardView {
     return this.#coordinator.view;
   }

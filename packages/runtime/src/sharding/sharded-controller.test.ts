@@ -219,6 +219,9 @@ describe('a sharded controller', () => {
       new Controller<string>({ name: 'x', reconciler, sharding: { member }, needLeaderElection: true })
         .needLeaderElection,
     ).toBe(true);
+    // `sharded` says so either way (what metrics and /debug/keys read)
+    expect(new Controller<string>({ name: 'x', reconciler, sharding: { member } }).sharded).toBe(true);
+    expect(new Controller<string>({ name: 'x', reconciler, needLeaderElection: false }).sharded).toBe(false);
   });
 
   it('rejects a sharding option without a member', () => {
