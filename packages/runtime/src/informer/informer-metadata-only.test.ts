@@ -87,6 +87,49 @@ describe('Informer with metadataOnly', () => {
     await run;
   });
 
+  it('holds what siblings repeat once: one frozen ownerReferences, labels and annotations for the objects of one owner', async () => {
+    const owned = (name: string, owner: string): ConfigMap => {
+      const base = configMap(name, { labels: { app: 'web', tier: 'front' } });
+      return {
+        ...base,
+        metadata: {
+          ...base.metadata,
+          annotations: { note: 'from the template' },
+          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: owner, uid: `${owner}-uid` }],
+        },
+      };
+    };
+    for (const initialList of ['paginated', 'watch-list'] as const) {
+      const h = await startInformer([owned('a', 'rs1'), owned('b', 'rs1'), owned('c', 'rs2')], {
+        metadataOnly: true,
+        initialList,
+      });
+      h.backend.set(configMaps, owned('d', 'rs1'));
+      await settle();
+      const [a, b, c, d] = h.cacheObjects().map((o) => o.metadata);
+      expect(h.cacheObjects().map((o) => o.metadata)).toEqual(h.backendObjects().map((o) => o.metadata));
+      for (const sibling of [b, d]) {
+        expect(sibling?.ownerReferences).toBe(a?.ownerReferences);
+        expect(sibling?.labels).toBe(a?.labels);
+        expect(sibling?.annotations).toBe(a?.annotations);
+      }
+      expect(c?.ownerReferences).not.toBe(a?.ownerReferences);
+      expect(Object.isFrozen(a?.ownerReferences?.[0])).toBe(true);
+      await h.stop();
+    }
+  });
+
+  it('does not share the metadata of a full-object informer', async () => {
+    const h = await startInformer([
+      configMap('a', { labels: { app: 'web' } }),
+      configMap('b', { labels: { app: 'web' } }),
+    ]);
+    const [a, b] = h.cacheObjects().map((o) => o.metadata);
+    expect(b?.labels).toEqual(a?.labels);
+    expect(b?.labels).not.toBe(a?.labels);
+    await h.stop();
+  });
+
   it('refuses a metadataOnly that is not a boolean', () => {
     expect(
       () =>

@@ -15,6 +15,7 @@ import { joinHooks } from '../workqueue/index.ts';
 import { type ObjectCheck, objectCheck } from './check-object.ts';
 import { Dispatcher } from './dispatcher.ts';
 import { MalformedEventError, TransformFailedError } from './errors.ts';
+import { MetadataInterner } from './metadata-interner.ts';
 import {
   type InformerOptions,
   type ResolvedInformerOptions,
@@ -69,7 +70,9 @@ export interface WaitForSyncOptions {
  * **Memory.** Objects go through `transform` (default: drop `managedFields`) and are frozen once
  * into the cache; a relist keeps unchanged objects and never holds the list twice. With
  * `metadataOnly` only `{ apiVersion, kind, metadata }` of each object is listed, watched and
- * cached (see {@link InformerOptions.metadataOnly}). Long lists, resyncs and event bursts yield to
+ * cached (see {@link InformerOptions.metadataOnly}), and what objects' metadata repeat (owner
+ * references, labels, annotations, timestamps, namespaces) is held once, frozen and shared
+ * between them. Long lists, resyncs and event bursts yield to
  * the event loop every 1000 items.
  *
  * @example
@@ -93,6 +96,8 @@ export class Informer<T extends KubeObject = KubeObject> implements EventSource<
   readonly #check: ObjectCheck;
   /** Metadata-only informers: reduces what a backend sent beyond metadata (none should). */
   readonly #project: ((object: T) => T) | undefined;
+  /** Metadata-only informers: shares what cached objects' metadata repeat (see {@link MetadataInterner}). */
+  readonly #interner: MetadataInterner | undefined;
   #hooks: InformerMetrics | undefined;
   #emitting: Promise<unknown> = Promise.resolve();
   #started = false;
@@ -109,6 +114,7 @@ export class Informer<T extends KubeObject = KubeObject> implements EventSource<
     this.#project = this.#o.metadataOnly
       ? (metadataProjection(this.#o.type) as unknown as (object: T) => T)
       : undefined;
+    this.#interner = this.#o.metadataOnly ? new MetadataInterner() : undefined;
     const { reader, writer } = createCache<T>({ name: this.name, logger: this.#log });
     this.cache = reader;
     this.#writer = writer;
@@ -307,12 +313,23 @@ export class Informer<T extends KubeObject = KubeObject> implements EventSource<
       result = this.#o.transform(object);
     } catch (error) {
       this.#transformFailed(error);
-      return object;
+      return this.#intern(object);
     }
-    if (result === object) return result;
+    if (result === object) return this.#intern(result);
     const problem = this.#check(result);
-    if (problem === undefined) return result;
+    if (problem === undefined) return this.#intern(result);
     this.#transformFailed(new MalformedEventError(this.name, 'transform', problem));
+    return this.#intern(object);
+  }
+
+  /** `object` with its metadata's repeated values shared (metadata-only informers); it only saves memory. */
+  #intern(object: T): T {
+    if (this.#interner === undefined) return object;
+    try {
+      this.#interner.intern(object.metadata);
+    } catch {
+      // Metadata that refuses a write (a non-writable property) is cached as it is.
+    }
     return object;
   }
 

@@ -66,7 +66,9 @@ export interface InformerOptions<T extends KubeObject = KubeObject> {
    * from a backend that sends more is projected first). For kinds whose objects are only mapped
    * to owners or counted: thousands of Pods or Secrets without their bodies. Type the informer
    * `Informer<PartialObjectMetadata>`. A separate informer from the full one of the same kind.
-   * Default false.
+   * What the cached objects of one owner repeat (owner references, equal labels and annotations,
+   * timestamps) is held once, frozen and shared between them: compare such values by value, not
+   * by identity. Default false.
    */
   readonly metadataOnly?: boolean;
   /** Replay every cached object to listeners as an update this often; 0 (default) = off. */
