@@ -107,15 +107,18 @@ describe('the store’s fence marks', () => {
           const fence = { name: 'n', holder, epoch };
           const expected =
             mark === undefined || epoch > mark.epoch || (epoch === mark.epoch && holder === mark.holder);
-          const outcome = announce
-            ? store.announceFence(fence).then(
-                () => true,
-                (e: unknown) => (e instanceof FencedError ? false : Promise.reject(e)),
-              )
-            : store.create(configMapType, cm(`c${i++}`), { fence }).then(
-                () => true,
-                (e: unknown) => (e instanceof FencedError ? false : Promise.reject(e)),
-              );
+          const accepted = async (write: Promise<unknown>): Promise<boolean> => {
+            try {
+              await write;
+              return true;
+            } catch (error) {
+              if (error instanceof FencedError) return false;
+              throw error;
+            }
+          };
+          const outcome = accepted(
+            announce ? store.announceFence(fence) : store.create(configMapType, cm(`c${i++}`), { fence }),
+          );
           expect(await outcome).toBe(expected);
           if (expected && (mark === undefined || epoch > mark.epoch)) mark = { holder, epoch };
           expect(store.fenceMarks()).toEqual(mark === undefined ? [] : [{ name: 'n', ...mark }]);
