@@ -9,6 +9,7 @@
  *
  *   LEADER_FENCING_ROUNDS  rounds per run (default 10)
  *   LEADER_FENCING_LOCKS   which leases, comma-separated: `lease`, `nats` (default both)
+ *   LEADER_FENCING_CONTROL 0 leaves out the unfenced control runs (default 1)
  */
 import { type PauseScenarioReport, runPauseScenario } from '../packages/cli/test/leader-pause.ts';
 import { positiveInt } from './harness.ts';
@@ -20,7 +21,8 @@ for (const lock of locks) {
     throw new Error(`LEADER_FENCING_LOCKS: lease or nats, not ${JSON.stringify(lock)}`);
 }
 const runs: { name: string; report: PauseScenarioReport; fenced: boolean }[] = [];
-for (const fenced of [true, false]) {
+const control = process.env.LEADER_FENCING_CONTROL !== '0';
+for (const fenced of control ? [true, false] : [true]) {
   for (const lock of locks as ('lease' | 'nats')[]) {
     const name = `${lock === 'lease' ? 'Kubernetes Lease' : 'NATS KV lease'}${fenced ? '' : ', unfenced control'}`;
     console.log(`${name}: ${rounds} rounds`);

@@ -278,9 +278,9 @@ export const PARTS: readonly PartSpec[] = [
     nodeFlags: SRC,
     npmScript: 'bench:leader-fencing',
     fullEnv: {},
-    // One round on the Kubernetes Lease, fenced and not, runs every line of the report; the rounds
-    // themselves are packages/cli/test/leader-pause.test.ts's (3 per lease).
-    smallEnv: { LEADER_FENCING_ROUNDS: '1', LEADER_FENCING_LOCKS: 'lease' },
+    // One fenced round on the Kubernetes Lease runs the report's lines; the rounds themselves are
+    // packages/cli/test/leader-pause.test.ts's (2 per lease), and the control is the full run's.
+    smallEnv: { LEADER_FENCING_ROUNDS: '1', LEADER_FENCING_LOCKS: 'lease', LEADER_FENCING_CONTROL: '0' },
     fullTimeoutMs: 20 * MIN,
     smallTimeoutMs: SMALL_HANG_MS,
     smallSeconds: 12,
@@ -294,9 +294,9 @@ export const PARTS: readonly PartSpec[] = [
     nodeFlags: SRC,
     npmScript: 'bench:sharding',
     fullEnv: {},
-    // Two replicas and a small hand-over run every line of the report (no speed-up without one
-    // replica to compare with); the figures need the full run.
-    smallEnv: { SHARDING_OBJECTS: '200', SHARDING_REPLICAS: '2' },
+    // Two replicas run the table and the safety lines; the hand-over and the speed-up are
+    // packages/cli/test/shard-scenario.test.ts's and the full run's.
+    smallEnv: { SHARDING_OBJECTS: '100', SHARDING_REPLICAS: '2', SHARDING_HANDOVER: '0' },
     fullTimeoutMs: 30 * MIN,
     smallTimeoutMs: SMALL_HANG_MS,
     smallSeconds: 30,

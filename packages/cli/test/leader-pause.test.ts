@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type PauseScenarioReport, runPauseScenario } from './leader-pause.ts';
 
 /** Rounds per lock here; `npm run bench:leader-fencing` runs ten of each (BENCHMARKS.md). */
-const ROUNDS = 3;
+const ROUNDS = 2;
 
 function expectFenced(report: PauseScenarioReport): void {
   const context = JSON.stringify(report, null, 1);

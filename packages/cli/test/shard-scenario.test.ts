@@ -2,22 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { overlappingKeys, runShardScenario } from './shard-scenario.ts';
 
 describe('elastic sharding between converge run processes (--shard-group)', () => {
-  it('two replicas share 300 objects: each does some, none overlaps, every one is done', async () => {
-    const report = await runShardScenario({
-      replicas: 2,
-      objects: 300,
-      workMs: 20,
-      concurrency: 8,
-      leaseDurationMs: 2000,
-    });
-    const context = JSON.stringify(report, null, 1);
-    expect(report.overlaps, context).toEqual([]);
-    expect(report.unfinished, context).toBe(0);
-    expect(Object.keys(report.doneBy).sort(), context).toEqual(['worker-0', 'worker-1']);
-    for (const n of Object.values(report.doneBy)) expect(n, context).toBeGreaterThan(60);
-  });
-
-  it('a replica joins and another is killed while they work: still no overlap and every object done', async () => {
+  it('two replicas share the objects, a third joins and the first is killed while they work: no key runs on two at once, every object is done', async () => {
     const report = await runShardScenario({
       replicas: 2,
       objects: 400,
@@ -25,17 +10,28 @@ describe('elastic sharding between converge run processes (--shard-group)', () =
       concurrency: 4,
       leaseDurationMs: 2000,
       changes: [
-        { action: 'add', atDone: 0.25 },
-        { action: 'kill', atDone: 0.5 },
+        { action: 'add', atDone: 0.3 },
+        { action: 'kill', atDone: 0.6 },
       ],
     });
     const context = JSON.stringify(report, null, 1);
     expect(report.overlaps, context).toEqual([]);
     expect(report.unfinished, context).toBe(0);
+    // both first replicas did a share before the changes (every object is done by exactly one)
+    expect(report.doneBy['worker-0'], context).toBeGreaterThan(40);
+    expect(report.doneBy['worker-1'], context).toBeGreaterThan(40);
+    expect(
+      Object.values(report.doneBy).reduce((a, b) => a + b, 0),
+      context,
+    ).toBe(400);
     expect(
       report.changes.map((c) => c.action),
       context,
     ).toEqual(['add', 'kill']);
+    // after the kill every member left reported the same group and ran (the join's own agreement may
+    // be overtaken by the kill; the timings are the bench's figures)
+    expect(report.changes[1]?.convergedMs, context).toBeGreaterThanOrEqual(0);
+    expect(report.changes[1]?.members, context).toEqual(['worker-1', 'worker-2']);
   });
 });
 

@@ -341,10 +341,14 @@ export async function runShardScenario(options: ShardScenarioOptions): Promise<S
     const doneBy: Record<string, number> = {};
     for (const identity of stored.values()) doneBy[identity] = (doneBy[identity] ?? 0) + 1;
     // How long the keys a stopped or killed replica had under way waited for their next start elsewhere.
-    const views = entries
-      .filter((e): e is Extract<WorkerEntry, { kind: 'view' }> => e.kind === 'view')
-      .sort((a, b) => a.at - b.at);
-    const converged = (c: ChangeReport): number | undefined => {
+    const viewsOf = (list: readonly WorkerEntry[]) =>
+      list
+        .filter((e): e is Extract<WorkerEntry, { kind: 'view' }> => e.kind === 'view')
+        .sort((a, b) => a.at - b.at);
+    const convergedIn = (
+      views: readonly Extract<WorkerEntry, { kind: 'view' }>[],
+      c: ChangeReport,
+    ): number | undefined => {
       const want = c.members.join(',');
       const latest = new Map<string, string>();
       for (const v of views) {
@@ -354,6 +358,17 @@ export async function runShardScenario(options: ShardScenarioOptions): Promise<S
       }
       return undefined;
     };
+    // The objects may all be done before the group settled after the last change: wait for it.
+    const last = changes.at(-1);
+    if (last !== undefined) {
+      await waitFor(
+        `the group to settle after ${last.action} ${last.replica}`,
+        () => (convergedIn(viewsOf(all()), last) === undefined ? undefined : true),
+        context,
+      );
+    }
+    const views = viewsOf(all());
+    const converged = (c: ChangeReport): number | undefined => convergedIn(views, c);
     const withOwnerless = changes.map((c) => {
       if (c.action === 'add') return { ...c, convergedMs: converged(c) };
       const victimStarts = new Set(
