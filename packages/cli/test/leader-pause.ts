@@ -13,7 +13,7 @@
  *
  * Shared by `leader-pause.test.ts` (a few rounds in CI) and `bench/leader-fencing.ts` (ten each).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +22,7 @@ import { type ConfigMap, configMapType } from '@converge/runtime';
 import { UNFENCED_ENV, WRITER_LABEL, type WriterEntry } from './fixtures/fenced-writer.ts';
 import { IDENTITY_ENV, LOG_ENV } from './fixtures/leader-recorder.ts';
 import { kubernetesLease, type LeaderLockKind, natsLease, type ScenarioLease } from './leader-leases.ts';
-import { type ConvergeProcess, now, spawnConverge, waitFor, within } from './processes.ts';
+import { type ConvergeProcess, now, readJsonLines, spawnConverge, waitFor, within } from './processes.ts';
 
 const WRITER = fileURLToPath(new URL('./fixtures/fenced-writer.ts', import.meta.url));
 const LEASE = 'leader-pause';
@@ -76,15 +76,7 @@ interface Replica extends ConvergeProcess {
   readonly log: string;
 }
 
-function readEntries(file: string): WriterEntry[] {
-  if (!existsSync(file)) return [];
-  const text = readFileSync(file, 'utf8');
-  return text
-    .slice(0, text.lastIndexOf('\n') + 1)
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as WriterEntry);
-}
+const readEntries = (file: string): WriterEntry[] => readJsonLines<WriterEntry>(file);
 
 const entries = (r: Replica, kind: WriterEntry['kind'], after = 0): WriterEntry[] =>
   readEntries(r.log).filter((e) => e.kind === kind && e.at > after);

@@ -13,7 +13,7 @@
  *
  * Shared by `leader-election.test.ts` (a few repetitions in CI) and `bench/leader-soak.ts` (many).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,7 +27,15 @@ import {
   type LeaderAnalysis,
 } from './leader-analysis.ts';
 import { kubernetesLease, type LeaderLockKind, natsLease, type ScenarioLease } from './leader-leases.ts';
-import { type ConvergeProcess, now, sleep, spawnConverge, waitFor, within } from './processes.ts';
+import {
+  type ConvergeProcess,
+  now,
+  readJsonLines,
+  sleep,
+  spawnConverge,
+  waitFor,
+  within,
+} from './processes.ts';
 
 const RECORDER = fileURLToPath(new URL('./fixtures/leader-recorder.ts', import.meta.url));
 const LEASE = 'leader-scenario';
@@ -88,16 +96,7 @@ function random(seed: number): () => number {
   };
 }
 
-/** The complete lines of a replica's log (a line still being written is left for the next read). */
-function readEntries(file: string): LeaderEntry[] {
-  if (!existsSync(file)) return [];
-  const text = readFileSync(file, 'utf8');
-  return text
-    .slice(0, text.lastIndexOf('\n') + 1)
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as LeaderEntry);
-}
+const readEntries = (file: string): LeaderEntry[] => readJsonLines<LeaderEntry>(file);
 
 /** The first entry of `kind` in a replica's log later than `after`. */
 const entry = (r: Replica, kind: LeaderEntry['kind'], after = 0): LeaderEntry | undefined =>

@@ -3,6 +3,7 @@
  * kept, its exit awaited; and bounded waits for conditions.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../bin/converge.js', import.meta.url));
@@ -135,4 +136,18 @@ export async function pollFor<T>(
     if (now() > deadline) throw timedOut(what, context);
     await sleep(100);
   }
+}
+
+/**
+ * The complete JSON lines of a log a child process appends to (a line still being written is left
+ * for the next read); none if the file does not exist yet.
+ */
+export function readJsonLines<T>(file: string): T[] {
+  if (!existsSync(file)) return [];
+  const text = readFileSync(file, 'utf8');
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as T);
 }

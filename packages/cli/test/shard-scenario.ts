@@ -13,7 +13,7 @@
  *
  * Shared by `shard-scenario.test.ts` (small) and `bench/sharding.bench.ts`.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +28,15 @@ import {
   WORKER_LOG_ENV,
   type WorkerEntry,
 } from './fixtures/shard-worker.ts';
-import { type ConvergeProcess, now, pollFor, spawnConverge, waitFor, within } from './processes.ts';
+import {
+  type ConvergeProcess,
+  now,
+  pollFor,
+  readJsonLines,
+  spawnConverge,
+  waitFor,
+  within,
+} from './processes.ts';
 
 const WORKER = fileURLToPath(new URL('./fixtures/shard-worker.ts', import.meta.url));
 
@@ -115,15 +123,7 @@ function cpuSecondsOf(pid: number | undefined): number | undefined {
   }
 }
 
-function readEntries(file: string): WorkerEntry[] {
-  if (!existsSync(file)) return [];
-  const text = readFileSync(file, 'utf8');
-  return text
-    .slice(0, text.lastIndexOf('\n') + 1)
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as WorkerEntry);
-}
+const readEntries = (file: string): WorkerEntry[] => readJsonLines<WorkerEntry>(file);
 
 type KeyEntry = Extract<WorkerEntry, { key: string }>;
 
