@@ -138,6 +138,7 @@ export class ShardCoordinator {
   /** The lowest epoch this member may take next: above its record's and above any revocation of it. */
   #floor = 1;
   #view: readonly string[] = EMPTY;
+  #fence: Fence | undefined;
   #viewVersion = 0;
   #claims: readonly Claim[] = [];
   #drain: Drain | undefined;
@@ -169,8 +170,17 @@ export class ShardCoordinator {
   }
 
   /** This member's fence: its name and published epoch. */
+  /** The fence of the current epoch (one object per epoch: every client write of the member reads it). */
   get fence(): Fence {
-    return { name: fenceName(this.group, this.identity), holder: this.identity, epoch: this.#epoch };
+    const cached = this.#fence;
+    if (cached !== undefined && cached.epoch === this.#epoch) return cached;
+    const fence = Object.freeze({
+      name: fenceName(this.group, this.identity),
+      holder: this.identity,
+      epoch: this.#epoch,
+    });
+    this.#fence = fence;
+    return fence;
   }
 
   /** The members this member counts live and participating (itself included once it claims). */
