@@ -19,7 +19,7 @@ export type TestKind = 'unit' | 'server' | 'process';
 // Each marker is spelled so that these lines do not match themselves ([l], (?:…)): a test of
 // this module imports it, and reading it must not make that test a process test.
 const PROCESS =
-  /from '(?:node:)child_process'|nats:\/\/|@nats-io\/transport-nod[e]|NATS_UR[L]|from '(?:pg)'|postgres:\/\/|PGHOS[T]|pytho[n]3/;
+  /from '(?:node:)child_process'|scripts\/ts[c]\.ts'|nats:\/\/|@nats-io\/transport-nod[e]|NATS_UR[L]|from '(?:pg)'|postgres:\/\/|PGHOS[T]|pytho[n]3/;
 const SERVER =
   /from '(?:node:)(?:http|https|net|http2|tls)'|\.listen\(|\bfetch\(|createApiServe[r]|startTestServe[r]|startServe[r]|withServe[r]|undic[i]/;
 

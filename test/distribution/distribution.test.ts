@@ -92,7 +92,12 @@ async function install(env: NodeJS.ProcessEnv): Promise<void> {
     private: true,
     type: 'module',
     dependencies,
-    devDependencies: { typescript: versionOf('typescript'), '@types/node': versionOf('@types/node') },
+    // TypeScript 7, the native compiler: what `npm install -D typescript` installs today and what
+    // the repository builds the declarations with (scripts/tsc.ts).
+    devDependencies: {
+      typescript: versionOf('typescript-native'),
+      '@types/node': versionOf('@types/node'),
+    },
   };
   writeFileSync(join(project, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   for (const file of readdirSync(fixture)) copyFileSync(join(fixture, file), join(project, file));

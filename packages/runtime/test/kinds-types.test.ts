@@ -1,31 +1,34 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { typeCheck } from '../../../scripts/tsc.ts';
 
 const fixture = fileURLToPath(new URL('./fixtures/typed-client.ts', import.meta.url));
 const tsconfig = fileURLToPath(new URL('./tsconfig.json', import.meta.url));
+const work = mkdtempSync(
+  join(fileURLToPath(new URL('../../../node_modules/', import.meta.url)), '.kinds-types-'),
+);
+afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** Compiles `files` with this folder's compiler options; the diagnostics, one line each. */
+/**
+ * Compiles `files` with this folder's compiler options (with the repository's compiler,
+ * scripts/tsc.ts); the diagnostics, one line each.
+ */
 function diagnostics(files: readonly string[]): string[] {
-  const parsed = ts.getParsedCommandLineOfConfigFile(
-    tsconfig,
-    {},
-    {
-      ...ts.sys,
-      onUnRecoverableConfigFileDiagnostic: (d) => {
-        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-      },
-    },
+  const project = join(work, 'tsconfig.json');
+  writeFileSync(
+    project,
+    JSON.stringify({
+      extends: tsconfig,
+      compilerOptions: { incremental: false, tsBuildInfoFile: null },
+      files,
+      include: [],
+    }),
   );
-  if (parsed === undefined) throw new Error(`cannot read ${tsconfig}`);
-  const { tsBuildInfoFile: _buildInfo, ...options } = { ...parsed.options, noEmit: true, incremental: false };
-  const program = ts.createProgram({ rootNames: files, options });
-  return ts.getPreEmitDiagnostics(program).map((d) => {
-    const text = ts.flattenDiagnosticMessageText(d.messageText, ' ');
-    if (d.file === undefined || d.start === undefined) return text;
-    const { line } = d.file.getLineAndCharacterOfPosition(d.start);
-    return `${d.file.fileName}:${line + 1}: ${text}`;
-  });
+  return typeCheck(project).map(({ file, line, text }) =>
+    file === undefined ? text : `${file}:${line}: ${text}`,
+  );
 }
 
 describe('typed kinds and the client’s generics (type-level)', () => {

@@ -13,9 +13,11 @@ export const IMPORTS_MARKER = '// +converge:scaffold:imports';
 
 /**
  * The TypeScript and Node types a new project is checked with: the versions the Converge
- * repository builds with (a test keeps them equal to its root package.json).
+ * repository builds with (a test keeps them equal to its root package.json). TypeScript 7, the
+ * native compiler the repository builds with and the one `npm install -D typescript` installs:
+ * a project's `npm test` type-checks in about a quarter of TypeScript 6's CPU.
  */
-export const DEV_DEPENDENCIES = { '@types/node': '^24.19.2', typescript: '^6.0.3' } as const;
+export const DEV_DEPENDENCIES = { '@types/node': '^24.19.2', typescript: '^7.0.2' } as const;
 
 /** The `@converge/*` packages a project depends on directly. */
 export const DIRECT_PACKAGES = ['apiserver', 'cli', 'kube', 'runtime'] as const;

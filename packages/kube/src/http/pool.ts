@@ -1,5 +1,6 @@
-import { buildConnector, Pool } from 'undici';
+import type { buildConnector, Pool } from 'undici';
 import type { KubeConfig } from '../config/index.ts';
+import { undici } from './undici.ts';
 
 /** Timeouts of the connection pool. */
 export interface PoolTimeouts {
@@ -42,11 +43,12 @@ export function createPool(
     const { cert, key } = clientCertificate();
     if (current === undefined || current.cert !== cert || current.key !== key) {
       const pair = cert === undefined || key === undefined ? {} : { cert, key };
-      current = { ...pair, connect: buildConnector({ ...base, ...pair }) };
+      current = { ...pair, connect: undici().buildConnector({ ...base, ...pair }) };
     }
     current.connect(options, callback);
   };
-  return new Pool(url.origin, {
+  const { Pool: UndiciPool } = undici();
+  return new UndiciPool(url.origin, {
     connect,
     connections: null,
     pipelining: 1,
