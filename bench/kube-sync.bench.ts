@@ -10,7 +10,8 @@
  * paginated), Converge's Informer (streamed list and pages of 500), @kubernetes/client-node's
  * informer and kubernetes-fluent-client's watch; Converge runs twice more with the young generation
  * its deploy artefacts set (YOUNG_GENERATION_FLAG). BENCH_RUNS (3) runs per peer, BENCH_BIG_RUNS (1)
- * at 1 000 000 and more, the order of the peers rotating from run to run. BENCH_PEERS picks peers;
+ * at 1 000 000 and more, the order of the peers rotating from run to run. BENCH_PEERS picks peers
+ * (BENCH_POD_PEERS those of them on the Pods);
  * BENCH_CLIENT_FLAGS adds Node flags to every client process (`--trace-gc`, `--cpu-prof`);
  * `BENCH_POD_COUNTS=none` (or BENCH_CR_COUNTS) leaves that shape out.
  *
@@ -61,6 +62,17 @@ const CLIENT_FLAGS = (process.env.BENCH_CLIENT_FLAGS ?? '').split(' ').filter((f
 const SELECTED = (process.env.BENCH_PEERS ?? PEERS.join(',')).split(',') as Peer[];
 if (SELECTED.some((p) => !PEERS.includes(p)))
   throw new Error(`BENCH_PEERS: known peers are ${PEERS.join(', ')}`);
+/**
+ * The peers run on the Pod shape (BENCH_POD_PEERS, default every selected one). The small run (CI's)
+ * runs there only those the Pod goals compare, beside the streamed limit: every peer still runs on
+ * the custom resources, and each client process is a second of CPU on a machine the suite fills.
+ */
+const POD_PEERS =
+  process.env.BENCH_POD_PEERS === undefined
+    ? SELECTED
+    : (process.env.BENCH_POD_PEERS.split(',') as Peer[]).filter((p) => SELECTED.includes(p));
+if (process.env.BENCH_POD_PEERS?.split(',').some((p) => !PEERS.includes(p as Peer)))
+  throw new Error(`BENCH_POD_PEERS: known peers are ${PEERS.join(', ')}`);
 
 const LABEL: Record<Peer, string> = {
   limit: 'limit (streamed)',
@@ -171,14 +183,15 @@ async function measure(shape: Shape, count: number): Promise<void> {
   const { child, ready } = await startServer(shape, count);
   const runs = count >= 1_000_000 ? BIG_RUNS : RUNS;
   console.log(
-    `${shape} × ${count.toLocaleString('en-US')}: ${ready.objectBytes} B of JSON each, store filled in ${fmt(ready.fillMs / 1000, 1)} s; ${runs} runs of ${SELECTED.join(', ')}`,
+    `${shape} × ${count.toLocaleString('en-US')}: ${ready.objectBytes} B of JSON each, store filled in ${fmt(ready.fillMs / 1000, 1)} s; ${runs} runs of ${(shape === 'pod' ? POD_PEERS : SELECTED).join(', ')}`,
   );
   const timeoutMs = positiveInt('BENCH_SYNC_TIMEOUT_MS', 60_000 + count * (shape === 'pod' ? 2 : 0.5));
-  const byPeer = new Map<Peer, ClientResult[]>(SELECTED.map((p) => [p, []]));
+  const peers = shape === 'pod' ? POD_PEERS : SELECTED;
+  const byPeer = new Map<Peer, ClientResult[]>(peers.map((p) => [p, []]));
   try {
     for (let run = 0; run < runs; run++) {
-      const shift = run % SELECTED.length;
-      for (const peer of [...SELECTED.slice(shift), ...SELECTED.slice(0, shift)]) {
+      const shift = run % peers.length;
+      for (const peer of [...peers.slice(shift), ...peers.slice(0, shift)]) {
         const result = await runClient(peer, ready, timeoutMs);
         byPeer.get(peer)?.push(result);
         console.log(
@@ -296,7 +309,7 @@ function tableFor(shape: Shape, list: readonly number[]): ResultTable {
 }
 
 function series(shape: Shape, list: readonly number[], pick: (r: ClientResult) => number): ChartSeries[] {
-  return SELECTED.map((peer) => {
+  return (shape === 'pod' ? POD_PEERS : SELECTED).map((peer) => {
     const points = [];
     const failedAt: number[] = [];
     for (const count of list) {
