@@ -134,12 +134,24 @@ export function checkExtensions(out: JSONSchemaProps, fail: Fail): void {
     if (out.properties === undefined && out['x-kubernetes-preserve-unknown-fields'] !== true)
       fail('x-kubernetes-embedded-resource needs properties or x-kubernetes-preserve-unknown-fields');
   }
-  if (
-    out['x-kubernetes-validations'] !== undefined &&
-    out.type === undefined &&
-    out['x-kubernetes-int-or-string'] !== true
-  )
-    fail('x-kubernetes-validations need a typed value (CEL cannot check a Type.Unknown())');
+  if (out['x-kubernetes-validations'] !== undefined && !celTyped(out))
+    fail(
+      out.type === 'array'
+        ? 'x-kubernetes-validations on an array need items CEL can type (not Type.Unknown(), nor an array of them)'
+        : 'x-kubernetes-validations need a typed value (CEL cannot check a Type.Unknown())',
+    );
+}
+
+/**
+ * Whether CEL gives `node` a type, as kube-apiserver's SchemaDeclType does: an int-or-string, a
+ * declared type, and for an array the same of its items (an array of Type.Unknown() has none).
+ * kube-apiserver refuses a rule on a node without one (an internal error naming the rule).
+ */
+function celTyped(node: JSONSchemaProps): boolean {
+  if (node['x-kubernetes-int-or-string'] === true) return true;
+  if (node.type !== 'array') return node.type !== undefined;
+  const items = node.items;
+  return items !== undefined && !Array.isArray(items) && celTyped(items as JSONSchemaProps);
 }
 
 /** Checks that a junctor member only restricts fields `outside` declares. */
