@@ -151,6 +151,16 @@ export async function runLeaderScenario(options: LeaderScenarioOptions): Promise
     replicas.push(r);
     return r;
   };
+  /**
+   * `r`, or a failure at once if it exited: a wait for what a dead replica would log is otherwise
+   * a two-minute wait for nothing (a replica starved past its renew deadline exits, as it should).
+   */
+  const alive = (r: Replica): Replica => {
+    if (r.child.exitCode === null && r.child.signalCode === null) return r;
+    throw new Error(
+      `${r.identity} exited (${r.child.exitCode ?? r.child.signalCode}) before the scenario was done\n${context()}`,
+    );
+  };
   const stop = async (proc: ConvergeProcess, name: string): Promise<void> => {
     proc.child.kill('SIGTERM');
     const exit = await within(`${name} to exit`, proc.exited, context);
@@ -170,10 +180,14 @@ export async function runLeaderScenario(options: LeaderScenarioOptions): Promise
     });
 
     let leader = replica();
-    const first = await waitFor(`${leader.identity} to lead`, () => entry(leader, 'start'), context);
+    const first = await waitFor(`${leader.identity} to lead`, () => entry(alive(leader), 'start'), context);
     let standby = replica();
-    await waitFor(`${standby.identity} to be ready`, () => entry(standby, 'ready'), context);
-    await waitFor(`${leader.identity} to reconcile`, () => entry(leader, 'reconcile', first.at), context);
+    await waitFor(`${standby.identity} to be ready`, () => entry(alive(standby), 'ready'), context);
+    await waitFor(
+      `${leader.identity} to reconcile`,
+      () => entry(alive(leader), 'reconcile', first.at),
+      context,
+    );
 
     for (let i = 0; i < repetitions; i++) {
       await sleep(next() * 2 * retryPeriodMs);
@@ -195,6 +209,7 @@ export async function runLeaderScenario(options: LeaderScenarioOptions): Promise
             const e = entry(r, 'start');
             if (e !== undefined) return [r, e] as const;
           }
+          if (standby.child.exitCode !== null && replacement.child.exitCode !== null) alive(replacement);
           return undefined;
         },
         context,
