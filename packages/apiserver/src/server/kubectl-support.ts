@@ -12,8 +12,12 @@ export interface KubectlResult {
 export interface KubectlRun {
   /** Written to stdin (manifests for `apply -f -`). */
   readonly input?: string;
-  /** Killed (SIGKILL) after this long. Default 20 000. */
+  /** Killed (SIGKILL) after this long: a hang detector. Default 90 000. */
   readonly timeoutMs?: number;
+  /** Stopped (SIGTERM) once its stdout matches: for a command that runs until stopped (`--watch`). */
+  readonly until?: RegExp;
+  /** Called with the whole stdout so far on every chunk. */
+  readonly onStdout?: (stdout: string) => void;
 }
 
 /** The kubectl on PATH (the dispatcher) or a pinned minor next to it, if installed. */
@@ -50,6 +54,8 @@ export function runKubectl(
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk;
+      options.onStdout?.(stdout);
+      if (options.until?.test(stdout)) child.kill('SIGTERM');
     });
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;

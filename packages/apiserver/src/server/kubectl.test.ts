@@ -162,11 +162,30 @@ describe.each(binaries)('real kubectl %s', (_label, bin) => {
   });
 
   it('kubectl get --watch receives an event', async () => {
-    const watching = kubectl(['get', 'cm', '--watch', '--output-watch-events'], { timeoutMs: 4_000 });
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // The watch lists first (existing objects print as ADDED), then watches from that list: what
+    // is created once the list printed can only come as an event. Timed by what kubectl prints,
+    // not by a clock: with a second suite beside this one a fixed 4 s window was too short.
+    await ok(['create', 'configmap', 'before-watch']);
+    let onListed: () => void = () => {};
+    const listed = new Promise<void>((resolve) => {
+      onListed = resolve;
+    });
+    const watching = kubectl(['get', 'cm', '--watch', '--output-watch-events'], {
+      until: /ADDED\s+watched/,
+      onStdout: (out) => {
+        if (/ADDED\s+before-watch/.test(out)) onListed();
+      },
+    });
+    await Promise.race([
+      listed,
+      watching.then((r) => {
+        throw new Error(`kubectl --watch ended before it listed: ${r.code} ${r.stderr}`);
+      }),
+    ]);
     await ok(['create', 'configmap', 'watched']);
     const result = await watching;
-    expect(result.stdout).toMatch(/ADDED\s+watched/);
+    expect(result.stdout).toMatch(/ADDED\s+before-watch[\s\S]*\nADDED\s+watched/);
+    await ok(['delete', 'configmap', 'before-watch']);
   });
 
   it('kubectl delete of an object with a finalizer: it stays until the finalizer goes, then wait --for=delete returns', async () => {
