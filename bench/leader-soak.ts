@@ -1,6 +1,6 @@
 /**
  * Leader-election soak: the scenario of `packages/cli/test/leader-election.test.ts`, many more times.
- * One `converge serve`, two `converge run --leader-elect` replicas (lease 1 s, renew deadline
+ * One `converge serve`, two `converge run --leader-elect` replicas (by default lease 1 s, renew deadline
  * 0.7 s, retry 0.1 s); each repetition sends the leader SIGKILL or SIGTERM and starts a
  * replacement. Prints the hand-over times by signal and the safety checks (overlapping active
  * intervals, reconciles outside leadership, Lease transitions against hand-overs, holders seen by
@@ -9,6 +9,10 @@
  *   LEADER_SOAK_REPETITIONS  hand-overs (default 100)
  *   LEADER_SOAK_SEED         seed of the signal choices and delays (default: from the clock, printed)
  *   LEADER_SOAK_LOCK         `lease` (a Kubernetes Lease, default) or `nats` (KvLeaseLock on NATS_URL)
+ *   LEADER_SOAK_TIMING       lease, renew deadline and retry period in ms (default 1000,700,100); the
+ *                            small run (CI's, on a machine another suite may load to 6 per core)
+ *                            uses the test's 3000,2100,300, with which no replica starves past its
+ *                            renew deadline before the scenario starts
  */
 import { type Handover, RELEASED, withinBounds } from '../packages/cli/test/leader-analysis.ts';
 import { type LeaderLockKind, runLeaderScenario } from '../packages/cli/test/leader-scenario.ts';
@@ -21,6 +25,19 @@ if (lockSetting !== 'lease' && lockSetting !== 'nats') {
   throw new Error(`LEADER_SOAK_LOCK must be lease or nats, not ${JSON.stringify(lockSetting)}`);
 }
 const lock: LeaderLockKind = lockSetting;
+const timing = (process.env.LEADER_SOAK_TIMING ?? '1000,700,100').split(',').map(Number);
+const [leaseDurationMs, renewDeadlineMs, retryPeriodMs] = timing as [number, number, number];
+if (
+  timing.length !== 3 ||
+  !timing.every((ms) => Number.isSafeInteger(ms) && ms > 0) ||
+  leaseDurationMs % 1000 !== 0 ||
+  renewDeadlineMs >= leaseDurationMs ||
+  retryPeriodMs >= renewDeadlineMs
+) {
+  throw new Error(
+    `LEADER_SOAK_TIMING must be three positive integers, lease,renew,retry in ms: the lease a multiple of 1000, renew below it, retry below renew (not ${JSON.stringify(process.env.LEADER_SOAK_TIMING)})`,
+  );
+}
 
 /** The value at quantile `q` (nearest rank) of a sorted non-empty list. */
 function quantile(sorted: readonly number[], q: number): number {
@@ -40,6 +57,9 @@ const report = await runLeaderScenario({
   repetitions,
   seed,
   lock,
+  leaseDurationMs,
+  renewDeadlineMs,
+  retryPeriodMs,
   onHandover: (h, i) => {
     if ((i + 1) % 10 === 0 || i + 1 === repetitions)
       console.log(`  ${i + 1}/${repetitions}  last: ${h.action} ${h.from} → ${h.to} in ${fmt(h.ms, 0)} ms`);

@@ -266,7 +266,7 @@ export const PARTS: readonly PartSpec[] = [
     fullEnv: {},
     // One hand-over runs every line of the soak's report; the repetitions themselves are
     // packages/cli/test/leader-election.test.ts's (12 + 8), and the seed is the clock's either way.
-    smallEnv: { LEADER_SOAK_REPETITIONS: '1' },
+    smallEnv: { LEADER_SOAK_REPETITIONS: '1', LEADER_SOAK_TIMING: '3000,2100,300' },
     fullTimeoutMs: 30 * MIN,
     smallTimeoutMs: SMALL_HANG_MS,
     smallSeconds: 9,
