@@ -155,8 +155,9 @@ export async function runLeaderScenario(options: LeaderScenarioOptions): Promise
    * `r`, or a failure at once if it exited: a wait for what a dead replica would log is otherwise
    * a two-minute wait for nothing (a replica starved past its renew deadline exits, as it should).
    */
+  const exited = (r: Replica): boolean => r.child.exitCode !== null || r.child.signalCode !== null;
   const alive = (r: Replica): Replica => {
-    if (r.child.exitCode === null && r.child.signalCode === null) return r;
+    if (!exited(r)) return r;
     throw new Error(
       `${r.identity} exited (${r.child.exitCode ?? r.child.signalCode}) before the scenario was done\n${context()}`,
     );
@@ -209,7 +210,7 @@ export async function runLeaderScenario(options: LeaderScenarioOptions): Promise
             const e = entry(r, 'start');
             if (e !== undefined) return [r, e] as const;
           }
-          if (standby.child.exitCode !== null && replacement.child.exitCode !== null) alive(replacement);
+          if (exited(standby) && exited(replacement)) alive(replacement);
           return undefined;
         },
         context,
