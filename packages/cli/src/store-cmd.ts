@@ -68,6 +68,10 @@ export function runStore(args: StoreArgs, io: StoreIo): number {
   }
   io.out(`repaired: kept ${result.liveObjects} objects at revision ${result.revision}`);
   io.out(`the damaged files are in ${result.backupDir}`);
+  if (result.fencesLost)
+    io.out(
+      "fence marks: lost with the damaged fences file; each fenced owner raises its mark again when it next announces, and until then a stale owner's write is not refused",
+    );
   return 0;
 }
 
@@ -87,6 +91,10 @@ function describe(report: DataDirReport, io: StoreIo): void {
   io.out(
     `live: ${report.liveObjects} objects, ${report.liveBytes} bytes of JSON, revision ${report.revision}`,
   );
+  if (report.fences.length > 0) {
+    const marks = report.fences.map((f) => `${f.name} (epoch ${f.epoch}, ${f.holder})`).join(', ');
+    io.out(`fence marks: ${report.fences.length}: ${marks}`);
+  }
   if (torn !== undefined) {
     io.out(
       `torn tail: ${torn.bytes} bytes at byte ${torn.offset} (${torn.reason}); dropped at the next start: it was never acknowledged`,

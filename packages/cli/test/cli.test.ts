@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,6 +75,47 @@ async function kubectl(kubeconfig: string, ...args: string[]): Promise<string> {
     timeout: 30_000,
   });
   return stdout;
+}
+
+/** An HTTPS request to the server of a kubeconfig that `converge serve` wrote, with its token and CA. */
+function request(
+  kubeconfig: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string }> {
+  const text = readFileSync(kubeconfig, 'utf8');
+  const field = (name: string): string => {
+    const value = new RegExp(`${name}: (\\S+)`).exec(text)?.[1];
+    if (value === undefined) throw new Error(`no ${name} in ${kubeconfig}`);
+    return value.replace(/^"|"$/g, '');
+  };
+  const url = new URL(path, field('server'));
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      url,
+      {
+        method,
+        ca: Buffer.from(field('certificate-authority-data'), 'base64'),
+        headers: {
+          authorization: `Bearer ${field('token')}`,
+          ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+        },
+      },
+      (res) => {
+        let out = '';
+        res.on('data', (c: Buffer) => {
+          out += c.toString();
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: out }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
 }
 
 function tmp(): string {
@@ -174,12 +216,19 @@ describe('converge command line', () => {
     expect(await exited(child)).toBe(0);
   });
 
-  it('serve --data-dir keeps objects, certificates and the token across restarts; --insecure warns loudly', async () => {
+  it('serve --data-dir keeps objects, certificates, the token and fence marks across restarts; --insecure warns loudly', async () => {
     const dir = tmp();
     const kubeconfig = join(dir, 'kubeconfig');
     const args = ['serve', '--port', '0', '--data-dir', join(dir, 'data'), '--kubeconfig', kubeconfig];
     const first = await start(args, dir);
     await kubectl(kubeconfig, 'create', 'configmap', 'kept', '-n', 'default', '--from-literal=a=1');
+    // a new owner's term: its fence is announced, so the former owner's epoch is stale
+    const announced = await request(kubeconfig, 'POST', '/converge/fences', {
+      name: 'default/op',
+      holder: 'b',
+      epoch: 2,
+    });
+    expect(announced.status, announced.text).toBe(200);
     const credentials = (text: string) => text.replace(/server: .*/, '');
     const before = credentials(readFileSync(kubeconfig, 'utf8'));
     first.child.kill('SIGTERM');
@@ -189,6 +238,26 @@ describe('converge command line', () => {
     expect(
       await kubectl(kubeconfig, 'get', 'configmap', 'kept', '-n', 'default', '-o', 'jsonpath={.data.a}'),
     ).toBe('1');
+    // the mark survived the restart: the former owner's write is refused, the new owner's accepted
+    const marks = await request(kubeconfig, 'GET', '/converge/fences');
+    expect(JSON.parse(marks.text).items).toEqual([
+      { kind: 'Fence', apiVersion: 'converge.dev/v1', name: 'default/op', holder: 'b', epoch: 2 },
+    ]);
+    const patch = (holder: string, epoch: number) =>
+      request(
+        kubeconfig,
+        'PATCH',
+        '/api/v1/namespaces/default/configmaps/kept',
+        { data: { a: holder } },
+        {
+          'content-type': 'application/merge-patch+json',
+          'converge-fence': `epoch=${epoch}; holder=${holder}; name=default%2Fop`,
+        },
+      );
+    const stale = await patch('a', 1);
+    expect(stale.status, stale.text).toBe(403);
+    expect(stale.text).toContain('stale fencing epoch');
+    expect((await patch('b', 2)).status).toBe(200);
     second.child.kill('SIGTERM');
     expect(await exited(second.child)).toBe(0);
 

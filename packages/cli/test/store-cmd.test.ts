@@ -12,7 +12,7 @@ afterEach(() => {
 });
 
 /** A serve-style data directory (the store in DIR/store) with `count` ConfigMaps written one by one. */
-async function dataDir(count: number): Promise<{ root: string; store: string }> {
+async function dataDir(count: number, fenceEpoch?: number): Promise<{ root: string; store: string }> {
   const root = mkdtempSync(join(tmpdir(), 'converge-store-cmd-'));
   dirs.push(root);
   const dir = join(root, 'store');
@@ -23,6 +23,8 @@ async function dataDir(count: number): Promise<{ root: string; store: string }> 
       data: { v: 'x'.repeat(50) },
     });
   }
+  if (fenceEpoch !== undefined)
+    await store.announceFence({ name: 'default/op', holder: 'b', epoch: fenceEpoch });
   await store.close();
   return { root, store: dir };
 }
@@ -42,13 +44,27 @@ async function names(dir: string): Promise<string[]> {
 
 describe('converge store check|repair (real binary)', () => {
   it('check reports a healthy directory (records, live objects, sizes) and exits 0, given the serve data dir', async () => {
-    const { root } = await dataDir(3);
+    const { root } = await dataDir(3, 4);
     const result = await converge(['store', 'check', '--data-dir', root]);
     expect(result.code).toBe(0);
+    expect(result.out).toContain('fence marks: 1: default/op (epoch 4, b)');
     expect(result.out).toContain('log: ');
     expect(result.out).toContain('3 records');
     expect(result.out).toContain('live: 3 objects');
     expect(result.out).toMatch(/healthy\n?$/);
+  });
+
+  it('a damaged fences file: check exits 1 naming it; repair moves it aside, keeps every object and says the marks are lost', async () => {
+    const { root, store } = await dataDir(2, 4);
+    writeFileSync(join(store, 'fences'), 'CVGFNC1\nnot a record');
+    const check = await converge(['store', 'check', '--data-dir', root]);
+    expect(check.code).toBe(1);
+    expect(check.out).toContain(`damage: ${join(store, 'fences')}`);
+    const repair = await converge(['store', 'repair', '--data-dir', root]);
+    expect(repair.code, repair.err).toBe(0);
+    expect(repair.out).toContain('repaired: kept 2 objects');
+    expect(repair.out).toContain('fence marks: lost with the damaged fences file');
+    expect(await names(store)).toEqual(['cm-0', 'cm-1']);
   });
 
   it('check finds a flipped byte mid-log (exit 1, file and offset); repair keeps every write before it, backs up the damaged files and says what was dropped; no acknowledged write before the damage is lost', async () => {

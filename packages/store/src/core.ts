@@ -1,5 +1,6 @@
 import {
   apiVersionOf,
+  type Fence,
   InternalError,
   type KubeObject,
   type OwnerReference,
@@ -52,6 +53,8 @@ export class StoreCore {
   readonly #byUid = new Map<string, UidEntry>();
   readonly #dependents = new Map<string, Set<string>>();
   readonly #persistence: Persistence | undefined;
+  /** The fence marks the data directory held when the store opened. */
+  readonly loadedFences: readonly Fence[];
   #namespaceType: ServedType | undefined;
   #closed = false;
 
@@ -59,6 +62,7 @@ export class StoreCore {
     this.options = options;
     // Like etcd, an empty store is at revision 1: "0" means "any" in list and watch requests.
     let revision = 1;
+    let fences: readonly Fence[] = [];
     if (options.dataDir !== undefined) {
       const opened = Persistence.open(options.dataDir, {
         fsync: options.fsync,
@@ -70,6 +74,7 @@ export class StoreCore {
       });
       this.#persistence = opened.persistence;
       revision = Math.max(revision, opened.state.revision);
+      fences = opened.state.fences;
       try {
         for (const [id, objects] of opened.state.types) {
           const td = this.#data(id);
@@ -86,6 +91,7 @@ export class StoreCore {
       }
     }
     this.#revision = revision;
+    this.loadedFences = fences;
     this.timeline = new Timeline(revision);
     // The compaction policy is evaluated at start too: a log grown over many short runs shrinks.
     this.#persistence?.maybeSnapshot(() => this.#snapshotData());
@@ -249,6 +255,14 @@ export class StoreCore {
     } catch (cause) {
       throw new InternalError(`${this.options.name}: failed to persist the write`, { cause });
     }
+  }
+
+  /**
+   * Keeps `marks` as the data directory's fence marks, durably, before a raised mark is used (no-op
+   * without a data directory); throws a StorePersistError if it fails.
+   */
+  saveFences(marks: readonly Fence[]): void {
+    this.#persistence?.saveFences(marks);
   }
 
   /** Writes a snapshot of every object now (no-op without a data directory); throws if it fails. */

@@ -1,9 +1,10 @@
 import { join } from 'node:path';
-import { type KubeObject, noopLogger } from '@converge/runtime';
+import { type Fence, type KubeObject, noopLogger } from '@converge/runtime';
 import { StoreCorruptError, StoreDataMissingError, type StoreLockHolder } from '../errors.ts';
 import { encodeKey } from '../keys.ts';
 import { LOG_FILE, MANIFEST_FILE, STORE_FILES, writeManifest } from './data-dir.ts';
 import { DataDirLock, type DataDirLockState, readDataDirLock } from './data-dir-lock.ts';
+import { FENCES_FILE, readFences } from './fences-file.ts';
 import { nodeFileSystem, type StoreFileSystem, writeAll } from './file-system.ts';
 import { logHeader, scanLog, type TornTail } from './log-reader.ts';
 import { fileSource } from './record-codec.ts';
@@ -42,6 +43,11 @@ export interface DataDirReport {
   /** Bytes of the live objects as JSON. */
   readonly liveBytes: number;
   readonly torn: TornTail | undefined;
+  /**
+   * The fence marks kept (one per name: the highest epoch announced or written). Empty when the
+   * fences file is missing or damaged (a damaged one is in `damage`).
+   */
+  readonly fences: readonly Fence[];
   readonly damage: readonly Damage[];
   /** Files or the directory readable by other users (tightened to 0700/0600 at the next start). */
   readonly looseModes: readonly string[];
@@ -59,6 +65,12 @@ export interface RepairReport {
   readonly repaired: boolean;
   /** Where the damaged files were moved. */
   readonly backupDir: string | undefined;
+  /**
+   * Whether the fence marks were lost: the fences file was damaged, so it was moved aside and the
+   * repaired directory has none (fenced owners' next announcements raise them again; until then a
+   * stale owner's write is not refused).
+   */
+  readonly fencesLost: boolean;
   readonly revision: number;
   readonly liveObjects: number;
   /** The process whose lock the repair took over (it had died); undefined: the lock was free. */
@@ -68,6 +80,8 @@ export interface RepairReport {
 interface State {
   readonly report: DataDirReport;
   readonly types: Map<string, Map<string, KubeObject>>;
+  /** Whether the fences file is damaged. */
+  readonly fencesDamaged: boolean;
 }
 
 function read(dir: string, fsys: StoreFileSystem): State {
@@ -178,10 +192,18 @@ function read(dir: string, fsys: StoreFileSystem): State {
       revision = Math.max(revision, Number(object.metadata.resourceVersion) || 0);
     }
   }
+  let fences: Fence[] = [];
+  let fencesDamaged = false;
+  try {
+    fences = readFences(fsys, dir);
+  } catch (error) {
+    fencesDamaged = true;
+    record(error, sizeOf(join(dir, FENCES_FILE)));
+  }
   const looseModes: string[] = [];
   if (fsys.existsSync(dir)) {
     if ((fsys.statSync(dir).mode & 0o077) !== 0) looseModes.push(dir);
-    for (const name of STORE_FILES) {
+    for (const name of [...STORE_FILES, FENCES_FILE]) {
       const path = join(dir, name);
       if (fsys.existsSync(path) && (fsys.statSync(path).mode & 0o077) !== 0) looseModes.push(path);
     }
@@ -196,11 +218,12 @@ function read(dir: string, fsys: StoreFileSystem): State {
     liveObjects,
     liveBytes,
     torn,
+    fences,
     damage,
     looseModes,
     lock: readDataDirLock(dir, fsys),
   };
-  return { report, types };
+  return { report, types, fencesDamaged };
 }
 
 function keyOf(object: KubeObject): string {
@@ -253,12 +276,13 @@ function repair(
   fsys: StoreFileSystem,
   tookOverLockOf: StoreLockHolder | undefined,
 ): RepairReport {
-  const { report, types } = read(dir, fsys);
+  const { report, types, fencesDamaged } = read(dir, fsys);
   if (report.healthy) {
     return {
       before: report,
       repaired: false,
       backupDir: undefined,
+      fencesLost: false,
       revision: report.revision,
       liveObjects: report.liveObjects,
       tookOverLockOf,
@@ -269,6 +293,8 @@ function repair(
   for (const name of STORE_FILES) {
     if (fsys.existsSync(join(dir, name))) fsys.renameSync(join(dir, name), join(backupDir, name));
   }
+  // Readable marks stay where they are (they guard owners, not objects); a damaged file goes aside.
+  if (fencesDamaged) fsys.renameSync(join(dir, FENCES_FILE), join(backupDir, FENCES_FILE));
   const byType = new Map<string, Iterable<KubeObject>>();
   for (const [id, map] of types) if (map.size > 0) byType.set(id, map.values());
   writeSnapshot(fsys, dir, { revision: report.revision, types: byType });
@@ -284,6 +310,7 @@ function repair(
     before: report,
     repaired: true,
     backupDir,
+    fencesLost: fencesDamaged,
     revision: report.revision,
     liveObjects: report.liveObjects,
     tookOverLockOf,

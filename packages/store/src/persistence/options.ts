@@ -73,7 +73,7 @@ export interface PersistenceStatus {
   /** The last failure of any step, with its error code (`ENOSPC`, `EIO`…) when it had one. */
   readonly lastError:
     | {
-        readonly step: 'append' | 'fsync' | 'snapshot';
+        readonly step: 'append' | 'fsync' | 'snapshot' | 'fences';
         readonly message: string;
         readonly code: string | undefined;
         readonly at: number;

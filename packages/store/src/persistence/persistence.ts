@@ -1,18 +1,23 @@
 import { join } from 'node:path';
-import { type Clock, isConvergeError, type KubeObject, type Logger } from '@converge/runtime';
+import { type Clock, type Fence, isConvergeError, type KubeObject, type Logger } from '@converge/runtime';
 import { StoreCorruptError, StoreDataMissingError, StorePersistError } from '../errors.ts';
 import { hasManifest, LOG_FILE, MANIFEST_FILE, makePrivate, STORE_FILES, writeManifest } from './data-dir.ts';
 import { DataDirLock } from './data-dir-lock.ts';
+import { FENCES_FILE, readFences, writeFences } from './fences-file.ts';
 import { fsyncDir, type StoreFileSystem, writeAll } from './file-system.ts';
 import { encodeRecord, type LogRecord, logHeader, scanLog, type TornTail } from './log-reader.ts';
 import type { PersistenceStatus, ResolvedPersistenceOptions } from './options.ts';
 import { fileSource, frame, LOG_MAGIC } from './record-codec.ts';
 import { readSnapshot, SNAPSHOT_FILE, type SnapshotData, writeSnapshot } from './snapshot.ts';
 
-/** The state found in a data directory: the revision counter and every object per type and key. */
+/**
+ * The state found in a data directory: the revision counter, every object per type and key, and
+ * the fence marks.
+ */
 export interface LoadedState {
   readonly revision: number;
   readonly types: ReadonlyMap<string, ReadonlyMap<string, KubeObject>>;
+  readonly fences: readonly Fence[];
 }
 
 /** How a {@link Persistence} writes. */
@@ -108,7 +113,12 @@ export class Persistence {
   ): { persistence: Persistence; state: LoadedState } {
     const fsys = options.fileSystem;
     makePrivate(fsys, dir, options.logger);
-    for (const tmp of [`${SNAPSHOT_FILE}.tmp`, `${LOG_FILE}.tmp`, `${MANIFEST_FILE}.tmp`]) {
+    for (const tmp of [
+      `${SNAPSHOT_FILE}.tmp`,
+      `${LOG_FILE}.tmp`,
+      `${MANIFEST_FILE}.tmp`,
+      `${FENCES_FILE}.tmp`,
+    ]) {
       fsys.rmSync(join(dir, tmp), { force: true });
     }
     let loaded: Loaded;
@@ -267,6 +277,23 @@ export class Persistence {
     }
   }
 
+  /**
+   * Replaces the fence marks kept in the directory (a file of their own, replaced whole: marks
+   * change once per owner's term, not per write). Durable when this returns; a
+   * {@link StorePersistError} if it fails, the marks on disk then as they were.
+   */
+  saveFences(marks: readonly Fence[]): void {
+    if (this.#broken !== undefined)
+      throw new StorePersistError('the data directory is unusable', { cause: this.#broken });
+    if (this.#closed) throw new StorePersistError('the data directory is closed');
+    try {
+      writeFences(this.#fs, this.#dir, marks);
+    } catch (cause) {
+      this.#failed('fences', cause);
+      throw new StorePersistError('keeping the fence marks failed', { cause });
+    }
+  }
+
   /** Counters and the last failure, for health checks and metrics. */
   status(): PersistenceStatus {
     return {
@@ -300,7 +327,11 @@ export class Persistence {
     }
   }
 
-  #failed(step: 'append' | 'fsync' | 'snapshot', cause: unknown, fields: Record<string, unknown> = {}): void {
+  #failed(
+    step: 'append' | 'fsync' | 'snapshot' | 'fences',
+    cause: unknown,
+    fields: Record<string, unknown> = {},
+  ): void {
     if (step === 'snapshot') this.#failures++;
     const error = cause as Error & { code?: unknown };
     // The code of the innermost cause: the system's (ENOSPC, EIO), not a wrapper's.
@@ -316,7 +347,9 @@ export class Persistence {
       { dataDir: this.#dir, step, error: this.#lastError.message, ...fields },
       step === 'snapshot'
         ? 'store snapshot failed; writes go on to the log and the snapshot is retried'
-        : 'store log write failed',
+        : step === 'fences'
+          ? 'store fence marks write failed'
+          : 'store log write failed',
     );
   }
 
@@ -358,7 +391,8 @@ function load(dir: string, options: PersistenceOptions): Loaded {
     }
     writeManifest(fsys, dir);
     return {
-      state: { revision: 0, types: new Map() },
+      // Marks outlive the objects: a directory whose log was reinitialized keeps them.
+      state: { revision: 0, types: new Map(), fences: readFences(fsys, dir) },
       logBytes: logHeader(0).length,
       records: 0,
       snapshotBytes: 0,
@@ -425,7 +459,7 @@ function load(dir: string, options: PersistenceOptions): Loaded {
   }
   if (!manifest) writeManifest(fsys, dir);
   return {
-    state: { revision, types },
+    state: { revision, types, fences: readFences(fsys, dir) },
     logBytes: scan.validLength,
     records,
     snapshotBytes: snapshot?.bytes ?? 0,
