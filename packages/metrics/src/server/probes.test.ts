@@ -1,5 +1,5 @@
-import { type Clock, Manager, type Timer } from '@converge/runtime';
-import { flushMicrotasks, VirtualClock } from '@converge/runtime/testing';
+import { Manager } from '@converge/runtime';
+import { flushMicrotasks, PausableClock, VirtualClock } from '@converge/runtime/testing';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../test-harness.ts';
 
@@ -16,28 +16,6 @@ function gatedCache() {
     },
     release: () => release(),
   };
-}
-
-/** A virtual clock whose time can also jump without firing timers: a stalled event loop. */
-class StallableClock implements Clock {
-  readonly virtual = new VirtualClock({ startMs: 1_000_000 });
-  #offset = 0;
-  now(): number {
-    return this.virtual.now() + this.#offset;
-  }
-  setTimer(callback: () => void, delayMs: number): Timer {
-    return this.virtual.setTimer(callback, delayMs);
-  }
-  sleep(delayMs: number, signal?: AbortSignal): Promise<void> {
-    return this.virtual.sleep(delayMs, signal);
-  }
-  random(): number {
-    return this.virtual.random();
-  }
-  /** Time passes, no timer runs. */
-  stall(ms: number): void {
-    this.#offset += ms;
-  }
 }
 
 describe('/readyz and /healthz', () => {
@@ -90,7 +68,9 @@ describe('/readyz and /healthz', () => {
   });
 
   it('/healthz fails while the event loop is stalled past the threshold, and after, until a heartbeat comes on time', async () => {
-    const clock = new StallableClock();
+    // Time that jumps without firing timers: a stalled event loop.
+    const virtual = new VirtualClock({ startMs: 1_000_000 });
+    const clock = new PausableClock(virtual);
     const manager = new Manager({ clock });
     manager.addHealthCheck('custom', () => undefined);
     const http = await startServer({
@@ -99,25 +79,25 @@ describe('/readyz and /healthz', () => {
       eventLoopStallThresholdMs: 5_000,
       eventLoopIntervalMs: 1_000,
     });
-    await clock.virtual.advance(1_000);
+    await virtual.advance(1_000);
     let response = await http.get('/healthz?verbose');
     expect([response.status, await response.text()]).toEqual([
       200,
       '[+]ping ok\n[+]custom ok\n[+]event-loop ok\nhealthz check passed\n',
     ]);
-    clock.stall(8_000); // the next heartbeat was due in 1 s: it is 7 s overdue
+    clock.jump(8_000); // the next heartbeat was due in 1 s: it is 7 s overdue
     response = await http.get('/healthz');
     expect(response.status).toBe(500);
     expect(await response.text()).toContain(
       '[-]event-loop failed: event loop stalled for 7000ms (threshold 5000ms)\n',
     );
-    await clock.virtual.advance(1_000); // the late heartbeat runs: the stall is over but was seen
+    await virtual.advance(1_000); // the late heartbeat runs: the stall is over but was seen
     response = await http.get('/healthz/event-loop');
     expect([response.status, await response.text()]).toEqual([
       500,
       'internal server error: event loop was stalled for 8000ms (threshold 5000ms)\n',
     ]);
-    await clock.virtual.advance(1_000); // a heartbeat on time: recovered
+    await virtual.advance(1_000); // a heartbeat on time: recovered
     response = await http.get('/healthz');
     expect([response.status, await response.text()]).toEqual([200, 'ok']);
     expect(http.server.eventLoop?.lastDelayMs).toBe(0);

@@ -1,11 +1,11 @@
 /**
  * Helpers for the leader-election tests: replicas that record their leading intervals, and a
- * clock wrapper that simulates a stalled event loop. Not exported from the module.
+ * clock that runs at another rate (a paused or stepped one is the public `PausableClock`). Not
+ * exported from the module.
  *
  * @internal
  */
 import { type Clock, sleepOn, type Timer } from '../clock/index.ts';
-import { flushMicrotasks } from '../testing/index.ts';
 import type { LeaderElector } from './elector.ts';
 
 /** One period during which an elector considered itself leader (end: when its signal aborted). */
@@ -96,72 +96,6 @@ export function firstOverlap(intervals: readonly Interval[]): [Interval, Interva
     }
   }
   return undefined;
-}
-
-/**
- * A clock over another whose timers can be held, as a blocked event loop holds them: time keeps
- * passing (`now()` follows the base clock) but callbacks due meanwhile run only on `resume()`, in
- * due order. `shift(ms)` moves `now()` by an offset (a clock step, backwards if negative).
- */
-export class StallableClock implements Clock {
-  readonly #base: Clock;
-  #held: (() => void)[] | undefined;
-  #offset = 0;
-
-  constructor(base: Clock) {
-    this.#base = base;
-  }
-
-  now(): number {
-    return this.#base.now() + this.#offset;
-  }
-
-  random(): number {
-    return this.#base.random();
-  }
-
-  setTimer(callback: () => void, delayMs: number): Timer {
-    let cancelled = false;
-    const run = (): void => {
-      if (!cancelled) callback();
-    };
-    const timer = this.#base.setTimer(() => {
-      if (this.#held === undefined) run();
-      else this.#held.push(run);
-    }, delayMs);
-    return {
-      cancel: () => {
-        cancelled = true;
-        timer.cancel();
-      },
-    };
-  }
-
-  sleep(delayMs: number, signal?: AbortSignal): Promise<void> {
-    return sleepOn(this, delayMs, signal);
-  }
-
-  /** From now on, timers that come due are held. */
-  stall(): void {
-    this.#held ??= [];
-  }
-
-  /**
-   * Stops holding and runs the held callbacks in due order, letting promise continuations run
-   * after each one, as Node runs overdue timers after a blocked loop unblocks.
-   */
-  async resume(): Promise<void> {
-    const held = this.#held ?? [];
-    this.#held = undefined;
-    for (const run of held) {
-      run();
-      await flushMicrotasks();
-    }
-  }
-
-  shift(ms: number): void {
-    this.#offset += ms;
-  }
 }
 
 /**

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../clock/index.ts';
-import { VirtualClock } from '../testing/index.ts';
+import { PausableClock, VirtualClock } from '../testing/index.ts';
 import { LeaderElector } from './elector.ts';
 import { LeaderStalledError } from './errors.ts';
 import type { LeaderLock } from './lock.ts';
 import { MemoryLock } from './memory-lock.ts';
-import { runReplica, StallableClock } from './test-harness.ts';
+import { runReplica } from './test-harness.ts';
 
 /** A locker that counts its calls. */
 function counted(inner: LeaderLock): LeaderLock & { calls: number } {
@@ -41,7 +41,7 @@ function actor(elector: LeaderElector, clock: Clock, base: Clock, actions: { who
 
 function setup() {
   const base = new VirtualClock();
-  const stallable = new StallableClock(base);
+  const stallable = new PausableClock(base);
   const shared = new MemoryLock();
   const lockA = counted(shared.locker('a'));
   const a = new LeaderElector({ lock: lockA, clock: stallable });
@@ -56,7 +56,7 @@ describe('LeaderElector watchdog', () => {
     await base.advance(0);
     const rb = runReplica(b, base);
     await base.advance(4_500); // a renewed at 2 s and 4 s
-    stallable.stall();
+    stallable.pause();
     await base.advance(30_000); // a's loop is blocked; b takes over after the lease duration
     expect(b.isLeader).toBe(true);
     const callsBefore = lockA.calls;
@@ -79,7 +79,7 @@ describe('LeaderElector watchdog', () => {
     await base.advance(0);
     const rb = runReplica(b, base, actor(b, base, base, actions));
     await base.advance(4_500);
-    stallable.stall();
+    stallable.pause();
     await base.advance(30_000);
     await stallable.resume();
     await base.advance(5_000);
@@ -96,7 +96,7 @@ describe('LeaderElector watchdog', () => {
     const { base, stallable, a } = setup();
     const ra = runReplica(a, stallable);
     await base.advance(4_500);
-    stallable.stall();
+    stallable.pause();
     await base.advance(9_400);
     expect(a.isLeader).toBe(true);
     expect(ra.intervals[0]?.end).toBeUndefined();
@@ -113,7 +113,7 @@ describe('LeaderElector watchdog', () => {
     const { base, stallable, a } = setup();
     const ra = runReplica(a, stallable);
     await base.advance(4_500);
-    stallable.stall();
+    stallable.pause();
     await base.advance(9_000);
     await stallable.resume();
     await base.advance(10_000);
@@ -127,7 +127,7 @@ describe('LeaderElector watchdog', () => {
     const { base, stallable, a } = setup();
     const ra = runReplica(a, stallable);
     await base.advance(3_000);
-    stallable.shift(-5_000);
+    stallable.jump(-5_000);
     await base.advance(1_000);
     const reason = ra.intervals[0]?.reason as LeaderStalledError;
     expect(reason).toBeInstanceOf(LeaderStalledError);

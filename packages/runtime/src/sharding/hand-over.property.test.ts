@@ -47,19 +47,19 @@ async function play(steps: readonly (readonly [Event, number])[]): Promise<TestG
         break;
       case 'kill':
         if (live) {
-          running.clock.freeze();
+          running.clock.pause();
           paused.delete(e.id); // stays frozen for good
           dead.add(e.id);
         }
         break;
       case 'pause':
         if (live) {
-          running.clock.freeze();
+          running.clock.pause();
           paused.add(e.id);
         }
         break;
       case 'resume':
-        if (live && paused.delete(e.id)) running.clock.thaw();
+        if (live && paused.delete(e.id)) await running.clock.resume();
         break;
       case 'remove':
         group.membership.remove(e.id);
@@ -95,7 +95,7 @@ async function play(steps: readonly (readonly [Event, number])[]): Promise<TestG
     }
     await group.step(waitMs);
   }
-  for (const p of paused) group.get(p).clock.thaw();
+  for (const p of paused) await group.get(p).clock.resume();
   group.membership.clearFaults();
   const alive = [...group.members.keys()].filter((m) => !dead.has(m));
   if (alive.length === 0) {

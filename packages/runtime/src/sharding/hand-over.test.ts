@@ -68,7 +68,7 @@ describe('hand-over between shard members', () => {
     const group = await started('a', 'b', 'c');
     const c = group.get('c');
     const epoch = c.member.epoch;
-    c.clock.freeze(); // its process no longer runs: nothing renews, nothing acknowledges
+    c.clock.pause(); // its process no longer runs: nothing renews, nothing acknowledges
     const killedAt = group.clock.now();
     const raisedBefore = group.fences.length;
     const took = await group.settle(['a', 'b']);
@@ -208,10 +208,10 @@ describe('hand-over between shard members', () => {
   it('a paused member (SIGSTOP past its lease) is revoked, and when it resumes runs nothing it lost', async () => {
     const group = await started('a', 'b', 'c');
     const c = group.get('c');
-    c.clock.freeze();
+    c.clock.pause();
     await group.settle(['a', 'b']);
     await group.step(TIMING.retryPeriodMs);
-    c.clock.thaw();
+    await c.clock.resume();
     await group.settle(['a', 'b', 'c']);
     expect(group.violations).toEqual([]);
   });
@@ -230,7 +230,7 @@ describe('hand-over between shard members', () => {
           const records = await inner.list(signal);
           if (thawAfterRead) {
             thawAfterRead = false;
-            c.clock.thaw();
+            await c.clock.resume();
             for (let i = 0; i < 20; i++) await flushMicrotasks();
           }
           return records;
@@ -247,7 +247,7 @@ describe('hand-over between shard members', () => {
       },
     });
     await group.settle(['a', 'c']);
-    c.clock.freeze();
+    c.clock.pause();
     await group.step(TIMING.leaseDurationMs + 2 * TIMING.retryPeriodMs);
     await group.settle(['a', 'c']);
     expect(attempts).toBe(2);

@@ -3,11 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { isFenced, resourceType } from '../backend/index.ts';
 import { OptionsError } from '../errors.ts';
 import { type Lease, leaseType } from '../leader-election/index.ts';
-import { MemoryLogger, VirtualClock } from '../testing/index.ts';
+import { MemoryLogger, PausableClock, VirtualClock } from '../testing/index.ts';
 import { LeaseMembership, SHARD_GROUP_LABEL } from './lease-membership.ts';
 import { runMembershipSuite } from './membership-suite.ts';
 import { ShardMember } from './shard-member.ts';
-import { MemberClock } from './test-harness.ts';
 
 const store = (): Store => new Store({ clock: new VirtualClock(), types: [leaseType] });
 const live = (): AbortSignal => new AbortController().signal;
@@ -121,7 +120,7 @@ describe('LeaseMembership', () => {
       namespaced: true,
     });
     const backend = new Store({ clock, types: [leaseType, configMaps] });
-    const member = (identity: string, memberClock: MemberClock) =>
+    const member = (identity: string, memberClock: PausableClock) =>
       new ShardMember({
         membership: new LeaseMembership({ backend, namespace: 'default', group: 'shards' }),
         identity,
@@ -131,8 +130,8 @@ describe('LeaseMembership', () => {
         clock: memberClock,
         revoke: (fence, signal) => backend.announceFence(fence, signal),
       });
-    const pausedClock = new MemberClock(clock);
-    const a = member('a', new MemberClock(clock));
+    const pausedClock = new PausableClock(clock);
+    const a = member('a', new PausableClock(clock));
     const b = member('b', pausedClock);
     const stop = new AbortController();
     const runs = [a.start(stop.signal), b.start(stop.signal)];
@@ -145,7 +144,7 @@ describe('LeaseMembership', () => {
       { metadata: { namespace: 'default', name: 'cm' } },
       { fence: staleFence },
     );
-    pausedClock.freeze(); // SIGSTOP: b's write below is one it had in flight
+    pausedClock.pause(); // SIGSTOP: b's write below is one it had in flight
     await clock.advance(5_000);
     expect(a.mayRun(key as string)).toBe(true);
     const late = await backend
@@ -156,7 +155,7 @@ describe('LeaseMembership', () => {
       )
       .catch((e: unknown) => e);
     expect(isFenced(late)).toBe(true);
-    pausedClock.thaw();
+    await pausedClock.resume();
     stop.abort();
     await clock.advance(5_000);
     await Promise.all(runs);

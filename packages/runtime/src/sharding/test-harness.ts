@@ -7,68 +7,10 @@
  */
 
 import type { Fence } from '../backend/index.ts';
-import { type Clock, sleepOn, type Timer } from '../clock/index.ts';
-import { VirtualClock } from '../testing/index.ts';
+import { PausableClock, VirtualClock } from '../testing/index.ts';
 import type { Membership } from './membership.ts';
 import { MemoryMembership } from './memory-membership.ts';
 import { ShardMember, type ShardMemberOptions } from './shard-member.ts';
-
-/** A clock over another with an offset (a jump) and timers that can be frozen (a paused process). */
-export class MemberClock implements Clock {
-  readonly #base: Clock;
-  #offset = 0;
-  #frozen: (() => void)[] | undefined;
-
-  constructor(base: Clock) {
-    this.#base = base;
-  }
-
-  now(): number {
-    return this.#base.now() + this.#offset;
-  }
-
-  random(): number {
-    return this.#base.random();
-  }
-
-  setTimer(callback: () => void, delayMs: number): Timer {
-    let cancelled = false;
-    const run = (): void => {
-      if (!cancelled) callback();
-    };
-    const timer = this.#base.setTimer(() => {
-      if (this.#frozen === undefined) run();
-      else this.#frozen.push(run);
-    }, delayMs);
-    return {
-      cancel: () => {
-        cancelled = true;
-        timer.cancel();
-      },
-    };
-  }
-
-  sleep(delayMs: number, signal?: AbortSignal): Promise<void> {
-    return sleepOn(this, delayMs, signal);
-  }
-
-  /** Moves `now()` by `ms` (backwards if negative); timers keep their real delays. */
-  jump(ms: number): void {
-    this.#offset += ms;
-  }
-
-  /** Holds every timer that comes due (SIGSTOP). */
-  freeze(): void {
-    this.#frozen ??= [];
-  }
-
-  /** Runs the held timers (SIGCONT). */
-  thaw(): void {
-    const held = this.#frozen ?? [];
-    this.#frozen = undefined;
-    for (const run of held) run();
-  }
-}
 
 /** Timing the scenario tests use: lease 3 s, renew deadline 2 s, retry 0.5 s, release timeout 1 s. */
 export const TIMING = {
@@ -82,7 +24,7 @@ export const TIMING = {
 export interface RunningMember {
   readonly identity: string;
   readonly member: ShardMember;
-  readonly clock: MemberClock;
+  readonly clock: PausableClock;
   readonly stop: AbortController;
   readonly done: Promise<void>;
   /** The fences this member raised, in order. */
@@ -109,7 +51,7 @@ export class TestGroup {
     identity: string,
     options: Partial<ShardMemberOptions> & { readonly membership?: Membership } = {},
   ): RunningMember {
-    const clock = new MemberClock(this.clock);
+    const clock = new PausableClock(this.clock);
     const revoked: Fence[] = [];
     const member = new ShardMember({
       membership: this.membership.member(identity),
