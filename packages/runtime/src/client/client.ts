@@ -29,7 +29,7 @@ import {
 } from './intercept.ts';
 import { type ObjectReader, PendingWrites } from './pending-writes.ts';
 import { type AnyResourceType, type UntypedResourceType, untyped } from './typed.ts';
-import { recordWrite } from './writer-scope.ts';
+import { currentWriter, recordWrite, type WriterScope } from './writer-scope.ts';
 
 /**
  * Gives the client a synced cache of a type (a shared informer's), creating it on first use; with
@@ -305,12 +305,13 @@ export class Client {
     object: T,
     options?: WriteOptions,
   ): Promise<T> {
+    const writer = currentWriter();
     const key = keyOfObject(object);
     const sent = this.#prepare('create', type, key, options, undefined, object);
     const created = await this.#send('create', type, key, options, undefined, () =>
       this.backend.create(untyped(type), sent as KubeObject, this.#write(options)),
     );
-    return this.#remember(type, created, options) as KubeObjectLike as T;
+    return this.#remember(type, created, options, writer) as KubeObjectLike as T;
   }
 
   /** Replaces the object; a stale `metadata.resourceVersion` is a ConflictError. Typed like {@link Client.create}. */
@@ -334,12 +335,13 @@ export class Client {
     object: T,
     options?: WriteOptions,
   ): Promise<T> {
+    const writer = currentWriter();
     const key = keyOfObject(object);
     const sent = this.#prepare('update', type, key, options, undefined, object);
     const updated = await this.#send('update', type, key, options, undefined, () =>
       this.backend.update(untyped(type), sent as KubeObject, this.#write(options)),
     );
-    return this.#remember(type, updated, options) as KubeObjectLike as T;
+    return this.#remember(type, updated, options, writer) as KubeObjectLike as T;
   }
 
   /** Replaces only `.status` (when status is a subresource). Typed like {@link Client.create}. */
@@ -363,12 +365,13 @@ export class Client {
     object: T,
     options?: WriteOptions,
   ): Promise<T> {
+    const writer = currentWriter();
     const key = keyOfObject(object);
     const sent = this.#prepare('update', type, key, options, STATUS, object);
     const updated = await this.#send('update', type, key, options, STATUS, () =>
       this.backend.updateStatus(untyped(type), sent as KubeObject, this.#write(options)),
     );
-    return this.#remember(type, updated, options) as KubeObjectLike as T;
+    return this.#remember(type, updated, options, writer) as KubeObjectLike as T;
   }
 
   /** Patches the object (or its status) and returns it as stored; typed like {@link Client.get}. */
@@ -390,6 +393,7 @@ export class Client {
     patch: Patch,
     options?: PatchOptions,
   ): Promise<T> {
+    const writer = currentWriter();
     let sent = patch;
     const interceptor = this.#interceptor;
     if (interceptor?.prepareWrite !== undefined && !options?.dryRun) {
@@ -399,7 +403,7 @@ export class Client {
     const patched = await this.#send('patch', type, key, options, options?.subresource, () =>
       this.backend.patch(untyped(type), key, sent, this.#write(options)),
     );
-    return this.#remember(type, patched, options) as KubeObjectLike as T;
+    return this.#remember(type, patched, options, writer) as KubeObjectLike as T;
   }
 
   /** Deletes the object, or starts its deletion while finalizers remain; typed like {@link Client.get}. */
@@ -418,6 +422,7 @@ export class Client {
     key: ObjectKey,
     options?: DeleteOptions,
   ): Promise<DeleteResult<T>> {
+    const writer = currentWriter();
     // The uid of the incarnation being deleted, so that a read hides it but not a recreated one. Read
     // only from a cache that is synced already: a delete must not start an informer (a cluster-wide
     // watch the caller may not be allowed) nor wait for one to sync.
@@ -430,7 +435,7 @@ export class Client {
       this.backend.delete(untyped(type), key, this.#fenced(options)),
     );
     if (!options?.dryRun) {
-      if (result.status === 'pending') recordWrite(result.object);
+      if (result.status === 'pending') recordWrite(result.object, writer);
       if (result.status === 'pending') this.#pending.recordWrite(this.#id(type, key), result.object);
       else this.#pending.recordDelete(this.#id(type, key), uid);
     }
@@ -478,8 +483,13 @@ export class Client {
     return fence === undefined ? options : ({ ...(options ?? {}), fence } as O);
   }
 
-  #remember(type: AnyResourceType, object: KubeObject, options: WriteOptions | undefined): KubeObject {
-    if (!options?.dryRun) recordWrite(object);
+  #remember(
+    type: AnyResourceType,
+    object: KubeObject,
+    options: WriteOptions | undefined,
+    writer: WriterScope | undefined,
+  ): KubeObject {
+    if (!options?.dryRun) recordWrite(object, writer);
     if (!options?.dryRun && this.#cache !== undefined) {
       const key = { namespace: object.metadata.namespace ?? '', name: object.metadata.name ?? '' };
       this.#pending.recordWrite(this.#id(type, key), object);

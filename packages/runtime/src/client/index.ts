@@ -37,4 +37,10 @@ export {
 } from './owner.ts';
 export { compareResourceVersions, type ObjectReader } from './pending-writes.ts';
 export { WriteLedger, type WriteLedgerOptions } from './write-ledger.ts';
-export { runAsWriter, type WriterScope } from './writer-scope.ts';
+export {
+  currentWriter,
+  runAsWriter,
+  runInWriterCell,
+  WriterCell,
+  type WriterScope,
+} from './writer-scope.ts';

@@ -53,15 +53,36 @@ describe('WriteLedger', () => {
   });
 
   it('records what is written inside runAsWriter, through async steps, and nothing outside', async () => {
-    const { recordWrite } = await import('./writer-scope.ts');
+    const { currentWriter, recordWrite } = await import('./writer-scope.ts');
     const ledger = new WriteLedger({ clock: new VirtualClock() });
-    recordWrite(object('1'));
+    recordWrite(object('1'), currentWriter());
     await runAsWriter({ ledger, writer: () => writer }, async () => {
       await Promise.resolve();
-      recordWrite(object('2'));
+      recordWrite(object('2'), currentWriter());
     });
     expect(ledger.size).toBe(1);
     expect(ledger.attribute(modified('2')).writtenBy).toBe(writer);
+  });
+
+  it("a worker's cell names the run it is set for, through async steps; a write issued before the scope changes keeps the scope it was issued in", async () => {
+    const { currentWriter, recordWrite, runInWriterCell, WriterCell } = await import('./writer-scope.ts');
+    const ledger = new WriteLedger({ clock: new VirtualClock() });
+    const other = { controller: 'c', reconcileId: 'c-2', key: 'default/b', causes: [] };
+    const cell = new WriterCell();
+    await runInWriterCell(cell, async () => {
+      cell.scope = { ledger, writer: () => writer };
+      await Promise.resolve();
+      const issued = currentWriter(); // a write issued now, answered after the run ended
+      cell.scope = undefined;
+      recordWrite(object('3'), currentWriter());
+      cell.scope = { ledger, writer: () => other };
+      await Promise.resolve();
+      recordWrite(object('4'), currentWriter());
+      recordWrite(object('2'), issued);
+    });
+    expect(ledger.attribute(modified('2')).writtenBy).toBe(writer);
+    expect(ledger.attribute(modified('3')).writtenBy).toBeUndefined();
+    expect(ledger.attribute(modified('4')).writtenBy).toBe(other);
   });
 });
 

@@ -1,4 +1,4 @@
-import { runAsWriter, WriteLedger, type WriterScope } from '../client/index.ts';
+import { runAsWriter, runInWriterCell, WriteLedger, WriterCell, type WriterScope } from '../client/index.ts';
 import { type Clock, realClock, settlesWithin, type Timer } from '../clock/index.ts';
 import { AlreadyStartedError, OptionsError } from '../errors.ts';
 import type { RequestQueue } from '../handler/index.ts';
@@ -375,7 +375,7 @@ export class Controller<R> implements Runnable {
       if (!stopSignal.aborted) {
         this.#state = 'running';
         this.#logger.info({ workers: this.#workers }, 'Starting workers');
-        for (let i = 0; i < this.#workers; i++) this.#workerRuns.push(this.#work(stopSignal));
+        for (let i = 0; i < this.#workers; i++) this.#workerRuns.push(this.#startWorker(stopSignal));
         await whenAborted(stopSignal);
       }
       await this.#shutdown();
@@ -472,7 +472,17 @@ export class Controller<R> implements Runnable {
     }
   }
 
-  async #work(stopSignal: AbortSignal): Promise<void> {
+  /**
+   * A worker, in a writer cell of its own when cause chains are on: each run sets the cell's scope
+   * rather than entering an AsyncLocalStorage frame of its own (see {@link WriterCell}).
+   */
+  #startWorker(stopSignal: AbortSignal): Promise<void> {
+    if (this.#ledger === undefined) return this.#work(stopSignal, undefined);
+    const cell = new WriterCell();
+    return runInWriterCell(cell, () => this.#work(stopSignal, cell));
+  }
+
+  async #work(stopSignal: AbortSignal, cell: WriterCell | undefined): Promise<void> {
     let sinceYield = 0;
     for (;;) {
       const request = await this.#queue.get(stopSignal);
@@ -483,7 +493,7 @@ export class Controller<R> implements Runnable {
         this.#queue.done(request);
         continue;
       }
-      await this.#reconcile(request, stopSignal);
+      await this.#reconcile(request, stopSignal, cell);
       // Reconciles that do no I/O (a cache read, nothing to change) settle in microtasks, and a
       // ready queue hands out the next key at once: without a macrotask now and then, a backlog
       // would hold off timers, watches and sockets until it drained.
@@ -494,7 +504,7 @@ export class Controller<R> implements Runnable {
     }
   }
 
-  #reconcile(request: R, stopSignal: AbortSignal): Promise<unknown> {
+  #reconcile(request: R, stopSignal: AbortSignal, cell: WriterCell | undefined): Promise<unknown> {
     const ledger = this.#ledger;
     let causes: CauseSet;
     let key: string | undefined;
@@ -512,7 +522,7 @@ export class Controller<R> implements Runnable {
       ledger === undefined ? undefined : new ReconcileWriter(ledger, this.name, id, key as string, causes);
     const failures = this.#queue.numRequeues(request);
     const interceptor = this.#interceptor;
-    if (interceptor === undefined) return this.#run(request, stopSignal, id, failures, causes, scope);
+    if (interceptor === undefined) return this.#run(request, stopSignal, id, failures, causes, scope, cell);
     const info = reconcileInfo(
       this.name,
       id,
@@ -522,7 +532,9 @@ export class Controller<R> implements Runnable {
       failures,
       causes,
     );
-    return intercept(interceptor, info, () => this.#run(request, stopSignal, id, failures, causes, scope));
+    return intercept(interceptor, info, () =>
+      this.#run(request, stopSignal, id, failures, causes, scope, cell),
+    );
   }
 
   /**
@@ -560,6 +572,7 @@ export class Controller<R> implements Runnable {
     failures: number,
     causes: CauseSet,
     scope: WriterScope | undefined,
+    cell: WriterCell | undefined,
   ): Promise<Finished> {
     const logger =
       this.#logger === noopLogger
@@ -584,7 +597,11 @@ export class Controller<R> implements Runnable {
           abandonGraceMs: this.#abandonGraceMs,
         },
       );
-    const invocation = scope === undefined ? call() : runAsWriter(scope, call);
+    // The worker's cell names this run while it runs; a worker whose cell an abandoned run kept
+    // (its writes, late as they are, are still its own) gives each later run a frame of its own.
+    const inCell = scope !== undefined && cell !== undefined && !cell.retired;
+    if (inCell) cell.scope = scope;
+    const invocation = scope === undefined || inCell ? call() : runAsWriter(scope, call);
     const running: Running<R> = { request, id, settled: invocation.settled, abort };
     this.#running.add(running);
     this.#hook(() => this.#metrics?.onActiveWorkers?.(this.name, this.#running.size));
@@ -593,6 +610,10 @@ export class Controller<R> implements Runnable {
       this.#hook(() => this.#metrics?.onActiveWorkers?.(this.name, this.#running.size));
     });
     const outcome = await invocation.outcome;
+    if (inCell) {
+      if (outcome.abandoned) cell.retired = true;
+      else cell.scope = undefined;
+    }
     if (outcome.abandoned) {
       logger.error({ err: outcome.ok ? undefined : outcome.error }, 'Reconcile abandoned');
       void invocation.settled.then(() =>
