@@ -98,8 +98,14 @@ export class WriteLedger {
       this.#objects.delete(id);
       return undefined;
     }
-    const i = writes.versions.indexOf(rv);
-    return i === -1 ? undefined : writes.writers[i];
+    // Newest first: an echo is most often of the last write.
+    const versions = writes.versions;
+    const n = versions.length;
+    for (let k = 1; k <= n; k++) {
+      const i = (writes.next - k + VERSIONS_PER_OBJECT) % VERSIONS_PER_OBJECT;
+      if (versions[i] === rv) return writes.writers[i];
+    }
+    return undefined;
   }
 
   /**

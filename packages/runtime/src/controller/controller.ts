@@ -508,12 +508,14 @@ export class Controller<R> implements Runnable {
     const ledger = this.#ledger;
     let causes: CauseSet;
     let key: string | undefined;
+    let now: number | undefined;
     if (ledger === undefined) causes = this.#queue.causesOf(request);
     else {
-      // One clock read for the ledger and the detector; the queue keeps what is attributed.
-      const now = this.#clock.now();
-      causes = this.#queue.attributedCausesOf(request, ledger, now);
+      // One clock read for the ledger, the detector and the run's start, one key for the queue
+      // and the detector; the queue keeps what is attributed.
+      now = this.#clock.now();
       key = this.#keyOf(request);
+      causes = this.#queue.attributedCausesOf(request, ledger, now, key);
       if (this.#hotLoops !== undefined && !this.#watchLoop(request, key, causes, now))
         return Promise.resolve();
     }
@@ -522,7 +524,8 @@ export class Controller<R> implements Runnable {
       ledger === undefined ? undefined : new ReconcileWriter(ledger, this.name, id, key as string, causes);
     const failures = this.#queue.numRequeues(request);
     const interceptor = this.#interceptor;
-    if (interceptor === undefined) return this.#run(request, stopSignal, id, failures, causes, scope, cell);
+    if (interceptor === undefined)
+      return this.#run(request, stopSignal, id, failures, causes, scope, cell, now);
     const info = reconcileInfo(
       this.name,
       id,
@@ -573,6 +576,8 @@ export class Controller<R> implements Runnable {
     causes: CauseSet,
     scope: WriterScope | undefined,
     cell: WriterCell | undefined,
+    /** The clock's now, read just before (else it is read here). */
+    now?: number,
   ): Promise<Finished> {
     const logger =
       this.#logger === noopLogger
@@ -583,7 +588,7 @@ export class Controller<R> implements Runnable {
             ...requestFields(request, this.#keyOf),
             ...causeFields(causes),
           });
-    const started = this.#clock.now();
+    const started = now ?? this.#clock.now();
     const abort = this.#sharding === undefined ? undefined : new AbortController();
     const call = () =>
       invoke(

@@ -341,10 +341,11 @@ export class WorkQueue<K> {
    * {@link WorkQueue.causesOf}, each cause passed through `by.attributeOnce(cause, now)` first (a
    * controller names the write a cause echoes: its `WriteLedger`). What it changes is kept in the
    * key's causes: a run that is retried with `keepCauses` hands out the very same cause objects
-   * again, and they come back already attributed. @internal
+   * again, and they come back already attributed. `id`: the key's string (the queue's `keyOf`),
+   * when the caller has it already. @internal
    */
-  attributedCausesOf(key: K, by: CauseAttributor, now: number): CauseSet {
-    const e = this.#entries.get(this.#keyOf(key));
+  attributedCausesOf(key: K, by: CauseAttributor, now: number, id: string = this.#keyOf(key)): CauseSet {
+    const e = this.#entries.get(id);
     if (e === undefined || !e.processing) return noCauses;
     const slot = e.runCauses;
     if (slot === undefined) return noCauses;
