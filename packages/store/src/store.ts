@@ -48,6 +48,19 @@ function checkSignal(signal: AbortSignal | undefined): void {
   if (signal?.aborted === true) throw new AbortedError('operation aborted', { cause: signal.reason });
 }
 
+/**
+ * Checks a write's fence against the store's marks (raising the mark unless it is a dry run). It
+ * runs in the same synchronous step as the write it guards: nothing can interleave before the commit.
+ */
+function checkWriteFence(
+  fences: FenceTable,
+  options: { readonly fence?: Fence; readonly dryRun?: boolean },
+): void {
+  if (options.fence === undefined) return;
+  checkFence(options.fence);
+  fences.check(options.fence, options.dryRun !== true);
+}
+
 /** Validates a key and returns its internal form (a namespace on a cluster-scoped key never matches). */
 function keyOf(td: ServedType, key: ObjectKey): string {
   if (
@@ -84,13 +97,16 @@ function keyOf(td: ServedType, key: ObjectKey): string {
 export class Store implements Backend {
   readonly name: string;
   readonly #core: StoreCore;
-  readonly #fences = new FenceTable();
+  readonly #fences: FenceTable;
   readonly #gc: GarbageCollector;
 
   constructor(options: StoreOptions = {}) {
     const resolved = resolveStoreOptions(options);
     this.name = resolved.name;
     this.#core = new StoreCore(resolved);
+    // A raised mark is kept in the data directory first: a write is never acknowledged under a
+    // mark that a restart would forget.
+    this.#fences = new FenceTable({ keep: (marks) => this.#core.saveFences(marks) });
     this.#fences.restore(this.#core.loadedFences);
     this.#gc = new GarbageCollector(this.#core);
     this.#core.onCommit = (td, _key, prev, next) => this.#gc.onCommit(td, prev, next);
@@ -253,7 +269,7 @@ export class Store implements Backend {
     options: WriteOptions = {},
   ): Promise<T> {
     checkSignal(options.signal);
-    this.#checkWriteFence(options);
+    checkWriteFence(this.#fences, options);
     const result = createObject(this.#core, this.#core.resolve(type), object, options);
     await this.#core.durable();
     return result as T;
@@ -283,7 +299,7 @@ export class Store implements Backend {
   ): Promise<T> {
     checkSignal(options.signal);
     const td = this.#core.resolve(type);
-    this.#checkWriteFence(options);
+    checkWriteFence(this.#fences, options);
     const result = patchObject(this.#core, td, keyOf(td, key), key.name, patch, options);
     await this.#core.durable();
     return result as T;
@@ -296,7 +312,7 @@ export class Store implements Backend {
   ): Promise<DeleteResult<T>> {
     checkSignal(options.signal);
     const td = this.#core.resolve(type);
-    this.#checkWriteFence(options);
+    checkWriteFence(this.#fences, options);
     const result = deleteObject(this.#core, td, keyOf(td, key), options);
     await this.#core.durable();
     return result as DeleteResult<T>;
@@ -311,28 +327,6 @@ export class Store implements Backend {
   async announceFence(fence: Fence, signal?: AbortSignal): Promise<Fence> {
     checkSignal(signal);
     checkFence(fence);
-    return this.#raise(fence);
-  }
-
-  /**
-   * Checks a write's fence against the store's marks, raising the mark unless it is a dry run. It
-   * runs in the same synchronous step as the write it guards: nothing can interleave before the
-   * commit. A raised mark is kept in the data directory first: a write is never acknowledged under
-   * a mark that a restart would forget.
-   */
-  #checkWriteFence(options: { readonly fence?: Fence; readonly dryRun?: boolean }): void {
-    if (options.fence === undefined) return;
-    checkFence(options.fence);
-    if (options.dryRun === true) this.#fences.check(options.fence, false);
-    else this.#raise(options.fence);
-  }
-
-  /** {@link FenceTable.check} with the raise kept durably first (a StorePersistError if that fails). */
-  #raise(fence: Fence): Fence {
-    const current = this.#fences.mark(fence.name);
-    const next = this.#fences.check(fence, false);
-    if (next === current) return current;
-    this.#core.saveFences([...this.#fences.marks().filter((m) => m.name !== next.name), next]);
     return this.#fences.check(fence);
   }
 
@@ -350,7 +344,7 @@ export class Store implements Backend {
     checkSignal(options.signal);
     const td = this.#core.resolve(type);
     const draft = toDraft(td.type, object);
-    this.#checkWriteFence(options);
+    checkWriteFence(this.#fences, options);
     const result = updateObject(this.#core, td, draft, {
       mode,
       requireResourceVersion: true,

@@ -127,6 +127,15 @@ export function parseFenceHeader(value: string): Fence {
  */
 export class FenceTable {
   readonly #marks = new Map<string, Fence>();
+  readonly #keep: ((marks: readonly Fence[]) => void) | undefined;
+
+  /**
+   * `keep`: called with every mark as it will be, before a mark is raised; a mark is raised only
+   * once it returns (a store keeps its marks in its data directory so, and a throw refuses the raise).
+   */
+  constructor(options: { readonly keep?: (marks: readonly Fence[]) => void } = {}) {
+    this.#keep = options.keep;
+  }
 
   /** The mark of `name`, if any fence was seen for it. */
   mark(name: string): Fence | undefined {
@@ -153,11 +162,13 @@ export class FenceTable {
       }
     }
     const mark = { name: fence.name, holder: fence.holder, epoch: fence.epoch };
-    if (raise) this.#marks.set(fence.name, mark);
+    if (!raise) return mark;
+    this.#keep?.([...[...this.#marks.values()].filter((m) => m.name !== mark.name), mark]);
+    this.#marks.set(fence.name, mark);
     return mark;
   }
 
-  /** Sets marks as loaded from storage (after a restart), keeping the higher of two. */
+  /** Sets marks as loaded from storage (after a restart), keeping the higher of two (`keep` is not called). */
   restore(marks: readonly Fence[]): void {
     for (const mark of marks) {
       const current = this.#marks.get(mark.name);

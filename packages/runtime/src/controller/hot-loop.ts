@@ -121,9 +121,8 @@ export class HotLoopDetector {
   observe(key: string, causes: readonly Cause[], now: number): HotLoopVerdict {
     const s = this.#s;
     let state = this.#keys.get(key);
-    if (state !== undefined && now - state.lastSelfCausedAt >= s.windowMs) this.#expire(key, state, now);
+    if (state !== undefined) this.#expire(key, state, now);
     const selfCaused = isSelfCaused(causes, this.#controller, key);
-    if (!selfCaused && state === undefined) return NOT_SELF;
     const generation = primaryGeneration(causes);
     if (!selfCaused) {
       // The state stays (a key that converges after one echo per edit keeps one, reused): the
@@ -242,24 +241,15 @@ export class HotLoopDetector {
 /** Every cause echoes a write of the chain of `key` of `controller` (and there is one). */
 function isSelfCaused(causes: readonly Cause[], controller: string, key: string): boolean {
   if (causes.length === 0) return false;
-  for (let i = 0; i < causes.length; i++) {
-    const c = causes[i] as Cause;
-    const writer = c.writtenBy;
-    if (writer === undefined) return false;
-    // The common case first: the echo of this key's own write.
-    if (writer.key === key && writer.controller === controller) continue;
-    if (!chainReaches(c, controller, key)) return false;
-  }
+  for (const c of causes) if (!chainReaches(c, controller, key)) return false;
   return true;
 }
 
 /** The generation of the run's primary object, from its own (not secondary) object causes. */
 function primaryGeneration(causes: readonly Cause[]): number | undefined {
   let generation: number | undefined;
-  for (let i = 0; i < causes.length; i++) {
-    const c = causes[i] as Cause;
+  for (const c of causes)
     if (c.secondary !== true && c.object?.generation !== undefined) generation = c.object.generation;
-  }
   return generation;
 }
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Logger } from '@converge/runtime';
 import { StoreCorruptError } from '../errors.ts';
-import { fsyncDir, type StoreFileSystem, writeAll } from './file-system.ts';
+import { replaceFile, type StoreFileSystem } from './file-system.ts';
 
 /** Name of the write-ahead log in the data directory. */
 export const LOG_FILE = 'log';
@@ -16,16 +16,7 @@ export const STORE_FILES = [MANIFEST_FILE, LOG_FILE, 'snapshot'] as const;
 
 /** Writes the manifest atomically (tmp, fsync, rename, fsync the directory). */
 export function writeManifest(fsys: StoreFileSystem, dir: string): void {
-  const tmp = join(dir, `${MANIFEST_FILE}.tmp`);
-  const fd = fsys.openSync(tmp, 'w', 0o600);
-  try {
-    writeAll(fsys, fd, Buffer.from(`${JSON.stringify(MANIFEST)}\n`, 'utf8'));
-    fsys.fsyncSync(fd);
-  } finally {
-    fsys.closeSync(fd);
-  }
-  fsys.renameSync(tmp, join(dir, MANIFEST_FILE));
-  fsyncDir(fsys, dir);
+  replaceFile(fsys, dir, MANIFEST_FILE, Buffer.from(`${JSON.stringify(MANIFEST)}\n`, 'utf8'));
 }
 
 /** Whether `dir` has a manifest; a manifest that is not ours is a {@link StoreCorruptError}. */

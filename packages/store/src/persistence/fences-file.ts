@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { checkFence, type Fence } from '@converge/runtime';
 import { StoreCorruptError } from '../errors.ts';
-import { fsyncDir, type StoreFileSystem, writeAll } from './file-system.ts';
-import { bufferSource, FrameReader, frame } from './record-codec.ts';
+import { replaceFile, type StoreFileSystem } from './file-system.ts';
+import { bufferSource, FrameReader, fileSource, frame } from './record-codec.ts';
 
 /** Name of the file of fence marks in the data directory. */
 export const FENCES_FILE = 'fences';
@@ -21,14 +21,7 @@ export function readFences(fsys: StoreFileSystem, dir: string): Fence[] {
   let data: Buffer;
   try {
     const size = fsys.fstatSync(fd).size;
-    data = Buffer.alloc(size);
-    let done = 0;
-    while (done < size) {
-      const n = fsys.readSync(fd, data, done, size - done, done);
-      if (n === 0) break;
-      done += n;
-    }
-    data = data.subarray(0, done);
+    data = fileSource(fsys, fd, size).read(0, size);
   } finally {
     fsys.closeSync(fd);
   }
@@ -90,29 +83,10 @@ export function encodeFences(marks: readonly Fence[]): Buffer {
 }
 
 /**
- * Replaces the fences file with `marks`, durably: a temporary file written and synced, renamed over
- * the old one, the directory synced. A crash at any step leaves the old marks or the new ones whole.
- * Throws what the file system throws (the old file is then still in place).
+ * Replaces the fences file with `marks`, durably (see `replaceFile`): a crash at any step leaves
+ * the old marks or the new ones whole. Throws what the file system throws (the old file is then
+ * still in place).
  */
 export function writeFences(fsys: StoreFileSystem, dir: string, marks: readonly Fence[]): void {
-  const tmp = join(dir, `${FENCES_FILE}.tmp`);
-  let fd: number | undefined = fsys.openSync(tmp, 'w', 0o600);
-  try {
-    writeAll(fsys, fd, encodeFences(marks));
-    fsys.fdatasyncSync(fd);
-    fsys.closeSync(fd);
-    fd = undefined;
-    fsys.renameSync(tmp, join(dir, FENCES_FILE));
-  } catch (error) {
-    if (fd !== undefined) {
-      try {
-        fsys.closeSync(fd);
-      } catch {}
-    }
-    try {
-      fsys.rmSync(tmp, { force: true });
-    } catch {}
-    throw error;
-  }
-  fsyncDir(fsys, dir);
+  replaceFile(fsys, dir, FENCES_FILE, encodeFences(marks));
 }

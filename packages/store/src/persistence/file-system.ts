@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { join } from 'node:path';
 
 /**
  * The synchronous file operations the persistence layer uses. The default is `node:fs`; a test
@@ -73,4 +74,29 @@ export function fsyncDir(fsys: StoreFileSystem, dir: string): void {
   } finally {
     fsys.closeSync(fd);
   }
+}
+
+/**
+ * Replaces `dir/name` with `bytes` so that a crash at any step leaves the old file or the new one
+ * whole: `name.tmp` written and fsynced (0600), renamed over `name`, the directory fsynced. On a
+ * failure the temporary file is removed and the error rethrown (the old file is then in place).
+ */
+export function replaceFile(fsys: StoreFileSystem, dir: string, name: string, bytes: Buffer): void {
+  const tmp = join(dir, `${name}.tmp`);
+  try {
+    const fd = fsys.openSync(tmp, 'w', 0o600);
+    try {
+      writeAll(fsys, fd, bytes);
+      fsys.fsyncSync(fd);
+    } finally {
+      fsys.closeSync(fd);
+    }
+    fsys.renameSync(tmp, join(dir, name));
+  } catch (error) {
+    try {
+      fsys.rmSync(tmp, { force: true });
+    } catch {}
+    throw error;
+  }
+  fsyncDir(fsys, dir);
 }

@@ -80,8 +80,6 @@ export interface RepairReport {
 interface State {
   readonly report: DataDirReport;
   readonly types: Map<string, Map<string, KubeObject>>;
-  /** Whether the fences file is damaged. */
-  readonly fencesDamaged: boolean;
 }
 
 function read(dir: string, fsys: StoreFileSystem): State {
@@ -193,11 +191,9 @@ function read(dir: string, fsys: StoreFileSystem): State {
     }
   }
   let fences: Fence[] = [];
-  let fencesDamaged = false;
   try {
     fences = readFences(fsys, dir);
   } catch (error) {
-    fencesDamaged = true;
     record(error, sizeOf(join(dir, FENCES_FILE)));
   }
   const looseModes: string[] = [];
@@ -223,7 +219,7 @@ function read(dir: string, fsys: StoreFileSystem): State {
     looseModes,
     lock: readDataDirLock(dir, fsys),
   };
-  return { report, types, fencesDamaged };
+  return { report, types };
 }
 
 function keyOf(object: KubeObject): string {
@@ -276,7 +272,8 @@ function repair(
   fsys: StoreFileSystem,
   tookOverLockOf: StoreLockHolder | undefined,
 ): RepairReport {
-  const { report, types, fencesDamaged } = read(dir, fsys);
+  const { report, types } = read(dir, fsys);
+  const fencesDamaged = report.damage.some((d) => d.file === join(dir, FENCES_FILE));
   if (report.healthy) {
     return {
       before: report,
