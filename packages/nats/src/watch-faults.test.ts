@@ -12,7 +12,7 @@
  */
 import { ExpiredError, Informer, type KubeObject, type WatchEvent } from '@converge/runtime';
 import { MemoryLogger } from '@converge/runtime/testing';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,6 +20,14 @@ import { NatsBackend } from './nats-backend.ts';
 import type { NatsBackendOptions } from './options.ts';
 import { type PrivateNats, startPrivateNats, uniqueSuffix } from './test-harness.ts';
 import { CM, eventually, NS, retrying } from './test-support.ts';
+
+/**
+ * How long the tests' own administration requests (delete consumers, purge, delete and create a
+ * stream) may take. The client's default is 5 s; a stream's delete and create on a private server's
+ * file store took longer than that once on a loaded CI machine, which failed the test on the tool, not on
+ * the code under test.
+ */
+const ADMIN_TIMEOUT_MS = 30_000;
 
 /** How long the server stays paused: more than the three heartbeats after which it counts as lost. */
 const PAUSE_MS = 6000;
@@ -119,12 +127,15 @@ describe('NATS watch faults (private server)', () => {
       .filter((r) => r.message.startsWith('Watch consumer in trouble'))
       .map((r) => r.fields.reason);
 
+  /** A JetStream manager on the admin connection, with {@link ADMIN_TIMEOUT_MS}. */
+  const manager = () => jetstreamManager(admin as NatsConnection, { timeout: ADMIN_TIMEOUT_MS });
+
   /** The stream behind the ConfigMap bucket. */
   const stream = (): string => `KV_${(backend as NatsBackend).bucketName(CM)}`;
 
   /** Deletes every consumer on the bucket's stream (the watches' ordered consumers); returns how many. */
   async function deleteConsumers(): Promise<number> {
-    const jsm = await jetstreamManager(admin as NatsConnection);
+    const jsm = await manager();
     const found: string[] = [];
     for await (const info of jsm.consumers.list(stream())) found.push(info.name);
     for (const name of found) await jsm.consumers.delete(stream(), name);
@@ -143,14 +154,16 @@ describe('NATS watch faults (private server)', () => {
   }
 
   async function purge(): Promise<void> {
-    await (await jetstreamManager(admin as NatsConnection)).streams.purge(stream());
+    await (await manager()).streams.purge(stream());
   }
 
   /** Deletes the bucket and creates it again (as another process would, with no marker entry). */
   async function recreate(): Promise<void> {
     const name = (backend as NatsBackend).bucketName(CM);
-    await (await jetstreamManager(admin as NatsConnection)).streams.delete(stream());
-    await new Kvm(admin as NatsConnection).create(name, { history: 16 });
+    await (await manager()).streams.delete(stream());
+    await new Kvm(jetstream(admin as NatsConnection, { timeout: ADMIN_TIMEOUT_MS })).create(name, {
+      history: 16,
+    });
   }
 
   /**
