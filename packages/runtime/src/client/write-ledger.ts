@@ -8,7 +8,7 @@ export interface WriteLedgerOptions {
   /** How long a write is remembered (its echo must arrive and run within it). Default 60 000. */
   readonly ttlMs?: number;
   /**
-   * Objects whose writes are remembered at most (each with its last 8 versions); when full, the
+   * Objects whose writes are remembered at most (each with its last 4 versions); when full, the
    * least recently written tenth go. Default 10 000.
    */
   readonly maxEntries?: number;
@@ -73,13 +73,13 @@ export class WriteLedger {
     let writes = this.#objects.get(id);
     if (writes === undefined) {
       if (this.#objects.size >= this.#max) this.#makeRoom(now);
-      writes = { versions: [], writers: [], next: 0, at: now };
+      writes = { ring: [], next: 0, at: now };
       this.#objects.set(id, writes);
     }
     const i = writes.next;
-    writes.versions[i] = resourceVersion;
-    writes.writers[i] = writer;
-    writes.next = (i + 1) % VERSIONS_PER_OBJECT;
+    writes.ring[i] = resourceVersion;
+    writes.ring[i + 1] = writer;
+    writes.next = (i + 2) % RING_LENGTH;
     writes.at = now;
     if (now - this.#sweptAt > this.#ttlMs) this.#sweep(now);
   }
@@ -99,11 +99,11 @@ export class WriteLedger {
       return undefined;
     }
     // Newest first: an echo is most often of the last write.
-    const versions = writes.versions;
-    const n = versions.length;
-    for (let k = 1; k <= n; k++) {
-      const i = (writes.next - k + VERSIONS_PER_OBJECT) % VERSIONS_PER_OBJECT;
-      if (versions[i] === rv) return writes.writers[i];
+    const ring = writes.ring;
+    const n = ring.length;
+    for (let k = 2; k <= n; k += 2) {
+      const i = (writes.next - k + RING_LENGTH) % RING_LENGTH;
+      if (ring[i] === rv) return ring[i + 1] as CauseWriter;
     }
     return undefined;
   }
@@ -168,13 +168,20 @@ export class WriteLedger {
   }
 }
 
-/** Versions of one object remembered (a reconcile that writes an object twice, an echo that lags). */
-const VERSIONS_PER_OBJECT = 8;
+/**
+ * Versions of one object remembered: a reconcile that writes an object twice (its spec, then its
+ * status), an echo that lags a write or two behind. Every version kept holds its writer, and the
+ * writer the causes of its run, past the young generation's collections: eight cost the steady
+ * loop of `npm run bench:cause-chains` measurably more scavenging than four.
+ */
+const VERSIONS_PER_OBJECT = 4;
+const RING_LENGTH = 2 * VERSIONS_PER_OBJECT;
 
-/** The recent writes of one object: a ring of versions and their writers. */
+/** The recent writes of one object. */
 interface ObjectWrites {
-  readonly versions: string[];
-  readonly writers: CauseWriter[];
+  /** A ring of (resourceVersion, writer) pairs, in one array: the version at even slots, its writer after it. */
+  readonly ring: (string | CauseWriter)[];
+  /** The slot the next version goes to. */
   next: number;
   /** When it was last written. */
   at: number;
