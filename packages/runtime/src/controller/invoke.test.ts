@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { VirtualClock } from '../clock/virtual-clock.ts';
+import { noopLogger } from '../log/index.ts';
+import { ReconcileAbandonedError, type Reconciler, ReconcileTimeoutError } from '../reconcile/index.ts';
+import { invoke } from './invoke.ts';
+
+const context = { logger: noopLogger, reconcileId: 'c-1', failures: 0, causes: [], droppedCauses: 0 };
+
+function options(clock: VirtualClock, stopSignal = new AbortController().signal) {
+  return { clock, stopSignal, timeoutMs: 1_000, abandonGraceMs: 500 };
+}
+
+describe('invoke', () => {
+  it("aborts a run's signal once the run returned, with one shared 'reconcile finished' reason", async () => {
+    const clock = new VirtualClock();
+    const signals: AbortSignal[] = [];
+    const reconciler: Reconciler<string> = {
+      reconcile: async (_request, { signal }) => {
+        signals.push(signal);
+        expect(signal.aborted).toBe(false);
+      },
+    };
+    for (const request of ['a', 'b']) {
+      const outcome = await invoke(reconciler, request, context, options(clock)).outcome;
+      expect(outcome).toMatchObject({ ok: true, abandoned: false, timedOut: false });
+    }
+    const [first, second] = signals as [AbortSignal, AbortSignal];
+    expect(first.aborted && second.aborted).toBe(true);
+    expect((first.reason as Error).message).toBe('reconcile finished');
+    expect(second.reason).toBe(first.reason);
+    // Shared, so nobody may change it for the others.
+    expect(Object.isFrozen(first.reason)).toBe(true);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('turns a synchronous throw, a rejection and a non-Error throw into outcomes', async () => {
+    const clock = new VirtualClock();
+    const thrown = new Error('sync');
+    const cases: Array<[Reconciler<string>, unknown]> = [
+      [
+        {
+          reconcile: () => {
+            throw thrown;
+          },
+        },
+        thrown,
+      ],
+      [{ reconcile: () => Promise.reject(thrown) }, thrown],
+      [
+        {
+          reconcile: () => {
+            // eslint-disable-next-line @typescript-eslint/only-throw-error -- the case under test
+            throw 'a string';
+          },
+        },
+        'a string',
+      ],
+    ];
+    for (const [reconciler, error] of cases) {
+      const outcome = await invoke(reconciler, 'k', context, options(clock)).outcome;
+      expect(outcome).toMatchObject({ ok: false, error, abandoned: false });
+    }
+  });
+
+  it('aborts on timeout, and abandons a run that ignores its signal for the grace period', async () => {
+    const clock = new VirtualClock();
+    let reason: unknown;
+    const reconciler: Reconciler<string> = {
+      reconcile: (_request, { signal }) =>
+        new Promise<void>(() => {
+          signal.addEventListener('abort', () => {
+            reason = signal.reason;
+          });
+        }),
+    };
+    const invocation = invoke(reconciler, 'k', context, options(clock));
+    let settled = false;
+    void invocation.outcome.then(() => {
+      settled = true;
+    });
+    await clock.advance(999);
+    expect(reason).toBeUndefined();
+    await clock.advance(1);
+    expect(reason).toBeInstanceOf(ReconcileTimeoutError);
+    await clock.advance(499);
+    expect(settled).toBe(false);
+    await clock.advance(1);
+    const outcome = await invocation.outcome;
+    expect(outcome).toMatchObject({ ok: false, abandoned: true, timedOut: true });
+    expect((outcome as { error: unknown }).error).toBeInstanceOf(ReconcileAbandonedError);
+  });
+
+  it('aborts with the stop reason when the controller stops mid-run', async () => {
+    const clock = new VirtualClock();
+    const stop = new AbortController();
+    let reason: unknown;
+    const reconciler: Reconciler<string> = {
+      reconcile: (_request, { signal }) =>
+        new Promise<void>((resolve) =>
+          signal.addEventListener(
+            'abort',
+            () => {
+              reason = signal.reason;
+              resolve();
+            },
+            { once: true },
+          ),
+        ),
+    };
+    const invocation = invoke(reconciler, 'k', context, options(clock, stop.signal));
+    const why = new Error('stopping');
+    stop.abort(why);
+    expect(await invocation.outcome).toMatchObject({ ok: true, abandoned: false, timedOut: false });
+    expect(reason).toBe(why);
+  });
+});
