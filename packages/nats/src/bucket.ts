@@ -1,5 +1,8 @@
 import {
   BackendError,
+  ConflictError,
+  type Fence,
+  FencedError,
   InternalError,
   type ResourceType,
   TimeoutError,
@@ -26,6 +29,7 @@ import {
   KV_OPERATION,
   type RawEntry,
 } from './codec.ts';
+import { compareFence, decodeMark, encodeMark, FENCED_ATTEMPTS, fenceKey } from './fence.ts';
 import { isValidKvKey } from './keys.ts';
 import { convergeCodec, type KvCodec, type KvCodecContext } from './kv-codec.ts';
 
@@ -53,6 +57,8 @@ export interface PublishRequest {
   readonly create?: boolean;
   /** The key's current revision, 0 when it never existed: the write fails if it moved on. */
   readonly expected: number;
+  /** The ownership the write is made for: refused with a FencedError once a higher epoch was announced (see fence.ts). */
+  readonly fence?: Fence | undefined;
 }
 
 /**
@@ -208,9 +214,95 @@ export class TypeBucket {
 
   /**
    * Publishes a put or delete marker on `key` if its revision is still `request.expected`. Returns
-   * the new revision, or undefined when the key moved on (the optimistic-concurrency failure).
+   * the new revision, or undefined when the key moved on (the optimistic-concurrency failure). A
+   * write with a `fence` is refused with a {@link FencedError} once this bucket holds a higher mark
+   * of its name (see fence.ts); it raises a lower one.
    */
   async publish(key: string, data: Uint8Array, request: PublishRequest): Promise<number | undefined> {
+    const fence = request.fence;
+    if (fence === undefined) return await this.#publish(key, data, request, undefined);
+    for (let attempt = 1; attempt <= FENCED_ATTEMPTS; attempt++) {
+      const last = await this.#fenced(fence);
+      const seq = await this.#publish(key, data, request, last);
+      if (seq !== undefined) return seq;
+      // The key moved (the caller's conflict), or only the stream did: another key was written
+      // since `last`, or a mark was raised (the next round meets it).
+      const current = await this.current(key);
+      if ((current?.entry.seq ?? 0) !== request.expected) return undefined;
+    }
+    throw new ConflictError(
+      `nats: write of ${this.name}/${key} for fence "${fence.name}" gave up: the bucket's stream moved under it ${FENCED_ATTEMPTS} times`,
+    );
+  }
+
+  /**
+   * Checks `fence` against this bucket's mark, raising a lower one; returns the stream's last
+   * revision at which the mark was seen (the condition of the write that follows).
+   */
+  async #fenced(fence: Fence): Promise<number> {
+    for (let attempt = 1; attempt <= FENCED_ATTEMPTS; attempt++) {
+      const { last } = await this.state();
+      const { mark, seq } = await this.markOf(fence.name);
+      const verdict = compareFence(fence, mark);
+      if (verdict === 'stale') throw FencedError.stale(fence, mark as Fence);
+      if (verdict === 'current') return last;
+      const raised = await this.#publish(
+        fenceKey(fence.name),
+        encodeMark(fence),
+        { operation: 'PUT', expected: seq },
+        last,
+      );
+      if (raised !== undefined) return raised;
+    }
+    throw new ConflictError(
+      `nats: the fence mark of "${fence.name}" in ${this.name} could not be read still: the bucket's stream moved ${FENCED_ATTEMPTS} times`,
+    );
+  }
+
+  /** The mark of fence `name` in this bucket and its revision (0 when it has none). */
+  async markOf(name: string): Promise<{ readonly mark: Fence | undefined; readonly seq: number }> {
+    const entry = await this.current(fenceKey(name));
+    if (entry === undefined) return { mark: undefined, seq: 0 };
+    return { mark: decodeMark(entry.entry, name), seq: entry.entry.seq };
+  }
+
+  /**
+   * Raises this bucket's mark of `fence.name` to `fence` (an announcement: a holder took it, or a
+   * member was revoked); returns the mark. A higher mark, or the same epoch from another holder,
+   * is a {@link FencedError}.
+   */
+  async announce(fence: Fence): Promise<Fence> {
+    for (let attempt = 1; attempt <= FENCED_ATTEMPTS; attempt++) {
+      const { mark, seq } = await this.markOf(fence.name);
+      const verdict = compareFence(fence, mark);
+      if (verdict === 'stale') throw FencedError.stale(fence, mark as Fence);
+      if (verdict === 'current') return mark as Fence;
+      const raised = await this.#publish(
+        fenceKey(fence.name),
+        encodeMark(fence),
+        { operation: 'PUT', expected: seq },
+        undefined,
+      );
+      if (raised !== undefined) return { name: fence.name, holder: fence.holder, epoch: fence.epoch };
+    }
+    throw new ConflictError(
+      `nats: the fence mark of "${fence.name}" in ${this.name} changed too often to raise it`,
+    );
+  }
+
+  /** Refuses a stale `fence` without raising anything (a dry run's check). */
+  async checkFence(fence: Fence): Promise<void> {
+    const { mark } = await this.markOf(fence.name);
+    if (compareFence(fence, mark) === 'stale') throw FencedError.stale(fence, mark as Fence);
+  }
+
+  /** One conditional publish: on the key's revision, and on the stream's last revision when `last` is set. */
+  async #publish(
+    key: string,
+    data: Uint8Array,
+    request: PublishRequest,
+    last: number | undefined,
+  ): Promise<number | undefined> {
     const h = headers();
     if (request.operation !== 'PUT') h.set(KV_OPERATION, request.operation);
     if (request.operation === 'PURGE') h.set('Nats-Rollup', 'sub');
@@ -218,7 +310,10 @@ export class TypeBucket {
     try {
       const ack = await this.#js.publish(this.subject(key), data, {
         headers: h,
-        expect: { lastSubjectSequence: request.expected },
+        expect:
+          last === undefined
+            ? { lastSubjectSequence: request.expected }
+            : { lastSubjectSequence: request.expected, lastSequence: last },
       });
       return ack.seq;
     } catch (error) {

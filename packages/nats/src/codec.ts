@@ -7,6 +7,7 @@ import {
 } from '@converge/runtime';
 import { checkShape, type JsonObject } from '@converge/store';
 import { invalid, MalformedValueError } from './errors.ts';
+import { isFenceKey } from './fence.ts';
 import { convergeCodec, type KvCodec, type KvCodecContext } from './kv-codec.ts';
 
 /** The KV client's operation header: `DEL` or `PURGE` on delete markers, absent on puts. */
@@ -172,7 +173,7 @@ export function decodeEntry(
   entry: RawEntry,
   codec: KvCodec = convergeCodec,
 ): DecodedEntry {
-  if (entry.key === BUCKET_MARKER_KEY) return { kind: 'internal', entry };
+  if (entry.key === BUCKET_MARKER_KEY || isFenceKey(entry.key)) return { kind: 'internal', entry };
   const context: KvCodecContext = { type, bucket };
   const objectKey = decodeObjectKey(codec, context, entry.key);
   const malformed = (reason: string, key: ObjectKey | undefined): DecodedEntry => ({

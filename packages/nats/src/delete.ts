@@ -44,6 +44,8 @@ export async function deleteObject(
   const key = bucket.key(objectKey.namespace, name);
   if (key === undefined) throw notFound(type, name);
   const dryRun = options.dryRun === true;
+  const fence = options.fence;
+  if (dryRun && fence !== undefined) await bucket.checkFence(fence);
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const current = await bucket.current(key);
     if (current === undefined || current.kind === 'deleted' || current.kind === 'internal')
@@ -53,6 +55,7 @@ export async function deleteObject(
       const seq = await bucket.publish(key, EMPTY, {
         operation: deleteOperation(ctx),
         expected: current.entry.seq,
+        fence,
       });
       if (seq === undefined) continue;
       return { status: 'deleted' };
@@ -69,6 +72,7 @@ export async function deleteObject(
       const seq = await bucket.publish(key, bucket.encode(prev), {
         operation: deleteOperation(ctx),
         expected: current.entry.seq,
+        fence,
       });
       if (seq === undefined) continue;
       ctx.garbageMayExist();
@@ -86,6 +90,7 @@ export async function deleteObject(
     const seq = await bucket.publish(key, bucket.encode(draft), {
       operation: 'PUT',
       expected: current.entry.seq,
+      fence,
     });
     if (seq === undefined) continue;
     meta.resourceVersion = String(seq);

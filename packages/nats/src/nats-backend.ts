@@ -1,8 +1,11 @@
 import {
   apiVersionOf,
   type Backend,
+  checkFence,
   type DeleteOptions,
   type DeleteResult,
+  type Fence,
+  FencedError,
   type GetOptions,
   type KubeObject,
   type ListOptions,
@@ -94,6 +97,8 @@ export class NatsBackend implements Backend {
   readonly #byKind = new Map<string, ResourceType>();
   readonly #bucketOwners = new Map<string, string>();
   readonly #closing = new AbortController();
+  /** The highest fence announced here of each name, raised in every bucket registered later too. */
+  readonly #fences = new Map<string, Fence>();
   readonly #ctx: BackendContext;
   #malformed = 0;
   #collections = 0;
@@ -213,9 +218,31 @@ export class NatsBackend implements Backend {
     }
     const bucket = new TypeBucket(this.#js, await jetstreamManager(this.#nc), checked, name, codec);
     await bucket.markIfEmpty();
+    // A holder announced before this kind was served: its stale predecessors must meet the mark here too.
+    for (const fence of this.#fences.values()) await raiseOrKeep(bucket, fence);
     this.#buckets.set(id, bucket);
     this.#byKind.set(gvk, checked);
     return checked;
+  }
+
+  /**
+   * Tells every bucket of this backend that `fence.holder` took `fence.name` at `fence.epoch`: the
+   * mark of the name in each bucket is raised to it, and from then on a write with a lower epoch
+   * (or the same epoch from another holder) is refused with a {@link FencedError} — in the same
+   * step as it would commit (see the NATS section of docs/guide/fencing.md). Resolves to the mark;
+   * rejects with a FencedError when a bucket holds a higher one. Buckets registered later get the
+   * mark before they serve.
+   */
+  async announceFence(fence: Fence, signal?: AbortSignal): Promise<Fence> {
+    checkFence(fence);
+    let mark: Fence = { name: fence.name, holder: fence.holder, epoch: fence.epoch };
+    for (const bucket of this.#buckets.values()) {
+      signal?.throwIfAborted();
+      mark = await bucket.announce(fence);
+    }
+    const kept = this.#fences.get(fence.name);
+    if (kept === undefined || kept.epoch < mark.epoch) this.#fences.set(fence.name, mark);
+    return mark;
   }
 
   /** The served type of `apiVersion` + `kind`. */
@@ -488,4 +515,13 @@ function keyOf(key: ObjectKey): ObjectKey {
     throw new NotFoundError('the object key must have a name');
   }
   return { namespace: typeof key.namespace === 'string' ? key.namespace : '', name: key.name };
+}
+
+/** Raises `bucket`'s mark to `fence`; a bucket that already holds a higher one keeps it. */
+async function raiseOrKeep(bucket: TypeBucket, fence: Fence): Promise<void> {
+  try {
+    await bucket.announce(fence);
+  } catch (error) {
+    if (!(error instanceof FencedError)) throw error;
+  }
 }

@@ -63,6 +63,7 @@ export async function patchObject(
     mode: options.subresource === 'status' ? 'status' : 'main',
     requireResourceVersion: false,
     dryRun: options.dryRun === true,
+    fence: options.fence,
     build: (prev) => {
       const draft = toDraft(bucket.type, apply(prev));
       const rv = (draft.metadata as { resourceVersion?: string }).resourceVersion ?? '';

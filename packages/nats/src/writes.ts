@@ -1,4 +1,5 @@
 import {
+  type Fence,
   fieldError,
   InternalError,
   type KubeObject,
@@ -77,8 +78,11 @@ export async function createObject(
       throw codecRefused(type, name, `codec ${bucket.codec.name} has no key for this name and namespace`);
     }
     const body = bucket.encode(draft);
+    if (options.dryRun === true && options.fence !== undefined) await bucket.checkFence(options.fence);
     const created =
-      options.dryRun === true ? await occupied(bucket, key) : await publishCreate(bucket, key, body);
+      options.dryRun === true
+        ? await occupied(bucket, key)
+        : await publishCreate(bucket, key, body, options.fence);
     if (typeof created === 'number') {
       meta.resourceVersion = String(created);
       return draft as unknown as KubeObject;
@@ -103,10 +107,11 @@ async function publishCreate(
   bucket: TypeBucket,
   key: string,
   body: Uint8Array,
+  fence: Fence | undefined,
 ): Promise<number | DecodedEntry> {
   let expected = 0;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const seq = await bucket.publish(key, body, { operation: 'PUT', create: true, expected });
+    const seq = await bucket.publish(key, body, { operation: 'PUT', create: true, expected, fence });
     if (seq !== undefined) return seq;
     const current = await bucket.current(key);
     if (current === undefined) expected = 0;
@@ -123,6 +128,8 @@ export interface Modification {
   /** Whether an update without resourceVersion is refused for types that require one. */
   readonly requireResourceVersion: boolean;
   readonly dryRun: boolean;
+  /** The ownership the write is made for (`WriteOptions.fence`). */
+  readonly fence?: Fence | undefined;
   /**
    * The caller's desired object for this attempt (a fresh draft each time) and the resourceVersion
    * it must apply to, if the caller named one: then any concurrent write is a Conflict; without
@@ -187,10 +194,14 @@ export async function modifyObject(
     const removing =
       nextObject.metadata.deletionTimestamp !== undefined &&
       (nextObject.metadata.finalizers ?? []).length === 0;
-    if (modification.dryRun) return nextObject;
+    if (modification.dryRun) {
+      if (modification.fence !== undefined) await bucket.checkFence(modification.fence);
+      return nextObject;
+    }
     const seq = await bucket.publish(key, bucket.encode(next), {
       operation: removing ? deleteOperation(ctx) : 'PUT',
       expected: current.entry.seq,
+      fence: modification.fence,
     });
     if (seq === undefined) {
       if (precondition !== undefined || attempt >= MAX_ATTEMPTS) throw conflict(type, name);
@@ -243,6 +254,7 @@ export async function updateObject(
       mode,
       requireResourceVersion: true,
       dryRun: options.dryRun === true,
+      fence: options.fence,
       build: () => ({ draft: structuredClone(template), precondition }),
     },
   );
