@@ -14,8 +14,13 @@
  *    each write, into a Controller fed by the informer (one worker). The writer runs in this
  *    process too (NATS is the other process).
  *
+ * 3. Fenced writes: BENCH_FENCED_WRITES (2 000) updates through `NatsBackend.update`, one at a
+ *    time and from 8 concurrent writers (distinct objects), with and without a fence (a leader's
+ *    term: each fenced write reads the stream's state and the mark first, and goes round again when
+ *    the stream moved; see docs/guide/fencing.md), alternating, BENCH_RUNS runs.
+ *
  * Correctness (exit 1): every sync holds exactly the bucket's objects; every object's last write is
- * reconciled.
+ * reconciled; every fenced write lands.
  */
 import { randomBytes } from 'node:crypto';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -37,6 +42,8 @@ const RUNS = positiveInt('BENCH_RUNS', 3);
 const WRITES = positiveInt('BENCH_WRITES', 3_000);
 const RATE = positiveInt('BENCH_RATE', 1_000);
 const WRITE_OBJECTS = Math.min(1_000, OBJECTS);
+const FENCED_WRITES = positiveInt('BENCH_FENCED_WRITES', 2_000);
+const FENCE_WRITERS = 8;
 
 const type: ResourceType = { group: GROUP, version: VERSION, kind: KIND, plural: PLURAL, namespaced: true };
 const correctness: CorrectnessCheck[] = [];
@@ -81,6 +88,9 @@ async function main(): Promise<void> {
   const limitRuns: Sync[] = [];
   const convergeRuns: Sync[] = [];
   const latencies: number[][] = [];
+  /** Writes per second of each run: one at a time and from concurrent writers, without and with a fence. */
+  const fencedRuns: { plain: number; fenced: number; plainConcurrent: number; fencedConcurrent: number }[] =
+    [];
   try {
     const started = performance.now();
     for (let i = 0; i < OBJECTS; i += 1000) {
@@ -204,6 +214,51 @@ async function main(): Promise<void> {
         `write → reconcile run ${run}: p50 ${fmt(q(0.5), 2)}  p99 ${fmt(q(0.99), 2)}  max ${fmt(q(1), 1)} ms, ${lat.length} of ${WRITES} writes seen`,
       );
     }
+    const fence = { name: 'bench/leader', holder: 'bench', epoch: 1 };
+    await backend.announceFence(fence);
+    /** Writes per second of FENCED_WRITES updates from `writers` writers, each on objects of its own. */
+    const rate = async (fenced: boolean, writers: number): Promise<number> => {
+      let refused = 0;
+      const started = performance.now();
+      await Promise.all(
+        Array.from({ length: writers }, async (_, w) => {
+          for (let n = w; n < FENCED_WRITES; n += writers) {
+            const object = widget(n % WRITE_OBJECTS) as KubeObject & { spec: Record<string, unknown> };
+            object.spec.seq = n;
+            try {
+              await backend.update(type, object, fenced ? { fence } : {});
+            } catch (error) {
+              refused++;
+              console.error(error);
+            }
+          }
+        }),
+      );
+      const seconds = (performance.now() - started) / 1000;
+      correctness.push({
+        check: `${fenced ? 'fenced' : 'plain'} writes from ${writers} writer(s): every write landed`,
+        ok: refused === 0,
+        ...(refused > 0 ? { detail: `${refused} of ${FENCED_WRITES} failed` } : {}),
+      });
+      return FENCED_WRITES / seconds;
+    };
+    for (let run = 0; run < RUNS; run++) {
+      const first = run % 2 === 0;
+      const one = async (fenced: boolean) => [await rate(fenced, 1), await rate(fenced, FENCE_WRITERS)];
+      const [a1, a8] = await one(first);
+      const [b1, b8] = await one(!first);
+      const [plain, plainConcurrent] = first ? [b1, b8] : [a1, a8];
+      const [fencedOne, fencedConcurrent] = first ? [a1, a8] : [b1, b8];
+      fencedRuns.push({
+        plain: plain as number,
+        fenced: fencedOne as number,
+        plainConcurrent: plainConcurrent as number,
+        fencedConcurrent: fencedConcurrent as number,
+      });
+      console.log(
+        `fenced writes run ${run}: one at a time ${fmt(fencedOne as number, 0)}/s against ${fmt(plain as number, 0)}/s plain; ${FENCE_WRITERS} writers ${fmt(fencedConcurrent as number, 0)}/s against ${fmt(plainConcurrent as number, 0)}/s`,
+      );
+    }
   } finally {
     await backend.close();
     await kv.destroy().catch(() => {});
@@ -260,6 +315,43 @@ async function main(): Promise<void> {
       ],
     ],
   };
+  const ratio = (
+    f: (r: (typeof fencedRuns)[number]) => number,
+    g: (r: (typeof fencedRuns)[number]) => number,
+  ) => median(fencedRuns.map((r) => f(r) / g(r)));
+  const fencing: ResultTable = {
+    title: `Fenced writes: ${FENCED_WRITES.toLocaleString('en-US')} updates per measurement, writes/s, median (min–max) over ${RUNS} runs`,
+    columns: ['writes', 'one at a time', `${FENCE_WRITERS} concurrent writers (objects of their own)`],
+    rows: [
+      [
+        'plain (no fence)',
+        show(fencedRuns.map((r) => r.plain)),
+        show(fencedRuns.map((r) => r.plainConcurrent)),
+      ],
+      [
+        "fenced (a leader's term)",
+        show(fencedRuns.map((r) => r.fenced)),
+        show(fencedRuns.map((r) => r.fencedConcurrent)),
+      ],
+      [
+        'fenced / plain',
+        fmt(
+          ratio(
+            (r) => r.fenced,
+            (r) => r.plain,
+          ),
+          2,
+        ),
+        fmt(
+          ratio(
+            (r) => r.fencedConcurrent,
+            (r) => r.plainConcurrent,
+          ),
+          2,
+        ),
+      ],
+    ],
+  };
   const goals: GoalVerdict[] = [];
   finishPart({
     part: 'nats',
@@ -268,8 +360,9 @@ async function main(): Promise<void> {
       `NATS server at ${URL} (JetStream, its own process); a fresh bucket per run of the bench, filled through NatsBackend.create, destroyed at the end.`,
       'Limit: a raw KV watch of the bucket (last value per key) with the same decode as the backend (JSON.parse of the value, resourceVersion from the revision) into a Map until caught up. Converge: Informer over NatsBackend until waitForSync, one counting listener. Alternating runs in one process, 3 forced GCs before each.',
       'Write → reconcile: NatsBackend.update at a fixed rate (up to 64 in flight), each stamped just before the write; a Controller with one worker fed by an Informer over the same backend records stamp → reconcile start once per write. Writer and controller share this process.',
+      `Fenced writes: NatsBackend.update of existing Widgets without and with a fence announced for the run (each fenced write reads the stream's state and the fence mark before its conditional publish, and goes round again when the stream moved), one at a time and from ${FENCE_WRITERS} concurrent writers on objects of their own, variants alternating which goes first.`,
     ],
-    tables: [sync, latency],
+    tables: [sync, latency, fencing],
     charts: [],
     goals,
     correctness,

@@ -104,6 +104,14 @@ export class TypeBucket {
   readonly #prefix: string;
   readonly #js: JetStreamClient;
   readonly #jsm: JetStreamManager;
+  /** Fenced writes of this process to this bucket, one at a time (they would only send each other round). */
+  #fencedQueue: Promise<unknown> = Promise.resolve();
+  /**
+   * The fence last seen current here and the stream's last revision then: a fenced write with the
+   * same fence may commit on condition of that revision without reading again (if the stream moved
+   * since, the condition fails and the write reads again).
+   */
+  #verified: { readonly fence: Fence; readonly last: number } | undefined;
 
   constructor(
     js: JetStreamClient,
@@ -221,10 +229,31 @@ export class TypeBucket {
   async publish(key: string, data: Uint8Array, request: PublishRequest): Promise<number | undefined> {
     const fence = request.fence;
     if (fence === undefined) return await this.#publish(key, data, request, undefined);
+    const run = this.#fencedQueue.then(() => this.#publishFenced(key, data, request, fence));
+    this.#fencedQueue = run.catch(() => undefined);
+    return await run;
+  }
+
+  async #publishFenced(
+    key: string,
+    data: Uint8Array,
+    request: PublishRequest,
+    fence: Fence,
+  ): Promise<number | undefined> {
     for (let attempt = 1; attempt <= FENCED_ATTEMPTS; attempt++) {
-      const last = await this.#fenced(fence);
+      const verified = this.#verified;
+      // After a write of this process with the same fence, nothing need be read: the mark was
+      // current at that write's revision, and the condition fails if anything came after it.
+      const last =
+        verified !== undefined && sameFence(verified.fence, fence)
+          ? verified.last
+          : await this.#fenced(fence);
       const seq = await this.#publish(key, data, request, last);
-      if (seq !== undefined) return seq;
+      if (seq !== undefined) {
+        this.#verified = { fence, last: seq };
+        return seq;
+      }
+      this.#verified = undefined;
       // The key moved (the caller's conflict), or only the stream did: another key was written
       // since `last`, or a mark was raised (the next round meets it).
       const current = await this.current(key);
@@ -365,4 +394,8 @@ export class TypeBucket {
       throw natsFailure(error, `purge of ${this.name}/${key}`);
     }
   }
+}
+
+function sameFence(a: Fence, b: Fence): boolean {
+  return a === b || (a.name === b.name && a.holder === b.holder && a.epoch === b.epoch);
 }

@@ -189,6 +189,28 @@ describe('NATS backend fencing', () => {
     await t.backend.create(CM, cm('y'), { fence: { name: 'other', holder: 'a', epoch: 1 } });
   });
 
+  it('a holder writing alone reads the mark once: later fenced writes cost what plain ones do', async () => {
+    const t = await backend([CM]);
+    const b = t.backend;
+    const fence: Fence = { name: 'default/op', holder: 'a', epoch: 1 };
+    await b.announceFence(fence);
+    const nc = await admin(t.url);
+    const requests: string[] = [];
+    const sub = nc.subscribe('$JS.API.>', { callback: (_error, message) => requests.push(message.subject) });
+    await nc.flush();
+    for (let i = 0; i < 10; i++) await b.create(CM, cm(`c-${i}`), { fence });
+    await nc.flush();
+    sub.unsubscribe();
+    const stream = `KV_${b.bucketName(CM)}`;
+    // the first write reads the stream's state and the mark; the other nine only publish
+    expect(requests.filter((s) => s === `$JS.API.STREAM.INFO.${stream}`)).toHaveLength(1);
+    expect(requests.filter((s) => s === `$JS.API.STREAM.MSG.GET.${stream}`)).toHaveLength(1);
+    // another writer moves the stream: the next fenced write reads again, and lands
+    await b.create(CM, cm('plain'));
+    await b.create(CM, cm('after'), { fence });
+    expect((await b.list(CM)).items).toHaveLength(12);
+  });
+
   it('concurrent writes of one holder, and other writers meanwhile, all land', async () => {
     const t = await backend([CM]);
     const b = t.backend;

@@ -20,7 +20,9 @@ import { encodeToken } from './keys.ts';
  * at step 1, where it meets the new mark. A mark raised before step 1 is read in step 2. So no
  * write with a stale epoch lands after a higher mark, in any bucket that holds the mark; any other
  * write to the bucket between steps 1 and 3 also sends the write round again (bounded: see
- * FENCED_ATTEMPTS). A fenced write costs two more round trips than a plain one.
+ * FENCED_ATTEMPTS). Steps 1 and 2 cost two round trips; a process's next fenced write with the
+ * same fence skips them, on condition that the stream is still at its previous write's revision
+ * (TypeBucket keeps it), and one process's fenced writes to a bucket go one at a time.
  */
 
 /**
