@@ -16,8 +16,8 @@
  *
  * 3. Fenced writes: BENCH_FENCED_WRITES (2 000) updates through `NatsBackend.update`, one at a
  *    time and from 8 concurrent writers (distinct objects), with and without a fence (a leader's
- *    term: each fenced write reads the stream's state and the mark first, and goes round again when
- *    the stream moved; see docs/guide/fencing.md), alternating, BENCH_RUNS runs.
+ *    term; docs/guide/fencing.md says what a fenced write reads and when), alternating, BENCH_RUNS
+ *    runs.
  *
  * Correctness (exit 1): every sync holds exactly the bucket's objects; every object's last write is
  * reconciled; every fenced write lands.
@@ -355,12 +355,12 @@ async function main(): Promise<void> {
   const goals: GoalVerdict[] = [];
   finishPart({
     part: 'nats',
-    title: 'NATS KV: cold sync through NatsBackend against a raw KV watch, and write → reconcile',
+    title: 'NATS KV: cold sync through NatsBackend against a raw KV watch, write → reconcile, and fenced writes',
     method: [
       `NATS server at ${URL} (JetStream, its own process); a fresh bucket per run of the bench, filled through NatsBackend.create, destroyed at the end.`,
       'Limit: a raw KV watch of the bucket (last value per key) with the same decode as the backend (JSON.parse of the value, resourceVersion from the revision) into a Map until caught up. Converge: Informer over NatsBackend until waitForSync, one counting listener. Alternating runs in one process, 3 forced GCs before each.',
       'Write → reconcile: NatsBackend.update at a fixed rate (up to 64 in flight), each stamped just before the write; a Controller with one worker fed by an Informer over the same backend records stamp → reconcile start once per write. Writer and controller share this process.',
-      `Fenced writes: NatsBackend.update of existing Widgets without and with a fence announced for the run (each fenced write reads the stream's state and the fence mark before its conditional publish, and goes round again when the stream moved), one at a time and from ${FENCE_WRITERS} concurrent writers on objects of their own, variants alternating which goes first.`,
+      `Fenced writes: NatsBackend.update of existing Widgets without and with a fence announced for the run (a fenced write reads the stream's state and the fence mark unless this process's previous fenced write is still the stream's last, and goes round again when the stream moved; one process's fenced writes to a bucket go one at a time), one at a time and from ${FENCE_WRITERS} concurrent writers on objects of their own, variants alternating which goes first.`,
     ],
     tables: [sync, latency, fencing],
     charts: [],
