@@ -355,7 +355,8 @@ async function main(): Promise<void> {
   const goals: GoalVerdict[] = [];
   finishPart({
     part: 'nats',
-    title: 'NATS KV: cold sync through NatsBackend against a raw KV watch, write → reconcile, and fenced writes',
+    title:
+      'NATS KV: cold sync through NatsBackend against a raw KV watch, write → reconcile, and fenced writes',
     method: [
       `NATS server at ${URL} (JetStream, its own process); a fresh bucket per run of the bench, filled through NatsBackend.create, destroyed at the end.`,
       'Limit: a raw KV watch of the bucket (last value per key) with the same decode as the backend (JSON.parse of the value, resourceVersion from the revision) into a Map until caught up. Converge: Informer over NatsBackend until waitForSync, one counting listener. Alternating runs in one process, 3 forced GCs before each.',

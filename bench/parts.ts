@@ -184,7 +184,8 @@ export const PARTS: readonly PartSpec[] = [
   {
     name: 'nats',
     section: 'nats',
-    title: 'NATS KV: cold sync through NatsBackend against a raw KV watch, write → reconcile, and fenced writes',
+    title:
+      'NATS KV: cold sync through NatsBackend against a raw KV watch, write → reconcile, and fenced writes',
     script: 'nats.bench.ts',
     nodeFlags: GC,
     npmScript: 'bench:nats',
