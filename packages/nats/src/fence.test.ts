@@ -196,7 +196,11 @@ describe('NATS backend fencing', () => {
     await b.announceFence(fence);
     const nc = await admin(t.url);
     const requests: string[] = [];
-    const sub = nc.subscribe('$JS.API.>', { callback: (_error, message) => requests.push(message.subject) });
+    const sub = nc.subscribe('$JS.API.>', {
+      callback: (_error, message) => {
+        requests.push(message.subject);
+      },
+    });
     await nc.flush();
     for (let i = 0; i < 10; i++) await b.create(CM, cm(`c-${i}`), { fence });
     await nc.flush();
