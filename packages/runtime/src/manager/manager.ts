@@ -386,7 +386,7 @@ export class Manager implements Runnable {
 
   /**
    * A {@link DynamicController} over the default backend, added to the manager (leader-gated
-   * unless `needLeaderElection: false`). In a manager with a default backend its kinds' informers
+   * unless `needLeaderElection: false`; in a sharded manager, sharded by its member instead). In a manager with a default backend its kinds' informers
    * come from the manager's shared informers, which run before leadership: kinds served on a
    * standby replica are warm when it takes over. When a kind stops being served, the client's
    * cached reader of it (from `manager.client` reads) is released too, so nothing keeps its watch.
@@ -405,6 +405,8 @@ export class Manager implements Runnable {
       logger: this.#baseLogger,
       writeLedger: this.#writeLedger,
       remoteWriters: this.#remoteWriters,
+      // A sharded manager shards every controller it makes, this one too (as the builder's).
+      ...(this.#sharding === undefined ? {} : { sharding: { member: this.#sharding } }),
       ...options,
       backend,
       // The client's cached reader of a stopped kind would keep its informer (and watch) forever.

@@ -224,6 +224,25 @@ describe('a sharded controller', () => {
     expect(new Controller<string>({ name: 'x', reconciler, needLeaderElection: false }).sharded).toBe(false);
   });
 
+  it("a sharded manager shards the controllers it makes: the builder's and its dynamic controller", () => {
+    const clock = new VirtualClock();
+    const backend = new ReferenceBackend({ types: [configMapType], clock });
+    const membership = new MemoryMembership({ group: 'configmaps' });
+    const member = new ShardMember({ membership: membership.member('a'), identity: 'a', clock, ...TIMING });
+    const manager = new Manager({ clock, backend, sharding: member });
+    const built = manager.controller(configMapType).complete(() => undefined);
+    const dynamic = manager.dynamicController();
+    // The simulator (`--sharded`) found the dynamic controller unsharded: every replica ran every key.
+    for (const controller of [built, dynamic]) {
+      expect(controller.sharded).toBe(true);
+      expect(controller.needLeaderElection).toBe(false);
+    }
+    // a manager without sharding leaves both leader-gated
+    const plain = new Manager({ clock, backend });
+    expect(plain.dynamicController().sharded).toBe(false);
+    expect(plain.dynamicController().needLeaderElection).toBe(true);
+  });
+
   it('rejects a sharding option without a member', () => {
     expect(
       () =>
