@@ -5,8 +5,10 @@
  * differential run without faults). A failure prints the report: the seed, what broke, the shrunk
  * trace and the `npx converge simulate … --seed S --only-faults …` command that replays it.
  *
- * Two passes: one operator process through `SEEDS` seeds, and two replicas with leader election
- * (the only way `leader-pause` is drawn) through `REPLICA_SEEDS`. 100 and 25 keep this file near
+ * Three passes: one operator process through `SEEDS` seeds, two replicas with leader election
+ * (where `leader-pause` pauses the leader) through `REPLICA_SEEDS`, and three replicas sharing the
+ * keys as a shard group (`--sharded`: any member pauses; no key may run in two replicas at once)
+ * through `REPLICA_SEEDS`. 100 and 25 keep this file near
  * 15 s (5–14 ms a seed per example with one process; docs/guide/simulation.md has the figures);
  * `CONVERGE_SIMULATION_SEEDS=500 npx vitest run examples/simulation.test.ts` runs 500 of each.
  *
@@ -53,6 +55,18 @@ describe('the example operators under simulation', () => {
       const report = await simulate(scenario, {
         seeds: REPLICA_SEEDS,
         replicas: 2,
+        scenarioFile: `examples/${name}/operator.scenario.ts`,
+      });
+      expect(report.passed, formatReport(report)).toBe(true);
+    });
+  }
+
+  for (const [name, scenario] of Object.entries(scenarios)) {
+    it(`${name}: ${REPLICA_SEEDS} seeds with three sharded replicas`, async () => {
+      const report = await simulate(scenario, {
+        seeds: REPLICA_SEEDS,
+        replicas: 3,
+        sharded: true,
         scenarioFile: `examples/${name}/operator.scenario.ts`,
       });
       expect(report.passed, formatReport(report)).toBe(true);

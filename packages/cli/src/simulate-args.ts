@@ -18,6 +18,8 @@ export interface SimulateArgs {
   readonly faults: string | undefined;
   /** `--replicas K`: operator processes, with leader election when more than one. Default 1. */
   readonly replicas: number;
+  /** `--sharded`: the replicas share the keys as one shard group instead of electing a leader. */
+  readonly sharded: boolean;
   /** `--only-faults IDS`: with `seed`, inject only these faults of its trace (`none`: no fault). */
   readonly onlyFaults: readonly number[] | undefined;
   /** `--json`: the report as JSON on stdout. */
@@ -34,10 +36,10 @@ export const SIMULATE_HELP = `Usage: converge simulate SCENARIO.ts [options]
 
 Runs a scenario through seeded fault schedules: its operator (an operator module's default export,
 unchanged) on a virtual clock over the store, with stale reads, delayed and closed watches,
-conflicts, server errors, crashes, outages and paused leaders, then checks the scenario's
-invariants and the simulator's oracles once things settle. SCENARIO.ts's default export is a
-scenario (defineScenario from @converge/simulation, or the plain definition). The same seed gives
-the same trace, byte for byte.
+conflicts, server errors, crashes, outages and paused leaders (or shard members), then checks the
+scenario's invariants and the simulator's oracles once things settle. SCENARIO.ts's default export
+is a scenario (defineScenario from @converge/simulation, or the plain definition). The same seed
+gives the same trace, byte for byte.
 
 Exits 0 when every seed holds. Exits 1 at the first failing seed, printing the invariant or oracle
 it violates, its trace shrunk to the fewest faults that still fail it, and the command that
@@ -52,6 +54,9 @@ Options:
                            leader-pause; or none
   --replicas K             Operator processes, with leader election when K > 1 (default 1,
                            at most ${REPLICAS_MAX})
+  --sharded                With --replicas K > 1: the replicas share the keys as one shard
+                           group (leader-pause then pauses any member past its lease), and no
+                           key may run in two replicas at once
   --only-faults IDS        With --seed: inject only these faults (ids from the trace,
                            comma-separated; none for no fault), as a replay command gives them
   --json                   Print the report as JSON (traces included) instead of text
@@ -63,6 +68,7 @@ const SPECS = {
   faults: { type: 'string', value: 'LIST, comma-separated fault classes' },
   replicas: { type: 'string', value: `K, 1-${REPLICAS_MAX}` },
   'only-faults': { type: 'string', value: 'IDS, comma-separated fault ids' },
+  sharded: { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionSpecs;
@@ -93,12 +99,17 @@ export function parseSimulate(args: readonly string[]): SimulateArgs | { readonl
       'simulate',
       `--faults must be fault classes separated by commas (conflicts,crashes), all or none, got ${quote(faults)}`,
     );
+  const replicas = whole('--replicas', values.replicas, 1, REPLICAS_MAX) ?? 1;
+  const sharded = values.sharded ?? false;
+  if (sharded && replicas < 2)
+    throw new UsageError('simulate', `--sharded shares keys between replicas: give --replicas 2 or more`);
   return {
     scenario,
     seeds: seed === undefined ? (whole('--seeds', values.seeds, 1, SEEDS_MAX) ?? 100) : undefined,
     seed,
     faults,
-    replicas: whole('--replicas', values.replicas, 1, REPLICAS_MAX) ?? 1,
+    replicas,
+    sharded,
     onlyFaults: faultIds(values['only-faults']),
     json: values.json ?? false,
   };

@@ -70,6 +70,7 @@ export async function runSimulate(args: SimulateArgs, io: RunIo): Promise<number
       ...(args.seed === undefined ? { seeds: args.seeds ?? 100 } : { seed: args.seed }),
       ...(args.faults === undefined ? {} : { faults: args.faults }),
       replicas: args.replicas,
+      sharded: args.sharded,
       ...(args.onlyFaults === undefined ? {} : { onlyFaults: args.onlyFaults }),
       scenarioFile: args.scenario,
       ...(progress === undefined ? {} : { onSeed: progress.seen }),

@@ -34,6 +34,9 @@ describe('converge simulate', () => {
     const { code, out, err } = await simulate('./copies.ts', '--seeds', '5');
     expect({ code, err }).toEqual({ code: 0, err: '' });
     expect(out).toMatch(/^ok copies: 5 seeds, faults stale-reads,.* — \d+ reconciles, \d+ faults injected, /);
+    const sharded = await simulate('./copies.ts', '--seeds', '3', '--replicas', '3', '--sharded');
+    expect({ code: sharded.code, err: sharded.err }).toEqual({ code: 0, err: '' });
+    expect(sharded.out).toMatch(/^ok copies: 3 seeds, faults .*, 3 replicas \(sharded\) — /);
   });
 
   it('exits 1 at a failing seed naming it, the invariant, the shrunk trace and replay commands that fail the same way, byte for byte', async () => {
@@ -180,6 +183,14 @@ describe('converge simulate usage errors', () => {
       'converge simulate: --faults must be fault classes separated by commas (conflicts,crashes), all or none, got "Conflicts; crashes"',
     ],
     [['simulate', 'a.ts', '--json=yes'], 'converge simulate: --json takes no value, got "yes"'],
+    [
+      ['simulate', 'a.ts', '--sharded'],
+      'converge simulate: --sharded shares keys between replicas: give --replicas 2 or more',
+    ],
+    [
+      ['simulate', 'a.ts', '--sharded=1', '--replicas', '2'],
+      'converge simulate: --sharded takes no value, got "1"',
+    ],
     // Checked by the simulator's own list once the command runs (parsing loads no simulator).
     [
       ['simulate', 'a.ts', '--faults', 'crashes,all'],
@@ -207,6 +218,7 @@ describe('converge simulate usage errors', () => {
       seed: undefined,
       faults: undefined,
       replicas: 1,
+      sharded: false,
       onlyFaults: undefined,
       json: false,
     });
@@ -218,6 +230,7 @@ describe('converge simulate usage errors', () => {
         '--faults',
         'conflicts,crashes',
         '--replicas=3',
+        '--sharded',
         '--only-faults',
         'none',
         '--json',
@@ -228,6 +241,7 @@ describe('converge simulate usage errors', () => {
       seed: 0,
       faults: 'conflicts,crashes',
       replicas: 3,
+      sharded: true,
       onlyFaults: [],
       json: true,
     });

@@ -14,8 +14,9 @@ import { UnknownFaultError } from './errors.ts';
  * - `crashes` — the operator process dies right after a backend call (its answer is lost) or as
  *   a watch event arrives, and starts again with empty memory on the same server state.
  * - `outages` — the API server is unavailable for a while: every request fails with 503.
- * - `leader-pause` — with replicas, the leader stops (a SIGSTOP, a long GC) past its lease while
- *   another takes over, then resumes where it was.
+ * - `leader-pause` — with replicas, the leader (sharded: any member) stops (a SIGSTOP, a long GC)
+ *   past its lease while another takes over (or the others take its keys), then resumes where it
+ *   was.
  */
 export const FAULTS = [
   'stale-reads',

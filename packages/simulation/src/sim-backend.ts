@@ -4,6 +4,7 @@ import {
   type DeleteOptions,
   type DeleteResult,
   ExpiredError,
+  type Fence,
   type GetOptions,
   InternalError,
   type KubeObject,
@@ -185,6 +186,21 @@ export class SimBackend implements Backend {
     options?: DeleteOptions,
   ): Promise<DeleteResult<T>> {
     return this.#call('delete', type, key, () => this.#world.store.delete<T>(type, key, options));
+  }
+
+  /**
+   * Raises the store's mark of `fence.name` (what `POST /converge/fences` does on the embedded API
+   * server): the simulated server fences like the real one. Waits while the process is paused and
+   * fails during an outage, with no fault of its own (no draw from the schedule).
+   */
+  async announceFence(fence: Fence, signal?: AbortSignal): Promise<Fence> {
+    const p = this.#process;
+    if (p !== undefined) await p.gate();
+    signal?.throwIfAborted();
+    if (p !== undefined && this.#world.outage())
+      throw new UnavailableError('the server is currently unable to handle the request (announce a fence)');
+    this.#world.progressed();
+    return await this.#world.store.announceFence(fence, signal);
   }
 
   watch<T extends KubeObject = KubeObject>(

@@ -15,6 +15,7 @@ import {
   FAULTS,
   formatReport,
   parseFaults,
+  type ScenarioDefinition,
   ScenarioError,
   SimulationOptionsError,
   simulate,
@@ -32,7 +33,7 @@ const configMap = (
   data,
 });
 
-const copies = defineScenario({
+const copiesDefinition: ScenarioDefinition = {
   name: 'copies',
   operator: copier,
   setup: async ({ client, sleep }) => {
@@ -53,7 +54,8 @@ const copies = defineScenario({
       }
     },
   },
-});
+};
+const copies = defineScenario(copiesDefinition);
 
 const hash = (lines: readonly string[]) => createHash('sha256').update(lines.join('\n')).digest('hex');
 
@@ -295,6 +297,53 @@ describe('simulate', () => {
     const c = await simulate(stuck, { seeds: 1, faults: 'none' });
     expect(c.failures[0]?.violation.name).toBe('stuck-finalizer');
     expect(c.failures[0]?.violation.message).toMatch(/ConfigMap default\/x is being deleted/);
+  });
+
+  it('with sharded replicas, shares the keys, pauses members past their leases, and finds a controller that runs keys its replica does not own', async () => {
+    const trace: string[] = [];
+    const report = await simulate(copies, {
+      seeds: 10,
+      replicas: 3,
+      sharded: true,
+      onSeed: (o) => trace.push(...o.trace),
+    });
+    expect(report.passed, formatReport(report)).toBe(true);
+    expect(report.sharded).toBe(true);
+    expect(formatReport(report)).toContain('3 replicas (sharded)');
+    const runners = new Set(trace.flatMap((l) => /(replica-\d)#\d+ reconcile /.exec(l)?.[1] ?? []));
+    expect(runners.size).toBeGreaterThanOrEqual(2);
+    expect(trace.some((l) => /\(a shard member\) pauses/.test(l))).toBe(true);
+
+    // The same operator whose controller lets every key through its shard gate: every replica runs
+    // every ConfigMap, and two replicas run one at once.
+    const everywhere = defineScenario({
+      ...copiesDefinition,
+      name: 'copies-everywhere',
+      operator: (manager) => {
+        const gate = { mayRun: () => true, onChange: () => () => undefined };
+        manager
+          .controller(configMapType)
+          .named('copier')
+          .withOptions({ sharding: { member: gate } })
+          .complete(async (key) => {
+            await manager.client.get(configMapType, key).catch(ignoreNotFound);
+            return done();
+          });
+      },
+      invariants: {},
+    });
+    const bad = await simulate(everywhere, { seeds: 5, replicas: 2, sharded: true, faults: 'none' });
+    expect(bad.passed).toBe(false);
+    expect(bad.failures[0]?.violation.name, formatReport(bad)).toBe('overlap');
+    expect(bad.failures[0]?.violation.message).toMatch(/while replica-\d#1 was running it/);
+    expect(bad.failures[0]?.replay).toContain('--replicas 2 --sharded');
+  });
+
+  it('refuses sharded with one replica, and a sharded that is not a boolean', async () => {
+    await expect(simulate(copies, { sharded: true })).rejects.toThrow(SimulationOptionsError);
+    await expect(simulate(copies, { replicas: 2, sharded: 'yes' as never })).rejects.toThrow(
+      /sharded must be a boolean/,
+    );
   });
 
   it('with two replicas, pauses the leader past its lease and the other takes over', async () => {

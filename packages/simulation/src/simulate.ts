@@ -16,6 +16,11 @@ export interface SimulateOptions {
   readonly onlyFaults?: readonly number[];
   /** Operator processes (replicas with leader election when > 1). Default 1. */
   readonly replicas?: number;
+  /**
+   * With `replicas` > 1: the replicas share the keys as one shard group (elastic sharding, their
+   * writes fenced by the simulated server) instead of electing a leader. Default false.
+   */
+  readonly sharded?: boolean;
   /** Shrink the first failure to the fewest faults that still fail it. Default true. */
   readonly shrink?: boolean;
   /** Stop at the first failing seed. Default true. */
@@ -56,6 +61,8 @@ export interface SimulationReport {
   readonly seedsRun: number;
   readonly faults: readonly FaultName[];
   readonly replicas: number;
+  /** The replicas shared the keys as a shard group. */
+  readonly sharded: boolean;
   readonly failures: readonly SimulationFailure[];
   readonly totals: {
     readonly reconciles: number;
@@ -79,6 +86,15 @@ export async function simulate(
   const checked = defineScenario(scenario);
   const faults = parseFaults(options.faults ?? []);
   const replicas = wholeNumber('replicas', options.replicas, 1, 1, 16);
+  if (options.sharded !== undefined && typeof options.sharded !== 'boolean')
+    throw new SimulationOptionsError('sharded', options.sharded, 'a boolean');
+  const sharded = options.sharded === true;
+  if (sharded && replicas < 2)
+    throw new SimulationOptionsError(
+      'sharded',
+      `${replicas} replica`,
+      'used with replicas of 2 or more (one replica has no one to share keys with)',
+    );
   let seeds: number[];
   if (options.seed !== undefined) seeds = [wholeNumber('seed', options.seed, 1, 0, MAX_SEED)];
   else {
@@ -104,6 +120,7 @@ export async function simulate(
       seed,
       faults,
       replicas,
+      sharded,
       ...(only === undefined ? {} : { only }),
     });
     seedsRun++;
@@ -123,8 +140,8 @@ export async function simulate(
               violation: outcome.violation,
               logs: outcome.logs,
             }
-          : await shrink(checked, { seed, faults, replicas }, outcome);
-      const base = replayCommand(file, seed, faults, replicas);
+          : await shrink(checked, { seed, faults, replicas, sharded }, outcome);
+      const base = replayCommand(file, seed, faults, replicas, sharded);
       failures.push({
         seed,
         violation: outcome.violation,
@@ -144,6 +161,7 @@ export async function simulate(
     seedsRun,
     faults: FAULTS.filter((f) => faults.has(f)),
     replicas,
+    sharded,
     failures,
     totals,
     elapsedMs: elapsed,
@@ -153,7 +171,13 @@ export async function simulate(
 /** Runs one seed with a fresh world. Unhandled rejections during it are the run's. */
 export async function runSeed(
   scenario: Scenario,
-  config: { seed: number; faults: ReadonlySet<FaultName>; replicas: number; only?: ReadonlySet<number> },
+  config: {
+    seed: number;
+    faults: ReadonlySet<FaultName>;
+    replicas: number;
+    sharded?: boolean;
+    only?: ReadonlySet<number>;
+  },
 ): Promise<SeedOutcome> {
   const world = new World(scenario, config);
   const onUnhandled = (error: unknown) => world.unhandled(error);
@@ -175,7 +199,7 @@ const SHRINK_RUNS = 150;
  */
 async function shrink(
   scenario: Scenario,
-  config: { seed: number; faults: ReadonlySet<FaultName>; replicas: number },
+  config: { seed: number; faults: ReadonlySet<FaultName>; replicas: number; sharded: boolean },
   failed: SeedOutcome,
 ): Promise<SimulationFailure['shrunk']> {
   const target = failed.violation as Violation;
@@ -222,11 +246,18 @@ async function shrink(
   return result(best, kept);
 }
 
-function replayCommand(file: string, seed: number, faults: ReadonlySet<FaultName>, replicas: number): string {
+function replayCommand(
+  file: string,
+  seed: number,
+  faults: ReadonlySet<FaultName>,
+  replicas: number,
+  sharded: boolean,
+): string {
   const parts = ['npx converge simulate', quote(file), '--seed', String(seed)];
   if (faults.size !== FAULTS.length)
     parts.push('--faults', faults.size === 0 ? 'none' : FAULTS.filter((f) => faults.has(f)).join(','));
   if (replicas !== 1) parts.push('--replicas', String(replicas));
+  if (sharded) parts.push('--sharded');
   return parts.join(' ');
 }
 

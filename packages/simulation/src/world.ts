@@ -6,6 +6,7 @@ import {
   formatCause,
   LeaderElector,
   LeaseLock,
+  LeaseMembership,
   type LogFields,
   type Logger,
   Manager,
@@ -14,6 +15,7 @@ import {
   type ReconcileInfo,
   type ResourceType,
   type Runnable,
+  ShardMember,
 } from '@converge/runtime';
 import { flushMicrotasks, VirtualClock } from '@converge/runtime/testing';
 import { Store } from '@converge/store';
@@ -35,7 +37,7 @@ import { SimBackend, type WorldPort } from './sim-backend.ts';
 
 /** What broke: an invariant of the scenario or one of the simulator's oracles. */
 export interface Violation {
-  /** `invariant`, or the oracle: `quiescence`, `hot-loop`, `unhandled-error`, `stuck-finalizer`, `orphan`, `differential`, `setup`, `operator`, `process-exit`. */
+  /** `invariant`, or the oracle: `quiescence`, `hot-loop`, `unhandled-error`, `stuck-finalizer`, `orphan`, `differential`, `setup`, `operator`, `process-exit`, `overlap`. */
   readonly kind: string;
   /** The invariant's name, or the oracle's. */
   readonly name: string;
@@ -66,6 +68,11 @@ export interface SeedConfig {
   /** Only these fault ids may be injected (shrinking and replay); undefined: any. */
   readonly only?: ReadonlySet<number>;
   readonly replicas: number;
+  /**
+   * With replicas: the processes share the keys as members of one shard group (Leases in the
+   * simulated store, writes fenced by it) instead of electing a leader.
+   */
+  readonly sharded?: boolean;
   /** Skip the differential rerun (it is the rerun). */
   readonly clean?: boolean;
 }
@@ -90,6 +97,12 @@ interface KeyStats {
   lastError: string | undefined;
   /** Start times of its latest reconciles (at most the bound + 1). */
   recent: number[];
+}
+
+/** A reconcile in progress, for the overlap oracle: its process, and how often that process had paused when it began. */
+interface RunningReconcile {
+  readonly process: SimProcess;
+  readonly pausesAtStart: number;
 }
 
 /** Who observes each manager's controllers (set once its constructor returned: it adds runnables itself). */
@@ -235,6 +248,8 @@ export class World implements WorldPort {
   readonly #logs: string[] = [];
   readonly #watched = new Set<ResourceType>();
   readonly #stopWatches = new AbortController();
+  /** Reconciles in progress by `controller key`, across processes (the overlap oracle). */
+  readonly #running = new Map<string, Set<RunningReconcile>>();
 
   constructor(scenario: Scenario, config: SeedConfig) {
     this.#scenario = scenario;
@@ -576,6 +591,20 @@ export class World implements WorldPort {
     }
     const backend = new SimBackend(this, p);
     const logger = new RunLogger(this.#logs, () => this.clock.now(), { process: p.id });
+    if (this.#config.replicas > 1 && this.#config.sharded === true) {
+      p.member = new ShardMember({
+        membership: new LeaseMembership({
+          backend,
+          namespace: 'default',
+          group: shardGroup(this.#scenario.name),
+        }),
+        identity: `replica-${replica}`,
+        clock: p.clock,
+        logger,
+        revoke: (fence, signal) => backend.announceFence(fence, signal),
+        ...LEASE,
+      });
+    }
     const options: ManagerOptions = {
       clock: p.clock,
       logger,
@@ -584,21 +613,23 @@ export class World implements WorldPort {
       // by identity (label ownership across backends). The same store and faults behind it.
       backends: { nats: new SimBackend(this, p, 'simulation:nats') },
       cacheSyncTimeoutMs: Number.POSITIVE_INFINITY,
-      ...(this.#config.replicas > 1
-        ? {
-            leaderElection: new LeaderElector({
-              lock: new LeaseLock({
-                backend,
-                namespace: 'default',
-                name: leaseName(this.#scenario.name),
-                identity: `replica-${replica}`,
+      ...(p.member !== undefined
+        ? { sharding: p.member }
+        : this.#config.replicas > 1
+          ? {
+              leaderElection: new LeaderElector({
+                lock: new LeaseLock({
+                  backend,
+                  namespace: 'default',
+                  name: leaseName(this.#scenario.name),
+                  identity: `replica-${replica}`,
+                }),
+                clock: p.clock,
+                logger,
+                ...LEASE,
               }),
-              clock: p.clock,
-              logger,
-              ...LEASE,
-            }),
-          }
-        : {}),
+            }
+          : {}),
     };
     const manager = new ObservedManager(options, (runnable) => this.#observe(p, runnable));
     p.manager = manager;
@@ -678,7 +709,13 @@ export class World implements WorldPort {
           stats.lastCauses = info.causes.causes.map(formatCause);
           this.#reconciles++;
           this.#progress++;
-          const summary = (await run()) as { result: string; error?: Error };
+          const mine = this.#begin(p, id);
+          let summary: { result: string; error?: Error };
+          try {
+            summary = (await run()) as { result: string; error?: Error };
+          } finally {
+            this.#running.get(id)?.delete(mine);
+          }
           stats.lastResult = summary.result;
           stats.lastError = summary.error === undefined ? undefined : describeError(summary.error);
           this.trace(
@@ -736,7 +773,52 @@ export class World implements WorldPort {
    */
   #working(): SimProcess[] {
     const live = this.#live();
-    return this.#config.replicas > 1 ? live.filter((p) => p.manager?.leading === true) : live;
+    if (this.#config.replicas === 1 || this.#config.sharded === true) return live;
+    return live.filter((p) => p.manager?.leading === true);
+  }
+
+  /**
+   * Records that `p` starts a reconcile of `id`; with replicas, another process running the same
+   * key at this moment is a violation (`overlap`) — unless that process was paused since its run
+   * began: a member paused past its lease loses its keys while its run is frozen, and its writes
+   * after it resumes are refused by its raised fence (the store checks them).
+   */
+  #begin(p: SimProcess, id: string): RunningReconcile {
+    let runs = this.#running.get(id);
+    if (runs === undefined) {
+      runs = new Set();
+      this.#running.set(id, runs);
+    }
+    if (this.#config.replicas > 1) {
+      for (const other of runs) {
+        const q = other.process;
+        if (q === p || q.dead || q.paused || q.pauses !== other.pausesAtStart) continue;
+        this.#fatal ??= {
+          kind: 'oracle',
+          name: 'overlap',
+          message: `${p.id} started reconciling ${id} while ${q.id} was running it (two replicas at once)`,
+        };
+      }
+    }
+    const mine = { process: p, pausesAtStart: p.pauses };
+    runs.add(mine);
+    return mine;
+  }
+
+  /** Sharded: every live member is a member of the group and counts the same live members. */
+  #membersSettled(): string | undefined {
+    if (this.#config.sharded !== true || this.#config.replicas === 1) return undefined;
+    const live = this.#live();
+    const identities = live.map((p) => `replica-${p.replica}`).sort();
+    for (const p of live) {
+      const member = p.member;
+      if (member === undefined) return `${p.id} has no shard member`;
+      if (member.phase !== 'member') return `${p.id} is ${member.phase} in the shard group`;
+      const seen = [...member.members].sort();
+      if (seen.join(',') !== identities.join(','))
+        return `${p.id} counts members ${seen.join(', ') || 'none'}, live are ${identities.join(', ')}`;
+    }
+    return undefined;
   }
 
   #quiescent(): boolean {
@@ -744,6 +826,7 @@ export class World implements WorldPort {
     if (this.clock.now() - this.#lastChangeAt < QUIET_MS) return false;
     const working = this.#working();
     if (this.#config.replicas > 1 && working.length === 0) return false;
+    if (this.#membersSettled() !== undefined) return false;
     for (const p of this.#live()) if (p.pendingEvents() > 0) return false;
     for (const p of working) {
       for (const c of p.controllers) {
@@ -756,6 +839,8 @@ export class World implements WorldPort {
   #notQuiet(settleStart: number): Violation {
     const busy: string[] = [];
     if (this.#config.replicas > 1 && this.#working().length === 0) busy.push('no replica leads');
+    const unsettled = this.#membersSettled();
+    if (unsettled !== undefined) busy.push(unsettled);
     for (const p of this.#working()) {
       for (const c of p.controllers) {
         for (const k of c.inspect(20)) {
@@ -777,14 +862,25 @@ export class World implements WorldPort {
     };
   }
 
-  /** While faults are on, now and then the leader stops past its lease, then resumes. */
+  /**
+   * While faults are on, now and then the leader (sharded: a member, chosen by the schedule) stops
+   * past its lease, then resumes.
+   */
   #pauseLoop(): void {
     const tick = () => {
       if (!this.#faultsOn) return;
-      const leader = this.#live().find((p) => p.manager?.leading === true && !p.paused);
+      const sharded = this.#config.sharded === true;
+      const candidates = this.#live().filter((p) => !p.paused && (sharded || p.manager?.leading === true));
+      const leader = sharded
+        ? candidates[Math.floor(this.#schedule.next() * candidates.length)]
+        : candidates[0];
       if (
         leader !== undefined &&
-        this.decide('leader-pause', FAULT_RATES.leaderPause, `${leader.id} (the leader) pauses`)
+        this.decide(
+          'leader-pause',
+          FAULT_RATES.leaderPause,
+          `${leader.id} (${sharded ? 'a shard member' : 'the leader'}) pauses`,
+        )
       ) {
         const ms = LEASE.leaseDurationMs + 1_000 + Math.floor(this.#schedule.next() * 9_000);
         leader.pause();
@@ -807,4 +903,14 @@ function leaseName(scenario: string): string {
     .replace(/^-+|-+$/g, '')
     .slice(0, 40);
   return `${base || 'scenario'}-leader`;
+}
+
+/** The shard group of a scenario's replicas (a DNS label). */
+function shardGroup(scenario: string): string {
+  const base = scenario
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
+  return `${base || 'scenario'}-shards`.replace(/^-+/, '');
 }
