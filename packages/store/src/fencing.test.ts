@@ -79,15 +79,44 @@ describe('a leader term fences the writes made for it', () => {
     expect(await b.done).toBeUndefined();
   });
 
-  it('a Lease whose transitions restarted (deleted by hand) cannot lead under an epoch the store already passed', async () => {
+  it('a Lease whose transitions restarted (deleted by hand) leads at an epoch above the store’s mark: its lock is raised first', async () => {
     const clock = new VirtualClock();
     const store = new Store({ clock, types: [configMapType] });
     await store.announceFence({ name: 'default/op', holder: 'old', epoch: 7 });
-    const a = replica('a', new MemoryLock({ name: 'default/op' }), clock, store);
+    const lock = new MemoryLock({ name: 'default/op' });
+    const a = replica('a', lock, clock, store);
     await clock.advance(3_000);
-    const error = await a.done;
-    expect(error).toBeInstanceOf(FencedError);
+    expect(a.manager.leading).toBe(true);
+    expect(a.manager.fence).toEqual({ name: 'default/op', holder: 'a', epoch: 8 });
+    expect(store.fenceMarks()).toEqual([{ name: 'default/op', holder: 'a', epoch: 8 }]);
+    expect(a.elector.observedRecord?.leaderTransitions).toBe(8);
+    expect((await lock.locker('x').get(new AbortController().signal))?.record.leaderTransitions).toBe(8);
+    // the old holder's writes are refused; the new leader's land
+    await expect(
+      store.create(configMapType, cm('stale'), { fence: { name: 'default/op', holder: 'old', epoch: 7 } }),
+    ).rejects.toBeInstanceOf(FencedError);
+    await a.manager.client.create(configMapType, cm('by-a'));
+    // the next holder counts on from there
+    lock.inject({ type: 'hang' }, { identity: 'a', count: 1_000 });
+    const b = replica('b', lock, clock, store);
+    await clock.advance(30_000);
+    expect(await a.done).toBeInstanceOf(LeadershipLostError);
+    expect(b.manager.fence).toEqual({ name: 'default/op', holder: 'b', epoch: 9 });
+    b.stop.abort();
+    expect(await b.done).toBeUndefined();
+  });
+
+  it('a leader that cannot raise its lock (someone else wrote it) stops rather than act unfenced', async () => {
+    const clock = new VirtualClock();
+    const store = new Store({ clock, types: [configMapType] });
+    await store.announceFence({ name: 'default/op', holder: 'old', epoch: 7 });
+    const lock = new MemoryLock({ name: 'default/op' });
+    // every update of a's fails (a conflict), so the raise fails
+    lock.inject({ type: 'error' }, { identity: 'a', operations: ['update'], count: 1_000 });
+    const a = replica('a', lock, clock, store);
+    await clock.advance(3_000);
     expect(a.manager.leading).toBe(false);
+    expect(await a.done).toBeInstanceOf(Error);
   });
 });
 

@@ -43,6 +43,37 @@ describe('LeaderElector', () => {
     await a.done;
   });
 
+  it('raises its fencing token by rewriting the record it holds; not while standing by, never down, never to a bad number', async () => {
+    const { clock, lock, electors } = setup(['a', 'b']);
+    const b = electors[1] as LeaderElector;
+    await expect(b.raiseFencingToken(3)).rejects.toBeInstanceOf(AbortedError);
+    const a = runReplica(electors[0] as LeaderElector, clock);
+    await clock.advance(0);
+    const standby = runReplica(b, clock);
+    await clock.advance(0);
+    await expect(b.raiseFencingToken(3)).rejects.toBeInstanceOf(AbortedError);
+    expect(await a.elector.raiseFencingToken(5)).toEqual({ name: 'memory', holder: 'a', epoch: 5 });
+    expect(a.elector.fencingToken).toBe(5);
+    expect(lock.current?.record).toMatchObject({ holderIdentity: 'a', leaderTransitions: 5 });
+    expect(renewedAt(lock)).toBe(clock.now());
+    // lower or equal: nothing written
+    const calls = lock.calls;
+    expect(await a.elector.raiseFencingToken(2)).toEqual({ name: 'memory', holder: 'a', epoch: 5 });
+    expect(lock.calls).toBe(calls);
+    await expect(a.elector.raiseFencingToken(-1)).rejects.toThrow(/non-negative integer/);
+    await expect(a.elector.raiseFencingToken(Number.NaN)).rejects.toThrow(/non-negative integer/);
+    // renewals keep it, and the next holder counts on from it
+    await clock.advance(10_000);
+    expect(lock.current?.record.leaderTransitions).toBe(5);
+    a.stop.abort();
+    await a.done;
+    await clock.advance(5_000);
+    expect(b.isLeader).toBe(true);
+    expect(b.fencingToken).toBe(6);
+    standby.stop.abort();
+    await standby.done;
+  });
+
   it('renews every retry period, keeping acquireTime and transitions, and keeps leading past the lease duration', async () => {
     const { clock, lock, electors } = setup(['a']);
     const a = runReplica(electors[0] as LeaderElector, clock);

@@ -13,7 +13,7 @@ import {
   type ResolvedElectorOptions,
   resolveElectorOptions,
 } from './options.ts';
-import type { LeaderRecord } from './record.ts';
+import { formatMicroTime, type LeaderRecord } from './record.ts';
 import { releaseLock, workReturned } from './release.ts';
 import { LeaderTerm, type TermEnd } from './term.ts';
 
@@ -122,6 +122,43 @@ export class LeaderElector implements LeaderElection {
    * the term's fencing token as its epoch. Kept after the term ended (see {@link LeaderElection.fence}).
    */
   fence(): Fence | undefined {
+    return this.#fence;
+  }
+
+  /**
+   * Rewrites the lock's record, which this replica holds, with `leaderTransitions` of at least
+   * `min`, and makes that the term's fencing token and fence: for a backend whose fence mark is
+   * already past the term's epoch because the lock's history restarted (a Lease deleted by hand
+   * and created again counts from 0). Safe because this replica holds the lock now: every earlier
+   * holder's fence is below `min`. Rejects when not leading, or when the write fails (a conflict:
+   * someone else wrote the record; the term then ends at its next renewal if it lost the lock).
+   */
+  async raiseFencingToken(min: number, signal?: AbortSignal): Promise<Fence> {
+    const state = this.#state;
+    const observed = this.#observed;
+    if (state.phase !== 'leading' || !state.term.check() || observed === undefined)
+      throw new AbortedError(`cannot raise the fencing token of ${this.#o.name}: not leading`);
+    if (!Number.isSafeInteger(min) || min < 0)
+      throw new TypeError(`raiseFencingToken: min must be a non-negative integer, got ${String(min)}`);
+    const term = state.term;
+    if (term.fencingToken < min) {
+      const { clock, lock } = this.#o;
+      const startedAt = clock.now();
+      const next: LeaderRecord = {
+        ...observed.record,
+        renewTime: formatMicroTime(startedAt),
+        leaderTransitions: min,
+      };
+      const version = await lock.update(next, observed.version, signal ?? new AbortController().signal);
+      this.#observed = { record: next, version, observedAt: startedAt };
+      term.raiseFencingToken(min);
+      term.renewed(startedAt);
+      this.#logger.warn(
+        { fencingToken: min },
+        "Raised the lock's leaderTransitions to the backend's fence mark (the lock's history restarted)",
+      );
+    }
+    this.#fence = { name: this.#o.name, holder: this.identity, epoch: term.fencingToken };
     return this.#fence;
   }
 

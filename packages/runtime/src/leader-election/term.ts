@@ -22,7 +22,7 @@ export type TermEnd =
  * @internal
  */
 export class LeaderTerm {
-  readonly fencingToken: number;
+  #fencingToken: number;
   readonly #clock: Clock;
   readonly #identity: string;
   readonly #renewDeadlineMs: number;
@@ -44,11 +44,21 @@ export class LeaderTerm {
     this.#clock = clock;
     this.#identity = identity;
     this.#renewDeadlineMs = renewDeadlineMs;
-    this.fencingToken = fencingToken;
+    this.#fencingToken = fencingToken;
     this.#onEnd = onEnd;
     this.#renewedAt = startedAt;
     this.#lastNow = startedAt;
     this.#timer = this.#arm();
+  }
+
+  /** The record's leaderTransitions for this term (raised by {@link LeaderTerm.raiseFencingToken}). */
+  get fencingToken(): number {
+    return this.#fencingToken;
+  }
+
+  /** The lock's record was rewritten with a higher leaderTransitions during the term. */
+  raiseFencingToken(token: number): void {
+    if (token > this.#fencingToken) this.#fencingToken = token;
   }
 
   /** Aborts when the term ends, by the deadline at the latest. */

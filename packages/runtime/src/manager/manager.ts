@@ -3,6 +3,7 @@ import {
   BackendError,
   BackendErrorCodes,
   type Fence,
+  FencedError,
   ForbiddenError,
   qualifiedResource,
   type ResourceType,
@@ -668,15 +669,19 @@ export class Manager implements Runnable {
    * Before leader-gated work starts: the term's fence becomes the one every client write carries,
    * and the backends that fence are told of it, so that from now on they refuse writes a stale
    * leader still makes (a paused process resumed, a write held in a socket buffer). A backend that
-   * already holds a higher epoch for the lock (a Lease deleted by hand restarts its transitions)
-   * rejects with a FencedError, which fails the manager: acting without a valid fence is unsafe.
+   * already holds the lock's name at this epoch or higher, from another holder, means the lock's
+   * history restarted (a Lease deleted by hand counts its transitions from 0 again): this replica
+   * holds the lock now, so it raises the lock's epoch above the mark and announces again. A lock
+   * that cannot be raised, or a refusal after that, fails the manager: acting without a valid
+   * fence is unsafe.
    */
   async #announceFence(election: LeaderElection, lost: AbortSignal): Promise<void> {
-    const fence = election.fence?.();
+    let fence = election.fence?.();
     if (fence === undefined) return;
     this.#fence = fence;
     const backend = this.#backend;
     if (backend === undefined) return;
+    let raised = false;
     // A server briefly unreachable is retried for as long as the term lasts; a refusal is final.
     for (let delayMs = 100; ; delayMs = Math.min(delayMs * 2, 2_000)) {
       try {
@@ -690,6 +695,23 @@ export class Manager implements Runnable {
         }
         break;
       } catch (error) {
+        const current = error instanceof FencedError ? error.current : undefined;
+        if (
+          !raised &&
+          !lost.aborted &&
+          current !== undefined &&
+          current.name === fence.name &&
+          election.raiseFencingToken !== undefined
+        ) {
+          raised = true;
+          this.#logger.warn(
+            { fence, mark: current },
+            "The backend's fence mark for the lock is at or past this term's epoch (the lock's history restarted?): raising the lock's epoch above it",
+          );
+          fence = await election.raiseFencingToken(current.epoch + 1, lost);
+          this.#fence = fence;
+          continue;
+        }
         if (lost.aborted || !(error instanceof BackendError) || !error.retryable) throw error;
         this.#logger.warn({ err: error, fence }, 'Announcing the fence failed; retrying');
         await sleepOn(this.#clock, delayMs, lost).catch(() => undefined);

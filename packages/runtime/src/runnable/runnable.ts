@@ -24,6 +24,12 @@ export interface LeaderElection {
    * epoch and a fencing backend refuses them. Undefined before the first acquisition.
    */
   fence?(): Fence | undefined;
+  /**
+   * While leading: rewrites the lock so that the term's epoch is at least `min`, and resolves with
+   * the new fence. The manager calls it when a backend's fence mark for the lock is already at or
+   * past the term's epoch because the lock's history restarted (a Lease deleted by hand).
+   */
+  raiseFencingToken?(min: number, signal?: AbortSignal): Promise<Fence>;
 }
 
 /**
