@@ -51,7 +51,7 @@ Options:
   --seed S                 Run seed S alone (0 to ${SEED_MAX}): a replay; not with --seeds
   --faults LIST            The fault classes, comma-separated (default all): stale-reads,
                            watch-delay, watch-close, conflicts, server-errors, crashes, outages,
-                           leader-pause; or none
+                           leader-pause, lease-loss; or none
   --replicas K             Operator processes, with leader election when K > 1 (default 1,
                            at most ${REPLICAS_MAX})
   --sharded                With --replicas K > 1: the replicas share the keys as one shard

@@ -133,7 +133,7 @@ describe('converge simulate', () => {
     expect(out).toBe('');
     const [first, blank, usage] = err.split('\n');
     expect(first).toBe(
-      'converge simulate: --faults: unknown fault "typo": the faults are stale-reads, watch-delay, watch-close, conflicts, server-errors, crashes, outages, leader-pause',
+      'converge simulate: --faults: unknown fault "typo": the faults are stale-reads, watch-delay, watch-close, conflicts, server-errors, crashes, outages, leader-pause, lease-loss',
     );
     expect(blank).toBe('');
     expect(usage).toBe('Usage: converge simulate SCENARIO.ts [options]');
@@ -194,7 +194,7 @@ describe('converge simulate usage errors', () => {
     // Checked by the simulator's own list once the command runs (parsing loads no simulator).
     [
       ['simulate', 'a.ts', '--faults', 'crashes,all'],
-      'converge simulate: --faults: unknown fault "all": the faults are stale-reads, watch-delay, watch-close, conflicts, server-errors, crashes, outages, leader-pause',
+      'converge simulate: --faults: unknown fault "all": the faults are stale-reads, watch-delay, watch-close, conflicts, server-errors, crashes, outages, leader-pause, lease-loss',
     ],
   ];
 

@@ -17,6 +17,8 @@ import { UnknownFaultError } from './errors.ts';
  * - `leader-pause` — with replicas, the leader (sharded: any member) stops (a SIGSTOP, a long GC)
  *   past its lease while another takes over (or the others take its keys), then resumes where it
  *   was.
+ * - `lease-loss` — with replicas, someone deletes the leader's Lease (sharded: a member's) by hand;
+ *   it is created again with its history restarted.
  */
 export const FAULTS = [
   'stale-reads',
@@ -27,6 +29,7 @@ export const FAULTS = [
   'crashes',
   'outages',
   'leader-pause',
+  'lease-loss',
 ] as const;
 
 export type FaultName = (typeof FAULTS)[number];
@@ -72,4 +75,6 @@ export const FAULT_RATES = {
   outage: 0.006,
   /** Per lease renewal seen while faults are on. */
   leaderPause: 0.2,
+  /** Per 5 virtual s while faults are on, with replicas: a Lease deleted by hand. */
+  leaseLoss: 0.15,
 } as const;

@@ -9,9 +9,11 @@ import {
   LeaseMembership,
   type LogFields,
   type Logger,
+  leaseType,
   Manager,
   type ManagerAddOptions,
   type ManagerOptions,
+  memberLeaseName,
   type ReconcileInfo,
   type ResourceType,
   type Runnable,
@@ -388,6 +390,8 @@ export class World implements WorldPort {
     if (this.#fatal !== undefined) return this.#outcome(this.#fatal);
     if (this.#config.replicas > 1 && this.#config.faults.has('leader-pause') && this.#faultsOn)
       this.#pauseLoop();
+    if (this.#config.replicas > 1 && this.#config.faults.has('lease-loss') && this.#faultsOn)
+      this.#leaseLossLoop();
 
     const setupClient = new Client({
       backend: new SimBackend(this),
@@ -860,6 +864,32 @@ export class World implements WorldPort {
           ? `not quiescent ${since} virtual ms after the faults stopped: ${busy.slice(0, 10).join('; ')}`
           : `objects still changing ${since} virtual ms after the faults stopped (last change at ${this.#lastChangeAt}ms)`,
     };
+  }
+
+  /**
+   * While faults are on, now and then someone deletes the leader's Lease (sharded: a member's,
+   * chosen by the schedule) by hand, straight in the store: the next write of it creates it again
+   * with its history restarted (leaseTransitions 0).
+   */
+  #leaseLossLoop(): void {
+    const tick = () => {
+      if (!this.#faultsOn) return;
+      const sharded = this.#config.sharded === true;
+      const members = this.#live().map((p) => `replica-${p.replica}`);
+      const name = sharded
+        ? memberLeaseName(
+            shardGroup(this.#scenario.name),
+            members[Math.floor(this.#schedule.next() * members.length)] ?? 'replica-0',
+          )
+        : leaseName(this.#scenario.name);
+      if (this.decide('lease-loss', FAULT_RATES.leaseLoss, `the Lease ${name} is deleted by hand`)) {
+        void this.store.delete(leaseType, { namespace: 'default', name }).catch(() => {
+          // Not there (yet, or already): nothing was lost.
+        });
+      }
+      this.clock.setTimer(tick, 5_000);
+    };
+    this.clock.setTimer(tick, 5_000);
   }
 
   /**
