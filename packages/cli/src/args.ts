@@ -75,6 +75,11 @@ export interface RunArgs extends LogArgs, OperationsArgs {
   readonly leaseNamespace: string | undefined;
   /** With the NATS backend: the server (undefined: `NATS_URL`, else the default). */
   readonly nats: string | undefined;
+  /**
+   * `--nats-backend`: modules get a NATS JetStream KV backend named `nats` on that server
+   * (`manager.useBackend('nats', …)`), as `converge dev --nats` gives them.
+   */
+  readonly natsBackend: boolean;
   /** With the NATS backend: the KV bucket (undefined: the lock's default, `converge-leases`). */
   readonly leaseBucket: string | undefined;
   readonly identity: string | undefined;
@@ -189,6 +194,10 @@ Options:
                            if given, the key is NS.NAME
   --nats URL               nats: the server (default: $NATS_URL, else nats://127.0.0.1:4222)
   --lease-bucket BUCKET    nats: the KV bucket, created if missing (default converge-leases)
+  --nats-backend           Give the modules a NATS JetStream KV backend named nats on that server:
+                           manager.useBackend('nats', [type]) keeps those kinds in its buckets
+                           (prefixed with $CONVERGE_NATS_BUCKET_PREFIX, default converge_), as
+                           converge dev --nats does; their writes are fenced like the others
   --shard-group NAME       Share the controllers' keys between the replicas of this group (elastic
                            sharding): each member announces itself on a Lease (a KV entry with
                            --lease-backend nats) and reconciles only its keys, handed over without
@@ -298,6 +307,7 @@ const RUN_SPECS = {
   'lease-namespace': { type: 'string', value: 'NS' },
   'lease-backend': { type: 'string', value: 'kubernetes or nats' },
   nats: { type: 'string', value: 'URL' },
+  'nats-backend': { type: 'boolean' },
   'lease-bucket': { type: 'string', value: 'BUCKET' },
   'shard-group': { type: 'string', value: 'NAME' },
   identity: { type: 'string', value: 'ID' },
@@ -575,17 +585,21 @@ function parseRun(args: readonly string[], env: Readonly<Record<string, string |
       'run',
       `--shard-group must be a DNS label (lower-case letters, digits and '-'), got ${quote(shardGroup)}`,
     );
-  for (const flag of ['lease-backend', 'nats', 'lease-bucket'] as const) {
+  const natsBackend = values['nats-backend'] ?? false;
+  for (const flag of ['lease-backend', 'lease-bucket'] as const) {
     if (values[flag] !== undefined && !leaderElect && shardGroup === undefined)
       throw new UsageError('run', `--${flag} is only used with --leader-elect or --shard-group`);
   }
+  if (values.nats !== undefined && !natsBackend && !leaderElect && shardGroup === undefined)
+    throw new UsageError('run', '--nats is only used with --nats-backend, --leader-elect or --shard-group');
   if (leaseBackend === 'nats') checkNatsLease(leaseName, leaseNamespace, values['lease-bucket']);
   else {
-    for (const flag of ['nats', 'lease-bucket'] as const) {
-      if (values[flag] !== undefined)
-        throw new UsageError('run', `--${flag} is only used with --lease-backend nats`);
-    }
+    if (values['lease-bucket'] !== undefined)
+      throw new UsageError('run', '--lease-bucket is only used with --lease-backend nats');
+    if (values.nats !== undefined && !natsBackend)
+      throw new UsageError('run', '--nats is only used with --lease-backend nats or --nats-backend');
   }
+  if (values.nats !== undefined) checkNatsUrl('run', values.nats);
   return {
     command: 'run',
     modules: positionals,
@@ -598,6 +612,7 @@ function parseRun(args: readonly string[], env: Readonly<Record<string, string |
     leaseName,
     leaseNamespace,
     nats: values.nats,
+    natsBackend,
     leaseBucket: values['lease-bucket'],
     identity: values.identity,
     leaseDurationMs: ms('--lease-duration-ms', values['lease-duration-ms']),

@@ -6,8 +6,9 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { KubeBackend, loadConfig, loadKubeconfig } from '@converge/kube';
-import { KvLeaseLock, KvMembership } from '@converge/nats';
+import { KvLeaseLock, KvMembership, NatsBackend } from '@converge/nats';
 import {
+  type Backend,
   type Fence,
   LeaderElector,
   type LeaderLock,
@@ -58,7 +59,11 @@ export async function runOperators(
     | { readonly member: ShardMember; readonly description: string; close(): Promise<void> }
     | undefined;
   let unrecord = (): void => {};
+  let nats: { readonly backend: NatsBackend; readonly url: string; close(): Promise<void> } | undefined;
+  // Revocations of shard members go to every backend that fences (the manager's routed backend).
+  let fenceBackend: () => Backend = () => backend;
   try {
+    if (args.natsBackend) nats = await openNatsBackend(args, env, logger);
     if (args.leaderElect) {
       opened =
         args.leaseBackend === 'nats'
@@ -76,13 +81,22 @@ export async function runOperators(
             ...(args.retryPeriodMs === undefined ? {} : { retryPeriodMs: args.retryPeriodMs }),
           });
     if (args.shardGroup !== undefined) {
-      sharded = await openShardMember(args, backend, config.namespace, identity, env, logger);
+      sharded = await openShardMember(
+        args,
+        backend,
+        (fence, signal) => fenceBackend().announceFence?.(fence, signal),
+        config.namespace,
+        identity,
+        env,
+        logger,
+      );
     }
     const webhookServer =
       runManagedWebhooks(args, backend, () => manager, logger) ?? runWebhookServer(args, logger);
     const { manager, server } = operatedManager(
       {
         backend,
+        ...(nats === undefined ? {} : { backends: { nats: nats.backend } }),
         logger,
         ...(elector === undefined ? {} : { leaderElection: elector }),
         ...(sharded === undefined ? {} : { sharding: sharded.member }),
@@ -92,6 +106,11 @@ export async function runOperators(
       logger,
       opened === undefined ? undefined : args.leaseName,
     );
+    fenceBackend = () => manager.backend;
+    if (nats !== undefined)
+      io.out(
+        `converge: NATS JetStream at ${nats.url} is the backend named nats (buckets ${natsBucketPrefix(env)}…): manager.useBackend('nats', [type]) keeps a kind there`,
+      );
     for (const file of args.modules) {
       await wireModule(file, manager);
       io.out(`converge: running operator ${file}`);
@@ -125,7 +144,44 @@ export async function runOperators(
     unrecord();
     await opened?.close();
     await sharded?.close();
+    await nats?.close();
     await backend.close();
+  }
+}
+
+/** The prefix of the KV buckets `--nats-backend` keeps kinds in (as `converge dev --nats` and `converge kv`). */
+function natsBucketPrefix(env: Readonly<Record<string, string | undefined>>): string {
+  return env.CONVERGE_NATS_BUCKET_PREFIX ?? 'converge_';
+}
+
+/**
+ * The backend `--nats-backend` gives modules as `nats`: connected at once and reconnecting for as
+ * long as the process runs. Nothing answering is a NatsUnreachableError naming the URL.
+ */
+async function openNatsBackend(
+  args: RunArgs,
+  env: Readonly<Record<string, string | undefined>>,
+  logger: Logger,
+): Promise<{ readonly backend: NatsBackend; readonly url: string; close(): Promise<void> }> {
+  const url = natsUrl(args.nats, env);
+  const connection = await connectNats(url, { name: 'converge-run-backend', reconnectForever: true });
+  try {
+    const backend = await NatsBackend.connect({
+      connection,
+      bucketPrefix: natsBucketPrefix(env),
+      logger: logger.child({ backend: 'nats' }),
+    });
+    return {
+      backend,
+      url,
+      close: async () => {
+        await backend.close();
+        await connection.close();
+      },
+    };
+  } catch (error) {
+    await connection.close();
+    throw error;
   }
 }
 
@@ -137,6 +193,7 @@ export async function runOperators(
 async function openShardMember(
   args: RunArgs,
   backend: KubeBackend,
+  revoke: (fence: Fence, signal: AbortSignal) => unknown,
   configNamespace: string | undefined,
   identity: string,
   env: Readonly<Record<string, string | undefined>>,
@@ -148,7 +205,6 @@ async function openShardMember(
     ...(args.renewDeadlineMs === undefined ? {} : { renewDeadlineMs: args.renewDeadlineMs }),
     ...(args.retryPeriodMs === undefined ? {} : { retryPeriodMs: args.retryPeriodMs }),
   };
-  const revoke = (fence: Fence, signal: AbortSignal) => backend.announceFence(fence, signal);
   if (args.leaseBackend === 'nats') {
     const url = natsUrl(args.nats, env);
     const connection = await connectNats(url, { name: 'converge-run-shard', reconnectForever: true });

@@ -174,7 +174,27 @@ describe('converge command line', () => {
       'converge run: --lease-backend is only used with --leader-elect or --shard-group',
     );
     expect(() => parseCommand([...module, '--nats', 'nats://n:4222'])).toThrow(
-      'converge run: --nats is only used with --lease-backend nats',
+      'converge run: --nats is only used with --lease-backend nats or --nats-backend',
+    );
+    expect(() => parseCommand(['run', 'op.ts', '--nats', 'nats://n:4222'])).toThrow(
+      'converge run: --nats is only used with --nats-backend, --leader-elect or --shard-group',
+    );
+    // --nats-backend: the modules get a backend named nats, on --nats or $NATS_URL
+    expect(parseCommand(['run', 'op.ts', '--nats-backend'])).toMatchObject({
+      natsBackend: true,
+      nats: undefined,
+    });
+    expect(parseCommand(['run', 'op.ts', '--nats-backend', '--nats', 'nats://n:4222'])).toMatchObject({
+      natsBackend: true,
+      nats: 'nats://n:4222',
+      leaderElect: false,
+    });
+    expect(parseCommand(['run', 'op.ts'])).toMatchObject({ natsBackend: false });
+    expect(() => parseCommand(['run', 'op.ts', '--nats-backend', '--nats', 'http://n:4222'])).toThrow(
+      /--nats/,
+    );
+    expect(() => parseCommand(['run', 'op.ts', '--nats-backend=yes'])).toThrow(
+      'converge run: --nats-backend takes no value, got "yes"',
     );
     expect(() => parseCommand([...module, '--lease-bucket', 'b'])).toThrow(/--lease-bucket/);
     expect(() => parseCommand([...nats, '--lease-name', 'a..b'])).toThrow(

@@ -27,4 +27,10 @@ describe('a leader paused (SIGSTOP) past its lease and resumed: no write of it a
   it('electing on a NATS KV lease, writing to converge serve', async () => {
     expectFenced(await runPauseScenario({ rounds: ROUNDS, lock: 'nats' }));
   });
+
+  it('electing on a NATS KV lease, writing to NATS JetStream KV (converge run --nats-backend)', async () => {
+    const report = await runPauseScenario({ rounds: ROUNDS, lock: 'nats', objects: 'nats' });
+    expect(report.objects).toBe('nats');
+    expectFenced(report);
+  });
 });

@@ -9,7 +9,9 @@
  * is a stale write accepted — fencing must refuse it (the writer logs the refusal).
  *
  * The replicas elect on a Kubernetes Lease on the served API (`lease`) or on a NATS KV lease on
- * the shared NATS server (`nats`); either way the writes go to `converge serve`, which fences them.
+ * the shared NATS server (`nats`); the writes go to `converge serve`, which fences them, or with
+ * `objects: 'nats'` to NATS JetStream KV (`converge run --nats-backend`, buckets of the run's own
+ * prefix, removed afterwards), where the NATS backend fences them.
  *
  * Shared by `leader-pause.test.ts` (a few rounds in CI) and `bench/leader-fencing.ts` (ten each).
  */
@@ -18,8 +20,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeBackend, loadKubeconfig } from '@converge/kube';
-import { type ConfigMap, configMapType } from '@converge/runtime';
-import { UNFENCED_ENV, WRITER_LABEL, type WriterEntry } from './fixtures/fenced-writer.ts';
+import { NatsBackend } from '@converge/nats';
+import { type Backend, type ConfigMap, configMapType } from '@converge/runtime';
+import { sharedNatsUrl, uniqueSuffix } from '../../nats/src/test-harness.ts';
+import { deleteBuckets } from '../../nats/src/test-support.ts';
+import { OBJECTS_ENV, UNFENCED_ENV, WRITER_LABEL, type WriterEntry } from './fixtures/fenced-writer.ts';
 import { IDENTITY_ENV, LOG_ENV } from './fixtures/leader-recorder.ts';
 import { kubernetesLease, type LeaderLockKind, natsLease, type ScenarioLease } from './leader-leases.ts';
 import { type ConvergeProcess, now, readJsonLines, spawnConverge, waitFor, within } from './processes.ts';
@@ -41,6 +46,8 @@ export interface PauseScenarioOptions {
   readonly onRound?: (round: PauseRound, index: number) => void;
   /** The control: the writers bypass the client, so their writes carry no fence. Default false. */
   readonly unfenced?: boolean;
+  /** Where the ConfigMaps live: `server` (converge serve, the default) or `nats` (JetStream KV). */
+  readonly objects?: 'server' | 'nats';
 }
 
 /** One pause and resume. */
@@ -63,6 +70,7 @@ export interface PauseRound {
 
 export interface PauseScenarioReport {
   readonly lock: LeaderLockKind;
+  readonly objects: 'server' | 'nats';
   readonly rounds: readonly PauseRound[];
   /** Creates stored in all (every replica). */
   readonly stored: number;
@@ -92,7 +100,10 @@ export async function runPauseScenario(options: PauseScenarioOptions): Promise<P
   const replicas: Replica[] = [];
   const paused: { from: Replica; to: Replica; pausedAt: number; resumedAt: number; exit: string }[] = [];
   let lease: ScenarioLease | undefined;
-  let backend: KubeBackend | undefined;
+  let backend: (Backend & { close(): Promise<void> }) | undefined;
+  const objects = options.objects ?? 'server';
+  const nats =
+    objects === 'nats' ? { url: await sharedNatsUrl(), prefix: `pause${uniqueSuffix()}_` } : undefined;
   const context = (): string =>
     replicas
       .map((r) => `--- ${r.identity} (exit ${r.child.exitCode ?? r.child.signalCode}):\n${r.output()}`)
@@ -106,11 +117,13 @@ export async function runPauseScenario(options: PauseScenarioOptions): Promise<P
         ...['run', WRITER, '--kubeconfig', kubeconfig, '--leader-elect', ...(lease?.args ?? [])],
         ...['--identity', identity, '--lease-duration-ms', `${leaseDurationMs}`],
         ...['--renew-deadline-ms', `${renewDeadlineMs}`, '--retry-period-ms', `${retryPeriodMs}`],
+        ...(nats === undefined ? [] : ['--nats-backend', '--nats', nats.url]),
       ],
       {
         [LOG_ENV]: log,
         [IDENTITY_ENV]: identity,
         ...(options.unfenced === true ? { [UNFENCED_ENV]: '1' } : {}),
+        ...(nats === undefined ? {} : { [OBJECTS_ENV]: 'nats', CONVERGE_NATS_BUCKET_PREFIX: nats.prefix }),
       },
     );
     const r = { ...proc, identity, log };
@@ -162,7 +175,11 @@ export async function runPauseScenario(options: PauseScenarioOptions): Promise<P
       const exit = await within(`${leader.identity} to exit after it was resumed`, leader.exited, context);
       paused.push({ from: leader, to: successor, pausedAt, resumedAt, exit: `${exit.code ?? exit.signal}` });
     }
-    backend = new KubeBackend({ config: loadKubeconfig({ path: kubeconfig }) });
+    backend =
+      nats === undefined
+        ? new KubeBackend({ config: loadKubeconfig({ path: kubeconfig }) })
+        : await NatsBackend.connect({ servers: nats.url, types: [configMapType], bucketPrefix: nats.prefix });
+    // Revisions are ordered within one store: converge serve's, or the NATS bucket's.
     const list = await backend.list<ConfigMap>(configMapType, {
       namespace: 'default',
       labelSelector: `${WRITER_LABEL}=true`,
@@ -200,7 +217,7 @@ export async function runPauseScenario(options: PauseScenarioOptions): Promise<P
     const errors = replicas.flatMap((r) =>
       entries(r, 'error').map((e) => `${r.identity}: ${'message' in e ? e.message : ''}`),
     );
-    return { lock, rounds: report, stored: stored.length, errors, durationMs: now() - began };
+    return { lock, objects, rounds: report, stored: stored.length, errors, durationMs: now() - began };
   } finally {
     for (const p of processes) {
       if (p.child.exitCode === null && p.child.signalCode === null) {
@@ -210,6 +227,7 @@ export async function runPauseScenario(options: PauseScenarioOptions): Promise<P
     }
     await Promise.all(processes.map((p) => p.exited));
     await backend?.close();
+    if (nats !== undefined) await deleteBuckets(nats.url, nats.prefix);
     await lease?.close();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -322,6 +322,18 @@ describe('converge run with --lease-backend nats, two processes electing on a NA
     expect(unreachable.output()).toMatch(
       /NATS is not reachable at nats:\/\/127\.0\.0\.1:1.*\(CONVERGE_ERR_CLI_NATS_UNREACHABLE\)/,
     );
+    // the same for the backend --nats-backend gives the modules, with no leader election
+    const backend = spawnConverge([
+      'run',
+      example('operator.ts'),
+      '--kubeconfig',
+      kubeconfig,
+      ...['--nats-backend', '--nats', 'nats://127.0.0.1:1'],
+    ]);
+    expect(await exited(backend.child)).toBe(1);
+    expect(backend.output()).toMatch(
+      /NATS is not reachable at nats:\/\/127\.0\.0\.1:1.*\(CONVERGE_ERR_CLI_NATS_UNREACHABLE\)/,
+    );
 
     const unknown = spawnConverge([
       'run',
