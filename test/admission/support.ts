@@ -11,6 +11,8 @@ import type { KubeObject } from '@converge/runtime';
 
 /** One webhook server with a recording validator and defaulter for ConfigMaps. */
 export interface Hooks {
+  /** The server itself (for its in-process dispatch). */
+  readonly server: WebhookServer;
   readonly url: string;
   readonly port: number;
   /** base64 PEM of the CA, for `caBundle`. */
@@ -37,6 +39,7 @@ export async function startHooks(): Promise<Hooks> {
   });
   const calls: string[] = [];
   const hooks: Hooks = {
+    server,
     url: '',
     port: 0,
     caBundle: '',

@@ -152,6 +152,15 @@ export class DevWebhooks {
     return this.#server.listening();
   }
 
+  /** The webhook server's in-process dispatch for a call to `url` (see `WebhookServer.localDispatcher`). */
+  localDispatcher(
+    url: URL,
+    caPem: string | undefined,
+    serverName: string | undefined,
+  ): ReturnType<WebhookServer['localDispatcher']> {
+    return this.#server.localDispatcher(url, caPem, serverName);
+  }
+
   /** The generated CA (PEM), once serving. */
   get caBundle(): string | undefined {
     return this.#server.caBundle;

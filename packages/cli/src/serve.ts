@@ -52,6 +52,7 @@ export async function serve(
   const store = openStore(dataDir, args.reinitializeStore, logger);
   let server: ApiServer;
   let url: string;
+  let webhooks: DevWebhooks | undefined;
   try {
     server = createApiServer({
       host: args.host,
@@ -63,6 +64,10 @@ export async function serve(
       store,
       ...(dataDir === undefined ? {} : { dataDir }),
       ...(args.token === undefined ? {} : { token: args.token }),
+      // converge dev's webhook server lives in this process: calls to it skip TLS and HTTP.
+      localWebhooks: {
+        dispatcher: (url, caPem, serverName) => webhooks?.localDispatcher(url, caPem, serverName),
+      },
       ...(args.faultAdmin
         ? {
             faultAdmin:
@@ -80,7 +85,6 @@ export async function serve(
   const stop = new AbortController();
   let manager: Promise<void> | undefined;
   let failed = false;
-  let webhooks: DevWebhooks | undefined;
   let serviceAccount: ServiceAccountBackend | undefined;
   let nats: { readonly backend: Backend; close(): Promise<void> } | undefined;
   let unrecord = (): void => {};

@@ -11,6 +11,30 @@ export interface WebhookEndpoint {
   readonly serverName?: string;
 }
 
+/**
+ * A webhook server in this process answering a call without TLS or HTTP: JSON text in, the status
+ * and JSON text an HTTPS answer would carry out. `signal` aborts when the call times out.
+ */
+export type LocalWebhookDispatch = (
+  pathWithQuery: string,
+  body: string,
+  signal: AbortSignal,
+) => Promise<{ readonly status: number; readonly body: string }>;
+
+/**
+ * Webhook servers in this process (`converge dev` runs an operator's in the API server's process):
+ * asked, for each call, with its URL, the configuration's CA bundle (PEM) and the name its
+ * certificate must carry, for a {@link LocalWebhookDispatch} — only when they serve that URL with a
+ * certificate that bundle trusts for that name, so a call that would fail over HTTPS still does.
+ */
+export interface LocalWebhooks {
+  dispatcher(
+    url: URL,
+    caPem: string | undefined,
+    serverName: string | undefined,
+  ): LocalWebhookDispatch | undefined;
+}
+
 /** Maps `clientConfig.service` to the base URL that reaches it (path and query are added). */
 export type WebhookServiceResolver = (service: WebhookService) => string;
 
@@ -116,7 +140,8 @@ function retirePool(key: string): void {
 /** The CA bundle as PEM, decoded once per distinct base64 value. */
 const decodedBundles = new Map<string, string>();
 
-function pemOf(caBundle: string | undefined): string | undefined {
+/** The CA bundle (base64) as PEM; undefined when empty. */
+export function pemOf(caBundle: string | undefined): string | undefined {
   if (caBundle === undefined || caBundle === '') return undefined;
   let pem = decodedBundles.get(caBundle);
   if (pem === undefined) {
@@ -205,5 +230,48 @@ export async function postReview(
     }
   } finally {
     timer.cancel();
+  }
+}
+
+/**
+ * {@link postReview} answered in this process by `dispatch`: the same request body, status check,
+ * parse, timeout and messages, without TLS or HTTP.
+ */
+export async function postReviewLocally(
+  dispatch: LocalWebhookDispatch,
+  endpoint: WebhookEndpoint,
+  body: JsonObject,
+  timeoutMs: number,
+  clock: Clock,
+): Promise<unknown> {
+  const target = new URL(endpoint.url);
+  const post = `Post ${JSON.stringify(endpoint.url)}`;
+  const deadline = new AbortController();
+  let expired: () => void = () => {};
+  const late = new Promise<never>((_, reject) => {
+    expired = () => reject(new Error(`failed to call webhook: ${post}: context deadline exceeded`));
+  });
+  const timer = clock.setTimer(() => {
+    deadline.abort();
+    expired();
+  }, timeoutMs);
+  try {
+    const answer = await Promise.race([
+      dispatch(`${target.pathname}${target.search}`, JSON.stringify(body), deadline.signal),
+      late,
+    ]);
+    if (answer.status < 200 || answer.status > 299) {
+      throw new Error(
+        `failed to call webhook: the server responded with the status code ${answer.status} but did not return more information`,
+      );
+    }
+    try {
+      return JSON.parse(answer.body);
+    } catch (error) {
+      throw new Error(`received invalid webhook response: ${(error as Error).message}`);
+    }
+  } finally {
+    timer.cancel();
+    late.catch(() => {});
   }
 }

@@ -19,8 +19,11 @@
  */
 export {
   endpointOf,
+  type LocalWebhookDispatch,
+  type LocalWebhooks,
   localServiceResolver,
   postReview,
+  postReviewLocally,
   type WebhookEndpoint,
   type WebhookServiceResolver,
 } from './call.ts';

@@ -1,5 +1,13 @@
 import { BadRequestError, type Clock, type Logger, noopLogger, realClock } from '@converge/runtime';
-import { endpointOf, localServiceResolver, postReview, type WebhookServiceResolver } from './call.ts';
+import {
+  endpointOf,
+  type LocalWebhooks,
+  localServiceResolver,
+  pemOf,
+  postReview,
+  postReviewLocally,
+  type WebhookServiceResolver,
+} from './call.ts';
 import { AdmissionDeniedError, AdmissionWebhookError } from './errors.ts';
 import { isExempt, namespaceSelected, objectSelected } from './match.ts';
 import { hasMatchConditions, matchConditionsHold } from './match-conditions.ts';
@@ -18,6 +26,8 @@ export interface WebhookAdmissionOptions {
   readonly namespaceLabels: (name: string) => Promise<Record<string, string>>;
   /** Where `clientConfig.service` webhooks are reached. Default {@link localServiceResolver}. */
   readonly resolveService?: WebhookServiceResolver;
+  /** Webhook servers in this process, called without TLS or HTTP when they serve a call's URL (see {@link LocalWebhooks}). */
+  readonly localWebhooks?: LocalWebhooks;
   /** Drives the call timeouts. Default `realClock`. */
   readonly clock?: Clock;
   readonly logger?: Logger;
@@ -208,13 +218,21 @@ export class WebhookAdmission {
         timeoutSeconds,
       );
       const { uid, body } = reviewRequest(attributes);
-      const review = await postReview(
-        endpoint,
-        webhook.clientConfig.caBundle,
-        body,
-        timeoutSeconds * 1000,
-        this.#clock,
+      const local = this.#options.localWebhooks?.dispatcher(
+        new URL(endpoint.url),
+        pemOf(webhook.clientConfig.caBundle),
+        endpoint.serverName,
       );
+      const review =
+        local === undefined
+          ? await postReview(
+              endpoint,
+              webhook.clientConfig.caBundle,
+              body,
+              timeoutSeconds * 1000,
+              this.#clock,
+            )
+          : await postReviewLocally(local, endpoint, body, timeoutSeconds * 1000, this.#clock);
       result = readReview(review, uid, mutating);
     } catch (error) {
       const problem = error instanceof Error ? error.message : String(error);

@@ -204,7 +204,7 @@ class EmbeddedApiServer implements ApiServer {
 
   /** Admission webhooks over this server's store: configurations and namespace labels read from it. */
   #webhookAdmission(namespaceType: ResourceType): WebhookAdmission {
-    const { clock, logger, webhookServiceResolver } = this.#options;
+    const { clock, logger, webhookServiceResolver, localWebhooks } = this.#options;
     const plurals = {
       MutatingWebhookConfiguration: 'mutatingwebhookconfigurations',
       ValidatingWebhookConfiguration: 'validatingwebhookconfigurations',
@@ -226,6 +226,7 @@ class EmbeddedApiServer implements ApiServer {
         }
       },
       ...(webhookServiceResolver === undefined ? {} : { resolveService: webhookServiceResolver }),
+      ...(localWebhooks === undefined ? {} : { localWebhooks }),
       clock,
       logger: logger.child({ component: 'admission' }),
     });

@@ -38,6 +38,8 @@ export {
   AdmissionDeniedError,
   AdmissionErrorCodes,
   AdmissionWebhookError,
+  type LocalWebhookDispatch,
+  type LocalWebhooks,
   localServiceResolver,
   POLICY_AUDIT_CHANNEL,
   type PolicyAuditEvent,

@@ -10,7 +10,7 @@ import {
   realClock,
 } from '@converge/runtime';
 import type { Store } from '@converge/store';
-import type { WebhookServiceResolver } from '../admission/index.ts';
+import type { LocalWebhooks, WebhookServiceResolver } from '../admission/index.ts';
 import { defaultExtensions } from './default-extensions.ts';
 import type { ApiServerExtensions } from './extensions.ts';
 import { ensurePrivateDir, ensurePrivateFile, writePrivateFile } from './private-files.ts';
@@ -94,6 +94,12 @@ export interface ApiServerOptions {
    * for operators running on this machine.
    */
   readonly webhookServiceResolver?: WebhookServiceResolver;
+  /**
+   * Webhook servers in this process (`converge dev` passes its own): an admission webhook call to a
+   * URL one of them serves, under a CA bundle that trusts its certificate, is answered in process
+   * without TLS or HTTP — the same review, answer, timeout and failures. Default: none.
+   */
+  readonly localWebhooks?: LocalWebhooks;
 }
 
 /** {@link ApiServerOptions} with defaults applied. */
@@ -112,6 +118,7 @@ export interface ResolvedApiServerOptions {
   readonly kubeconfigPath: string | undefined;
   readonly extensions: ApiServerExtensions;
   readonly webhookServiceResolver: WebhookServiceResolver | undefined;
+  readonly localWebhooks: LocalWebhooks | undefined;
   /** The fault admin endpoint's token and where to write it; undefined when it is not served. */
   readonly faultAdmin: { readonly token: string; readonly tokenPath: string | undefined } | undefined;
 }
@@ -221,6 +228,7 @@ export function resolveApiServerOptions(options: ApiServerOptions = {}): Resolve
     kubeconfigPath,
     extensions: { ...defaultExtensions(), ...options.extensions },
     webhookServiceResolver: options.webhookServiceResolver,
+    localWebhooks: options.localWebhooks,
     faultAdmin: resolveFaultAdmin(options.faultAdmin, resolvedToken, dataDir, logger),
   };
 }

@@ -37,20 +37,20 @@ export function sendStatus(
   message: string,
   headers: Record<string, string> = {},
 ): void {
-  sendJson(
-    res,
-    status,
-    {
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Failure',
-      message,
-      reason: REASONS[status] ?? 'Unknown',
-      code: status,
-    },
-    headers,
-  );
+  sendJson(res, status, statusBody(status, message), headers);
+}
+
+/** The `metav1.Status` of a refused request. */
+export function statusBody(status: number, message: string): Record<string, unknown> {
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason: REASONS[status] ?? 'Unknown',
+    code: status,
+  };
 }
 
 /** Whether the request's media type is `application/json` (parameters such as charset allowed). */

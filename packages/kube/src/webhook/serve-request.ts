@@ -3,7 +3,7 @@ import type { Logger } from '@converge/runtime';
 import { type AdmissionRoute, type AnswerContext, answerAdmission } from './admission-handler.ts';
 import { answerConversion, type ConversionRoute } from './conversion-review.ts';
 import { WebhookRequestError } from './errors.ts';
-import { isJsonContentType, parseGoDuration, readBody, sendJson, sendStatus } from './http-io.ts';
+import { isJsonContentType, parseGoDuration, readBody, sendJson, statusBody } from './http-io.ts';
 import type { ResolvedWebhookServerOptions } from './options.ts';
 import { messageOf } from './settle.ts';
 
@@ -16,33 +16,44 @@ export interface ServeContext {
   readonly stop: AbortSignal;
 }
 
+/** What a request amounts to, before it is written to a socket (or handed back in process). */
+interface Answer {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers: Record<string, string>;
+}
+
+/** One request as {@link answer} sees it: where it goes and how to read its body. */
+interface RequestParts {
+  readonly url: string;
+  readonly method: string | undefined;
+  readonly contentType: string | undefined;
+  readBody(limit: number): Promise<Buffer>;
+}
+
 /**
- * Serves one request: finds the route by exact path, checks method, content type and body size,
- * parses the JSON and answers the review. Every problem of the request itself is answered with a
- * `metav1.Status` (400, 404, 405, 413) and logged; anything else rejects (the caller answers 500).
+ * The answer to one request: finds the route by exact path, checks method, content type and body
+ * size, parses the JSON and answers the review. Every problem of the request itself is a
+ * `metav1.Status` answer (400, 404, 405, 413), logged; anything else rejects (the caller answers 500).
  */
-export async function serveRequest(
-  req: IncomingMessage,
-  res: ServerResponse,
-  context: ServeContext,
-): Promise<void> {
+async function answer(request: RequestParts, context: ServeContext): Promise<Answer> {
   const { routes, options, logger, stop } = context;
-  const url = req.url ?? '/';
+  const url = request.url;
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
   try {
     const route = routes.get(path);
     if (route === undefined) throw new WebhookRequestError(404, `no webhook is served at ${path}`);
-    if (req.method !== 'POST') {
-      throw new WebhookRequestError(405, `${req.method} is not allowed: webhooks are called with POST`);
+    if (request.method !== 'POST') {
+      throw new WebhookRequestError(405, `${request.method} is not allowed: webhooks are called with POST`);
     }
-    const contentType = req.headers['content-type'];
+    const contentType = request.contentType;
     if (!isJsonContentType(contentType)) {
       throw new WebhookRequestError(400, `contentType=${contentType ?? ''}, expected application/json`);
     }
     const limit =
       route.type === 'conversion' ? options.maxConversionBodyBytes : options.maxAdmissionBodyBytes;
-    const body = await readBody(req, limit);
+    const body = await request.readBody(limit);
     let json: unknown;
     try {
       json = JSON.parse(body.toString('utf8'));
@@ -56,19 +67,65 @@ export async function serveRequest(
       logger: logger.child({ webhook: path }),
       stop,
     };
-    const answer =
+    const reviewed =
       route.type === 'conversion'
         ? await answerConversion(route, json, context)
         : await answerAdmission(route, json, context);
-    sendJson(res, 200, answer);
+    return { status: 200, body: reviewed, headers: {} };
   } catch (error) {
     if (!(error instanceof WebhookRequestError)) throw error;
     logger.warn(
-      { code: error.code, status: error.status, path, method: req.method, reason: error.message },
+      { code: error.code, status: error.status, path, method: request.method, reason: error.message },
       'Rejected a webhook request',
     );
     const headers: Record<string, string> =
       error.status === 405 ? { Allow: 'POST' } : error.status === 413 ? { Connection: 'close' } : {};
-    sendStatus(res, error.status, error.message, headers);
+    return { status: error.status, body: statusBody(error.status, error.message), headers };
   }
+}
+
+/** Serves one HTTP request (see {@link answer}). */
+export async function serveRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  context: ServeContext,
+): Promise<void> {
+  const answered = await answer(
+    {
+      url: req.url ?? '/',
+      method: req.method,
+      contentType: req.headers['content-type'],
+      readBody: (limit) => readBody(req, limit),
+    },
+    context,
+  );
+  sendJson(res, answered.status, answered.body, answered.headers);
+}
+
+/**
+ * Answers a review handed over in this process (`WebhookServer.localDispatcher`): the same checks
+ * and answer as over HTTPS, the body as JSON text both ways, so the caller and the webhook share
+ * no object.
+ */
+export async function answerLocally(
+  pathWithQuery: string,
+  body: string,
+  context: ServeContext,
+): Promise<{ readonly status: number; readonly body: string }> {
+  const bytes = Buffer.from(body, 'utf8');
+  const answered = await answer(
+    {
+      url: pathWithQuery,
+      method: 'POST',
+      contentType: 'application/json',
+      readBody: (limit) =>
+        bytes.length > limit
+          ? Promise.reject(
+              new WebhookRequestError(413, `the request body is larger than the limit of ${limit} bytes`),
+            )
+          : Promise.resolve(bytes),
+    },
+    context,
+  );
+  return { status: answered.status, body: JSON.stringify(answered.body) };
 }

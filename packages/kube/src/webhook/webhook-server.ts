@@ -1,6 +1,8 @@
+import { X509Certificate } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import { isIP } from 'node:net';
 import type {
   AdmissionWebhookOptions,
   Converter,
@@ -25,7 +27,7 @@ import {
   resolveWebhookServerOptions,
   type WebhookServerOptions,
 } from './options.ts';
-import { serveRequest } from './serve-request.ts';
+import { answerLocally, serveRequest } from './serve-request.ts';
 import { type CertificatePair, loadServingCertificate } from './serving-certificate.ts';
 import { messageOf } from './settle.ts';
 
@@ -114,6 +116,11 @@ export class WebhookServer implements WebhookHost {
   #started = false;
   #address: WebhookServerAddress | undefined;
   #caBundle: string | undefined;
+  /** The serving certificate (PEM) now, and whether it is trusted under a CA bundle and a name. */
+  #cert: string | undefined;
+  readonly #trusted = new Map<string, boolean>();
+  /** Aborts when the server stops (the in-process answers see it as HTTP requests do). */
+  #stop: AbortSignal | undefined;
   #inFlight = 0;
   #onIdle: (() => void) | undefined;
 
@@ -198,6 +205,63 @@ export class WebhookServer implements WebhookHost {
     return this.#address;
   }
 
+  /**
+   * An in-process way to call this server's webhooks, for an API server in the same process (as
+   * `converge dev` runs them): the same answer as an HTTPS POST to `url`, without TLS or HTTP.
+   * Given only when this server listens at `url`'s host and port over HTTPS, and its certificate
+   * is one that `caPem` (the configuration's `caBundle`, decoded) issued and that names `serverName`
+   * (else `url`'s host): a configuration that would fail over HTTPS gets undefined, and its caller
+   * goes over HTTPS to meet the same failure. The dispatch takes and returns JSON text.
+   *
+   * @example
+   * const dispatch = server.localDispatcher(new URL(url), caPem, undefined);
+   * const answer = dispatch && (await dispatch('/validate-widget?timeout=10s', JSON.stringify(review), signal));
+   */
+  localDispatcher(
+    url: URL,
+    caPem: string | undefined,
+    serverName: string | undefined,
+  ):
+    | ((
+        pathWithQuery: string,
+        body: string,
+        signal: AbortSignal,
+      ) => Promise<{ status: number; body: string }>)
+    | undefined {
+    const address = this.#address;
+    const cert = this.#cert;
+    const stop = this.#stop;
+    if (address === undefined || cert === undefined || stop === undefined || url.protocol !== 'https:')
+      return undefined;
+    if (Number(url.port || '443') !== address.port) return undefined;
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (!listensOn(address.host, host)) return undefined;
+    if (caPem === undefined || caPem === '') return undefined;
+    const name = serverName ?? host;
+    const key = `${name}\n${caPem}\n${cert}`;
+    let trusted = this.#trusted.get(key);
+    if (trusted === undefined) {
+      trusted = certificateTrusted(cert, caPem, name);
+      if (this.#trusted.size >= 64) this.#trusted.clear();
+      this.#trusted.set(key, trusted);
+    }
+    if (!trusted) return undefined;
+    return async (pathWithQuery, body) => {
+      this.#inFlight++;
+      try {
+        return await answerLocally(pathWithQuery, body, {
+          routes: this.#routes,
+          options: this.#o,
+          logger: this.#logger,
+          stop,
+        });
+      } finally {
+        this.#inFlight--;
+        if (this.#inFlight === 0) this.#onIdle?.();
+      }
+    };
+  }
+
   /** The CA certificate (PEM) of a generated or in-memory certificate, for `caBundle` (base64 it). */
   get caBundle(): string | undefined {
     return this.#caBundle;
@@ -224,6 +288,8 @@ export class WebhookServer implements WebhookHost {
       // Wall time, not the clock: TLS peers check validity against real time.
       const serving = await loadServingCertificate(this.#o.tls, Date.now(), this.#logger);
       this.#caBundle = serving.caBundle;
+      this.#cert = serving.pair.cert;
+      this.#stop = stop.signal;
       server = this.#createServer(serving.pair, stop.signal);
       const files = serving.files;
       if (files !== undefined) {
@@ -233,6 +299,7 @@ export class WebhookServer implements WebhookHost {
             const next = files.poll(force);
             if (next !== undefined) {
               server.setSecureContext({ cert: next.cert, key: next.key, minVersion: MIN_TLS_VERSION });
+              this.#cert = next.cert;
             }
           } catch (error) {
             this.#logger.error({ err: error }, 'Cannot apply the reloaded webhook certificate');
@@ -344,5 +411,37 @@ export class WebhookServer implements WebhookHost {
         else res.destroy();
       },
     );
+  }
+}
+
+/** Whether a server bound to `bound` (an address) answers a connection to `host`. */
+function listensOn(bound: string, host: string): boolean {
+  if (bound === host) return true;
+  const loopback = (h: string) => h === 'localhost' || h === '127.0.0.1' || h === '::1';
+  if (bound === '0.0.0.0' || bound === '::') return loopback(host);
+  return loopback(bound) && loopback(host) && (bound === '::1') === (host === '::1');
+}
+
+/**
+ * Whether a TLS client trusting `caPem` would accept `certPem` for `name`: one of the bundle's
+ * certificates issued and signed it (or it is one of them), it is valid now, and it names `name`
+ * (as a DNS name or an IP address).
+ */
+function certificateTrusted(certPem: string, caPem: string, name: string): boolean {
+  try {
+    const leaf = new X509Certificate(certPem);
+    const now = Date.now();
+    if (now < Date.parse(leaf.validFrom) || now > Date.parse(leaf.validTo)) return false;
+    const named = isIP(name) === 0 ? leaf.checkHost(name) !== undefined : leaf.checkIP(name) !== undefined;
+    if (!named) return false;
+    const blocks = caPem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+    for (const block of blocks) {
+      const ca = new X509Certificate(block);
+      if (ca.fingerprint256 === leaf.fingerprint256) return true;
+      if (leaf.checkIssued(ca) && leaf.verify(ca.publicKey)) return true;
+    }
+    return false;
+  } catch {
+    return false;
   }
 }
