@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AbortedError, AlreadyStartedError } from '../errors.ts';
+import { AbortedError, AlreadyStartedError, OptionsError } from '../errors.ts';
 import { MemoryLogger } from '../log/index.ts';
 import { VirtualClock } from '../testing/index.ts';
 import { LeaderElector } from './elector.ts';
@@ -60,8 +60,8 @@ describe('LeaderElector', () => {
     const calls = lock.calls;
     expect(await a.elector.raiseFencingToken(2)).toEqual({ name: 'memory', holder: 'a', epoch: 5 });
     expect(lock.calls).toBe(calls);
-    await expect(a.elector.raiseFencingToken(-1)).rejects.toThrow(/non-negative integer/);
-    await expect(a.elector.raiseFencingToken(Number.NaN)).rejects.toThrow(/non-negative integer/);
+    await expect(a.elector.raiseFencingToken(-1)).rejects.toBeInstanceOf(OptionsError);
+    await expect(a.elector.raiseFencingToken(Number.NaN)).rejects.toThrow(/min.*non-negative integer/);
     // renewals keep it, and the next holder counts on from it
     await clock.advance(10_000);
     expect(lock.current?.record.leaderTransitions).toBe(5);

@@ -1,7 +1,7 @@
 import type { Fence } from '../backend/index.ts';
 import { TimeoutError } from '../backend/index.ts';
 import { jitter, sleepOn } from '../clock/index.ts';
-import { AbortedError, AlreadyStartedError } from '../errors.ts';
+import { AbortedError, AlreadyStartedError, OptionsError } from '../errors.ts';
 import type { Logger } from '../log/index.ts';
 import type { LeaderElection } from '../runnable/index.ts';
 import { scopedSignal } from '../runnable/index.ts';
@@ -138,8 +138,7 @@ export class LeaderElector implements LeaderElection {
     const observed = this.#observed;
     if (state.phase !== 'leading' || !state.term.check() || observed === undefined)
       throw new AbortedError(`cannot raise the fencing token of ${this.#o.name}: not leading`);
-    if (!Number.isSafeInteger(min) || min < 0)
-      throw new TypeError(`raiseFencingToken: min must be a non-negative integer, got ${String(min)}`);
+    if (!Number.isSafeInteger(min) || min < 0) throw new OptionsError('min', min, 'a non-negative integer');
     const term = state.term;
     if (term.fencingToken < min) {
       const { clock, lock } = this.#o;
