@@ -22,9 +22,9 @@ import { KvFileError, UnknownKindError } from './errors.ts';
 import type { KvArgs } from './kv-args.ts';
 import { qualifiedKind, typeFromArgument, typeFromDocument } from './kv-types.ts';
 import { connectNats, natsUrl } from './nats-connection.ts';
+import { natsBucketPrefix } from './nats-objects.ts';
 
 export { DEFAULT_NATS_URL } from './nats-connection.ts';
-export const DEFAULT_BUCKET_PREFIX = 'converge_';
 
 /** Where output goes. */
 export interface KvIo {
@@ -45,7 +45,7 @@ export async function runKv(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<number> {
   const url = natsUrl(args.nats, env);
-  const prefix = args.bucketPrefix ?? env.CONVERGE_NATS_BUCKET_PREFIX ?? DEFAULT_BUCKET_PREFIX;
+  const prefix = args.bucketPrefix ?? natsBucketPrefix(env);
   // Files are read and checked before connecting: a bad file writes nothing.
   const fromFiles = args.files.length > 0 ? await readTargets(args) : undefined;
   const connection: NatsConnection = await connectNats(url, { name: 'converge-kv' });

@@ -6,7 +6,7 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { KubeBackend, loadConfig, loadKubeconfig } from '@converge/kube';
-import { KvLeaseLock, KvMembership, NatsBackend } from '@converge/nats';
+import { KvLeaseLock, KvMembership, type NatsBackend } from '@converge/nats';
 import {
   type Backend,
   type Fence,
@@ -22,6 +22,7 @@ import type { RunArgs } from './args.ts';
 import { commandLogger } from './cli-logger.ts';
 import { describeWithCauses } from './errors.ts';
 import { connectNats, natsUrl } from './nats-connection.ts';
+import { natsBucketPrefix, openNatsObjects } from './nats-objects.ts';
 import { operatedManager, operationsLine } from './operations.ts';
 import { recordOperations } from './operations-record.ts';
 import { wireModule } from './operator-module.ts';
@@ -63,7 +64,10 @@ export async function runOperators(
   // Revocations of shard members go to every backend that fences (the manager's routed backend).
   let fenceBackend: () => Backend = () => backend;
   try {
-    if (args.natsBackend) nats = await openNatsBackend(args, env, logger);
+    if (args.natsBackend) {
+      const url = natsUrl(args.nats, env);
+      nats = { url, ...(await openNatsObjects(url, { name: 'converge-run-backend', logger, env })) };
+    }
     if (args.leaderElect) {
       opened =
         args.leaseBackend === 'nats'
@@ -146,42 +150,6 @@ export async function runOperators(
     await sharded?.close();
     await nats?.close();
     await backend.close();
-  }
-}
-
-/** The prefix of the KV buckets `--nats-backend` keeps kinds in (as `converge dev --nats` and `converge kv`). */
-function natsBucketPrefix(env: Readonly<Record<string, string | undefined>>): string {
-  return env.CONVERGE_NATS_BUCKET_PREFIX ?? 'converge_';
-}
-
-/**
- * The backend `--nats-backend` gives modules as `nats`: connected at once and reconnecting for as
- * long as the process runs. Nothing answering is a NatsUnreachableError naming the URL.
- */
-async function openNatsBackend(
-  args: RunArgs,
-  env: Readonly<Record<string, string | undefined>>,
-  logger: Logger,
-): Promise<{ readonly backend: NatsBackend; readonly url: string; close(): Promise<void> }> {
-  const url = natsUrl(args.nats, env);
-  const connection = await connectNats(url, { name: 'converge-run-backend', reconnectForever: true });
-  try {
-    const backend = await NatsBackend.connect({
-      connection,
-      bucketPrefix: natsBucketPrefix(env),
-      logger: logger.child({ backend: 'nats' }),
-    });
-    return {
-      backend,
-      url,
-      close: async () => {
-        await backend.close();
-        await connection.close();
-      },
-    };
-  } catch (error) {
-    await connection.close();
-    throw error;
   }
 }
 

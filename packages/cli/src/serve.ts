@@ -128,9 +128,11 @@ export async function serve(
         serviceAccount = await serviceAccountBackend(server, kubeconfig, modules, logger, io);
       // --nats URL: a NATS JetStream KV backend the modules route their kinds to by name.
       if (args.nats !== undefined) {
-        nats = await natsBackend(args.nats, logger);
+        // Loaded only here: a start without --nats does not compile the NATS client.
+        const { natsBucketPrefix, openNatsObjects } = await import('./nats-objects.ts');
+        nats = await openNatsObjects(args.nats, { name: 'converge dev', logger, env: process.env });
         io.out(
-          `converge: NATS JetStream at ${args.nats} is the backend named nats (buckets ${natsBucketPrefix()}…): manager.useBackend('nats', [type]) keeps a kind there`,
+          `converge: NATS JetStream at ${args.nats} is the backend named nats (buckets ${natsBucketPrefix(process.env)}…): manager.useBackend('nats', [type]) keeps a kind there`,
         );
       }
       const { manager: m, server: operations } = operatedManager(
@@ -206,44 +208,5 @@ function openToOthers(path: string): boolean {
     return (statSync(path).mode & 0o077) !== 0;
   } catch {
     return false;
-  }
-}
-
-/** The prefix of the KV buckets `--nats` keeps kinds in (`converge kv` reads the same variable). */
-function natsBucketPrefix(): string {
-  return process.env.CONVERGE_NATS_BUCKET_PREFIX ?? 'converge_';
-}
-
-/**
- * The backend `converge dev --nats URL` gives modules as `nats`, connected at once and reconnecting
- * for as long as dev runs (loaded only then: a start without --nats does not compile the NATS
- * client). Nothing answering is a NatsUnreachableError naming the URL and how to start a server; a
- * server without JetStream is the backend's UnavailableError.
- */
-async function natsBackend(
-  url: string,
-  logger: Logger,
-): Promise<{ readonly backend: Backend; close(): Promise<void> }> {
-  const [{ NatsBackend }, { connectNats }] = await Promise.all([
-    import('@converge/nats'),
-    import('./nats-connection.ts'),
-  ]);
-  const connection = await connectNats(url, { name: 'converge dev', reconnectForever: true });
-  try {
-    const backend = await NatsBackend.connect({
-      connection,
-      bucketPrefix: natsBucketPrefix(),
-      logger: logger.child({ backend: 'nats' }),
-    });
-    return {
-      backend,
-      close: async () => {
-        await backend.close();
-        await connection.close();
-      },
-    };
-  } catch (error) {
-    await connection.close();
-    throw error;
   }
 }
