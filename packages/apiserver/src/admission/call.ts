@@ -161,6 +161,20 @@ function rootCause(error: unknown): NodeJS.ErrnoException {
   return current instanceof Error ? current : new Error(String(error));
 }
 
+/** A webhook's answer, over HTTPS or in process: its status checked, its body parsed (kube-apiserver's messages). */
+function reviewOf(status: number, text: string): unknown {
+  if (status < 200 || status > 299) {
+    throw new Error(
+      `failed to call webhook: the server responded with the status code ${status} but did not return more information`,
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(`received invalid webhook response: ${(error as Error).message}`);
+  }
+}
+
 /**
  * POSTs `body` to the endpoint over HTTPS, verifying with `caBundle` (base64 PEM; the system roots
  * when empty), and resolves with the parsed JSON response. Rejects with a message in Go's words
@@ -217,17 +231,7 @@ export async function postReview(
       if (size > MAX_RESPONSE_BYTES) throw error;
       throw new Error(`failed to call webhook: ${post}: ${goError(rootCause(error), target)}`);
     }
-    const code = response.statusCode;
-    if (code < 200 || code > 299) {
-      throw new Error(
-        `failed to call webhook: the server responded with the status code ${code} but did not return more information`,
-      );
-    }
-    try {
-      return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    } catch (error) {
-      throw new Error(`received invalid webhook response: ${(error as Error).message}`);
-    }
+    return reviewOf(response.statusCode, Buffer.concat(chunks).toString('utf8'));
   } finally {
     timer.cancel();
   }
@@ -260,16 +264,7 @@ export async function postReviewLocally(
       dispatch(`${target.pathname}${target.search}`, JSON.stringify(body), deadline.signal),
       late,
     ]);
-    if (answer.status < 200 || answer.status > 299) {
-      throw new Error(
-        `failed to call webhook: the server responded with the status code ${answer.status} but did not return more information`,
-      );
-    }
-    try {
-      return JSON.parse(answer.body);
-    } catch (error) {
-      throw new Error(`received invalid webhook response: ${(error as Error).message}`);
-    }
+    return reviewOf(answer.status, answer.body);
   } finally {
     timer.cancel();
     late.catch(() => {});
