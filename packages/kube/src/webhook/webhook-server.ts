@@ -116,9 +116,13 @@ export class WebhookServer implements WebhookHost {
   #started = false;
   #address: WebhookServerAddress | undefined;
   #caBundle: string | undefined;
-  /** The serving certificate (PEM) now, and whether it is trusted under a CA bundle and a name. */
+  /** The serving certificate (PEM) now. */
   #cert: string | undefined;
-  readonly #trusted = new Map<string, boolean>();
+  /**
+   * Whether {@link #cert} is trusted under a CA bundle (the caller's PEM string, the same instance
+   * call after call) and a name; cleared when the certificate changes.
+   */
+  #trusted = new Map<string, Map<string, boolean>>();
   /** Aborts when the server stops (the in-process answers see it as HTTP requests do). */
   #stop: AbortSignal | undefined;
   #inFlight = 0;
@@ -238,12 +242,16 @@ export class WebhookServer implements WebhookHost {
     if (!listensOn(address.host, host)) return undefined;
     if (caPem === undefined || caPem === '') return undefined;
     const name = serverName ?? host;
-    const key = `${name}\n${caPem}\n${cert}`;
-    let trusted = this.#trusted.get(key);
+    let byName = this.#trusted.get(caPem);
+    if (byName === undefined) {
+      if (this.#trusted.size >= 64) this.#trusted.clear();
+      byName = new Map();
+      this.#trusted.set(caPem, byName);
+    }
+    let trusted = byName.get(name);
     if (trusted === undefined) {
       trusted = certificateTrusted(cert, caPem, name);
-      if (this.#trusted.size >= 64) this.#trusted.clear();
-      this.#trusted.set(key, trusted);
+      byName.set(name, trusted);
     }
     if (!trusted) return undefined;
     return async (pathWithQuery, body) => {
@@ -289,6 +297,7 @@ export class WebhookServer implements WebhookHost {
       const serving = await loadServingCertificate(this.#o.tls, Date.now(), this.#logger);
       this.#caBundle = serving.caBundle;
       this.#cert = serving.pair.cert;
+      this.#trusted = new Map();
       this.#stop = stop.signal;
       server = this.#createServer(serving.pair, stop.signal);
       const files = serving.files;
@@ -300,6 +309,7 @@ export class WebhookServer implements WebhookHost {
             if (next !== undefined) {
               server.setSecureContext({ cert: next.cert, key: next.key, minVersion: MIN_TLS_VERSION });
               this.#cert = next.cert;
+              this.#trusted = new Map();
             }
           } catch (error) {
             this.#logger.error({ err: error }, 'Cannot apply the reloaded webhook certificate');
