@@ -718,7 +718,7 @@ export class World implements WorldPort {
           try {
             summary = (await run()) as { result: string; error?: Error };
           } finally {
-            this.#running.get(id)?.delete(mine);
+            if (mine !== undefined) this.#running.get(id)?.delete(mine);
           }
           stats.lastResult = summary.result;
           stats.lastError = summary.error === undefined ? undefined : describeError(summary.error);
@@ -782,27 +782,27 @@ export class World implements WorldPort {
   }
 
   /**
-   * Records that `p` starts a reconcile of `id`; with replicas, another process running the same
+   * Records that `p` starts a reconcile of `id` (only with replicas: there is no one to overlap
+   * otherwise); another process running the same
    * key at this moment is a violation (`overlap`) — unless that process was paused since its run
    * began: a member paused past its lease loses its keys while its run is frozen, and its writes
    * after it resumes are refused by its raised fence (the store checks them).
    */
-  #begin(p: SimProcess, id: string): RunningReconcile {
+  #begin(p: SimProcess, id: string): RunningReconcile | undefined {
+    if (this.#config.replicas === 1) return undefined;
     let runs = this.#running.get(id);
     if (runs === undefined) {
       runs = new Set();
       this.#running.set(id, runs);
     }
-    if (this.#config.replicas > 1) {
-      for (const other of runs) {
-        const q = other.process;
-        if (q === p || q.dead || q.paused || q.pauses !== other.pausesAtStart) continue;
-        this.#fatal ??= {
-          kind: 'oracle',
-          name: 'overlap',
-          message: `${p.id} started reconciling ${id} while ${q.id} was running it (two replicas at once)`,
-        };
-      }
+    for (const other of runs) {
+      const q = other.process;
+      if (q === p || q.dead || q.paused || q.pauses !== other.pausesAtStart) continue;
+      this.#fatal ??= {
+        kind: 'oracle',
+        name: 'overlap',
+        message: `${p.id} started reconciling ${id} while ${q.id} was running it (two replicas at once)`,
+      };
     }
     const mine = { process: p, pausesAtStart: p.pauses };
     runs.add(mine);
