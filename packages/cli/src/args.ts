@@ -69,6 +69,8 @@ export interface RunArgs extends LogArgs, OperationsArgs {
    * group, announced on Leases (or NATS KV entries with `--lease-backend nats`).
    */
   readonly shardGroup: string | undefined;
+  /** `--shard-by`: how the group splits keys — by request key, or by the primary's uid (each replica caches its share). */
+  readonly shardBy: 'key' | 'uid';
   readonly leaseBackend: LeaseBackend;
   /** The Lease's name, or with the NATS backend the KV key (after `<lease namespace>.` if one is given). */
   readonly leaseName: string;
@@ -203,6 +205,10 @@ Options:
                            --lease-backend nats) and reconciles only its keys, handed over without
                            overlap when members come and go; with --leader-elect too, leader-gated
                            runnables still run on the leader only
+  --shard-by key|uid       How the group splits the keys (every replica the same): key (default)
+                           by each request's namespace/name, every replica caching every object;
+                           uid by the primary object's uid in 64 hash slots, each replica listing
+                           and watching only its slots (KEP-5866 shardSelector)
   --identity ID            This replica's identity (default: hostname and pid)
   --lease-duration-ms MS   Lease duration (default 15000)
   --renew-deadline-ms MS   Renew deadline (default 10000)
@@ -310,6 +316,7 @@ const RUN_SPECS = {
   'nats-backend': { type: 'boolean' },
   'lease-bucket': { type: 'string', value: 'BUCKET' },
   'shard-group': { type: 'string', value: 'NAME' },
+  'shard-by': { type: 'string', value: 'key|uid' },
   identity: { type: 'string', value: 'ID' },
   'lease-duration-ms': { type: 'string', value: 'MS' },
   'renew-deadline-ms': { type: 'string', value: 'MS' },
@@ -585,6 +592,11 @@ function parseRun(args: readonly string[], env: Readonly<Record<string, string |
       'run',
       `--shard-group must be a DNS label (lower-case letters, digits and '-'), got ${quote(shardGroup)}`,
     );
+  const shardBy = values['shard-by'] ?? 'key';
+  if (shardBy !== 'key' && shardBy !== 'uid')
+    throw new UsageError('run', `--shard-by must be key or uid, got ${quote(shardBy)}`);
+  if (values['shard-by'] !== undefined && shardGroup === undefined)
+    throw new UsageError('run', '--shard-by is only used with --shard-group');
   const natsBackend = values['nats-backend'] ?? false;
   for (const flag of ['lease-backend', 'lease-bucket'] as const) {
     if (values[flag] !== undefined && !leaderElect && shardGroup === undefined)
@@ -608,6 +620,7 @@ function parseRun(args: readonly string[], env: Readonly<Record<string, string |
     namespace: values.namespace,
     leaderElect,
     shardGroup,
+    shardBy,
     leaseBackend,
     leaseName,
     leaseNamespace,

@@ -184,7 +184,7 @@ async function openShardMember(
         ...(args.leaseBucket === undefined ? {} : { bucket: args.leaseBucket }),
       });
       return {
-        member: new ShardMember({ membership, identity, logger, revoke, ...timing }),
+        member: new ShardMember({ membership, identity, logger, revoke, by: args.shardBy, ...timing }),
         description: `shard group ${group} on ${membership.bucket} at ${url}`,
         close: () => connection.close(),
       };
@@ -196,7 +196,7 @@ async function openShardMember(
   const namespace = args.leaseNamespace ?? configNamespace ?? 'default';
   const membership = new LeaseMembership({ backend, namespace, group, logger });
   return {
-    member: new ShardMember({ membership, identity, logger, revoke, ...timing }),
+    member: new ShardMember({ membership, identity, logger, revoke, by: args.shardBy, ...timing }),
     description: `shard group ${group} on Leases in ${namespace}`,
     close: async () => {},
   };

@@ -179,6 +179,18 @@ describe('converge command line', () => {
     expect(() => parseCommand(['run', 'op.ts', '--nats', 'nats://n:4222'])).toThrow(
       'converge run: --nats is only used with --nats-backend, --leader-elect or --shard-group',
     );
+    // --shard-by: how a shard group splits keys (key by default; uid caches each replica's share)
+    expect(parseCommand(['run', 'op.ts', '--shard-group', 'web'])).toMatchObject({ shardBy: 'key' });
+    expect(parseCommand(['run', 'op.ts', '--shard-group', 'web', '--shard-by', 'uid'])).toMatchObject({
+      shardGroup: 'web',
+      shardBy: 'uid',
+    });
+    expect(() => parseCommand(['run', 'op.ts', '--shard-group', 'web', '--shard-by', 'name'])).toThrow(
+      'converge run: --shard-by must be key or uid, got "name"',
+    );
+    expect(() => parseCommand(['run', 'op.ts', '--shard-by', 'uid'])).toThrow(
+      'converge run: --shard-by is only used with --shard-group',
+    );
     // --nats-backend: the modules get a backend named nats, on --nats or $NATS_URL
     expect(parseCommand(['run', 'op.ts', '--nats-backend'])).toMatchObject({
       natsBackend: true,

@@ -35,6 +35,36 @@ describe('elastic sharding between converge run processes (--shard-group)', () =
   });
 });
 
+describe('sharding by uid between converge run processes (--shard-by uid)', () => {
+  it('each replica lists and watches only its slots; when one is killed the survivor takes its slots and finishes every object', async () => {
+    const report = await runShardScenario({
+      replicas: 2,
+      objects: 300,
+      workMs: 20,
+      concurrency: 4,
+      leaseDurationMs: 2000,
+      shardBy: 'uid',
+      changes: [{ action: 'kill', atDone: 0.5 }],
+    });
+    const context = JSON.stringify(report, null, 1);
+    expect(report.overlaps, context).toEqual([]);
+    expect(report.unfinished, context).toBe(0);
+    expect(report.doneBy['worker-0'], context).toBeGreaterThan(30);
+    expect(report.doneBy['worker-1'], context).toBeGreaterThan(30);
+    expect(
+      Object.values(report.doneBy).reduce((a, b) => a + b, 0),
+      context,
+    ).toBe(300);
+    expect(report.changes[0]?.members, context).toEqual(['worker-1']);
+    // Each replica cached only its slots before the kill: its cached reads saw about half the objects.
+    for (const identity of ['worker-0', 'worker-1']) {
+      const seen = report.cachedMin[identity];
+      expect(seen, context).toBeGreaterThan(60);
+      expect(seen, context).toBeLessThan(240);
+    }
+  });
+});
+
 describe('the ledger analysis', () => {
   it('finds keys whose reconciles overlap on two replicas, not on one; an unended start runs until its replica exited', () => {
     const e = (identity: string, kind: 'start' | 'end', key: string, at: number) => ({

@@ -56,6 +56,8 @@ export interface ShardScenarioOptions {
   readonly concurrency?: number;
   /** Membership lease. Default 2000. */
   readonly leaseDurationMs?: number;
+  /** `--shard-by`: split by request key (default) or by uid (each replica caches its share). */
+  readonly shardBy?: 'key' | 'uid';
   readonly changes?: readonly GroupChange[];
   readonly onProgress?: (line: string) => void;
 }
@@ -98,6 +100,11 @@ export interface ShardScenarioReport {
   readonly refused: number;
   /** Reconciles aborted because their key moved. */
   readonly aborted: number;
+  /**
+   * The fewest work objects each replica's cached reads saw between go and the first change
+   * (sampled every 100 ms): every object when sharded by key, about its share when by uid.
+   */
+  readonly cachedMin: Readonly<Record<string, number>>;
   /**
    * CPU seconds (user + system, from /proc) spent from the go signal to the last object done by
    * `converge serve` and by all replicas together: where a run short of its I/O limit spent the machine.
@@ -192,6 +199,7 @@ export async function runShardScenario(options: ShardScenarioOptions): Promise<S
       [
         ...['run', WORKER, '--kubeconfig', kubeconfig, '--shard-group', 'shard-bench'],
         ...['--identity', identity, '--lease-duration-ms', `${leaseDurationMs}`],
+        ...(options.shardBy === undefined ? [] : ['--shard-by', options.shardBy]),
         ...[
           '--renew-deadline-ms',
           `${Math.round(leaseDurationMs * 0.7)}`,
@@ -387,6 +395,12 @@ export async function runShardScenario(options: ShardScenarioOptions): Promise<S
       };
     });
     const seconds = (lastDone - goAt) / 1000;
+    const firstChange = changes[0]?.at ?? Number.POSITIVE_INFINITY;
+    const cachedMin: Record<string, number> = {};
+    for (const e of entries) {
+      if (e.kind !== 'cached' || e.at < goAt || e.at >= firstChange) continue;
+      cachedMin[e.identity] = Math.min(cachedMin[e.identity] ?? e.count, e.count);
+    }
     return {
       replicas: count,
       objects,
@@ -399,6 +413,7 @@ export async function runShardScenario(options: ShardScenarioOptions): Promise<S
       unfinished: objects - stored.size,
       refused: keyed.filter((e) => e.kind === 'refused').length,
       aborted: keyed.filter((e) => e.kind === 'end' && e.aborted === true).length,
+      cachedMin,
       cpuSeconds:
         cpuAtGo === undefined || cpuAtDone === undefined
           ? undefined

@@ -4,7 +4,7 @@ import type { Clock } from '../clock/index.ts';
 import { Controller, type ControllerOptions } from '../controller/index.ts';
 import { OptionsError } from '../errors.ts';
 import { type EventHandler, enqueueForObject, enqueueForOwner } from '../handler/index.ts';
-import type { Informer, InformerRegistry } from '../informer/index.ts';
+import type { Informer, InformerRegistry, InformerShardScope } from '../informer/index.ts';
 import { type Logger, noopLogger } from '../log/index.ts';
 import type { KubeObject, ObjectKey } from '../object/index.ts';
 import { enqueueForLabelOwner, type OwnerLabelScheme, ownedByKindSelector } from '../ownership/index.ts';
@@ -12,7 +12,7 @@ import { derivedRules, type PermissionRule } from '../permissions/index.ts';
 import type { Predicate } from '../predicate/index.ts';
 import type { ReconcileFunction, Reconciler } from '../reconcile/index.ts';
 import { type Runnable, whenAborted } from '../runnable/index.ts';
-import type { ShardGate } from '../sharding/index.ts';
+import { type ShardGate, UidShardKeys } from '../sharding/index.ts';
 import { fromEventSource, type RemoteWriters, type Source } from '../source/index.ts';
 import { type StopHook, type StopHookOptions, withStopHook } from './stop-hook.ts';
 
@@ -46,6 +46,11 @@ export interface BuilderHost {
    * `withOptions({ sharding })` names another. Default: none (controllers are not sharded).
    */
   readonly sharding?: ShardGate | undefined;
+  /**
+   * Told the primary kind of each controller sharded by uid (a Manager then caches that kind's
+   * objects for `client` reads by the same share). Default: nothing.
+   */
+  shardedKind?(type: ResourceType): void;
   /** Adds the controller (wrapped when it has stop hooks) to run with the host. */
   add(runnable: Runnable, options?: { name?: string }): void;
   /**
@@ -136,7 +141,7 @@ interface Read {
 interface Watch {
   readonly type: ResourceType;
   readonly handler: EventHandler<KubeObject, ObjectKey>;
-  readonly options: BuilderWatchOptions;
+  readonly options: BuilderWatchOptions & { readonly shardScope?: InformerShardScope };
   readonly label: string;
 }
 
@@ -272,14 +277,28 @@ export class ControllerBuilder {
     const watches = this.#watches.map((w) => (w.label.startsWith('owns:') ? this.#owned(w, primary) : w));
     this.#completed = true;
     const name = this.#name ?? this.#options.name ?? primary.type.kind.toLowerCase();
-    const sources = [primary, ...watches].map((w) => this.#source(w));
+    const member = this.#options.sharding?.member ?? this.#host.sharding;
+    let sharding = this.#options.sharding ?? (member === undefined ? undefined : { member });
+    // Sharded by uid: the primary's informer caches only the member's share (its scope), and a
+    // request's shard key is its object's uid slot.
+    let forWatch: Watch = primary;
+    if (
+      sharding?.member.by === 'uid' &&
+      sharding.keyOf === undefined &&
+      (primary.options.shardSelector ?? '') === ''
+    ) {
+      const scope = sharding.member.cacheScope;
+      const options = scope === undefined ? primary.options : { ...primary.options, shardScope: scope };
+      const keys = new UidShardKeys(this.#informer(primary.type, options).cache);
+      forWatch = { ...primary, options, handler: keys.handler(primary.handler) };
+      sharding = { ...sharding, keyOf: keys.keyOf };
+      this.#host.shardedKind?.(primary.type);
+    }
+    const sources = [forWatch, ...watches].map((w) => this.#source(w));
     const reads = this.#reads.map((r) => this.#readSource(r));
     // A sharded controller enqueues the cached primaries it gains (the same informer, shared).
-    let sharding =
-      this.#options.sharding ??
-      (this.#host.sharding === undefined ? undefined : { member: this.#host.sharding });
     if (sharding !== undefined && sharding.requests === undefined) {
-      const cache = this.#informer(primary.type, primary.options).cache;
+      const cache = this.#informer(forWatch.type, forWatch.options).cache;
       sharding = { ...sharding, requests: () => cache.keys() };
     }
     const controller = new Controller<ObjectKey>({
@@ -385,7 +404,10 @@ export class ControllerBuilder {
     };
   }
 
-  #informer(type: ResourceType, options: ReadsOptions): Informer<KubeObject> {
+  #informer(
+    type: ResourceType,
+    options: ReadsOptions & { readonly shardScope?: InformerShardScope },
+  ): Informer<KubeObject> {
     return this.#host.informers.acquire<KubeObject>({
       backend: options.backend ?? this.#host.backend,
       type,
@@ -393,6 +415,7 @@ export class ControllerBuilder {
       ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
       ...(options.fieldSelector === undefined ? {} : { fieldSelector: options.fieldSelector }),
       ...(options.shardSelector === undefined ? {} : { shardSelector: options.shardSelector }),
+      ...(options.shardScope === undefined ? {} : { shardScope: options.shardScope }),
       ...(options.metadataOnly === undefined ? {} : { metadataOnly: options.metadataOnly }),
     }).informer;
   }

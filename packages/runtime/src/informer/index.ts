@@ -43,7 +43,13 @@ export {
   WatchListUnsupportedError,
 } from './errors.ts';
 export { Informer, type WaitForSyncOptions } from './informer.ts';
-export type { BackoffOptions, InformerErrorInfo, InformerOptions, InitialListMode } from './options.ts';
+export type {
+  BackoffOptions,
+  InformerErrorInfo,
+  InformerOptions,
+  InformerShardScope,
+  InitialListMode,
+} from './options.ts';
 export type { InformerState, ListFrom, ListMethod } from './reflector.ts';
 export {
   type InformerHandle,

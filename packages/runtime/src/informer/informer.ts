@@ -11,6 +11,7 @@ import { AlreadyStartedError, OptionsError } from '../errors.ts';
 import type { EventSource, ObjectEvent } from '../event/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { KubeObject } from '../object/index.ts';
+import type { ShardSelectorExpr } from '../selector/index.ts';
 import { joinHooks } from '../workqueue/index.ts';
 import { type ObjectCheck, objectCheck } from './check-object.ts';
 import { Dispatcher } from './dispatcher.ts';
@@ -272,7 +273,10 @@ export class Informer<T extends KubeObject = KubeObject> implements EventSource<
     const result = stage.commit(resourceVersion);
     this.#listFailure = undefined;
     const targets = this.#dispatcher.snapshot();
-    await this.#exclusive(() => this.#dispatcher.emitBatch(targets, listEvents(result, initial), signal));
+    const shard = this.#reflector.shard;
+    await this.#exclusive(() =>
+      this.#dispatcher.emitBatch(targets, listEvents(result, initial, shard), signal),
+    );
     if (initial && !signal.aborted) this.#writer.markSynced();
   }
 
@@ -369,12 +373,19 @@ export class Informer<T extends KubeObject = KubeObject> implements EventSource<
   }
 }
 
-/** A relist's events: vanished objects (tombstones), changed ones, new ones. */
-function* listEvents<T>(
+/**
+ * A relist's events: vanished objects (tombstones), changed ones, new ones. With a `shard`, a
+ * vanished object outside it left the shard (the scope changed) and is dropped without an event.
+ */
+function* listEvents<T extends KubeObject>(
   result: ReplaceResult<T>,
   initial: boolean,
+  shard: ShardSelectorExpr | undefined,
 ): Generator<ObjectEvent<T>, void, undefined> {
-  for (const object of result.deleted) yield { type: 'delete', object, finalStateUnknown: true };
+  for (const object of result.deleted) {
+    if (shard === undefined || shard.matches(object))
+      yield { type: 'delete', object, finalStateUnknown: true };
+  }
   for (const { oldObject, object } of result.updated) yield { type: 'update', oldObject, object };
   for (const object of result.created)
     yield initial ? { type: 'create', object, isInInitialList: true } : { type: 'create', object };

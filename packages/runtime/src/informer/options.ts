@@ -43,6 +43,14 @@ export type InitialListMode = 'auto' | 'watch-list' | 'paginated';
 
 const INITIAL_LIST_MODES: readonly InitialListMode[] = ['auto', 'watch-list', 'paginated'];
 
+/** A shard selector that changes over time; see {@link InformerOptions.shardScope}. */
+export interface InformerShardScope {
+  /** The KEP-5866 shard selector to list and watch with now. */
+  selector(): string;
+  /** Calls `listener` whenever `selector()` may have changed; returns a function that removes it. */
+  onChange(listener: () => void): () => void;
+}
+
 /** Options of an {@link Informer}. */
 export interface InformerOptions<T extends KubeObject = KubeObject> {
   readonly backend: Backend;
@@ -59,6 +67,15 @@ export interface InformerOptions<T extends KubeObject = KubeObject> {
    * every list and watch asks the backend for it, and every backend honours it. Default: all.
    */
   readonly shardSelector?: string;
+  /**
+   * A shard that changes while the informer runs (a shard member's share, from
+   * `ShardMember.cacheScope`): every list and watch asks for `scope.selector()`. When it changes the
+   * informer lists again with the new selector, without a gap in what it caches of what both
+   * selectors hold: objects that came into the shard are created, objects that left it are dropped
+   * from the cache without a delete event (nothing was deleted), and an object deleted meanwhile in
+   * the shard is a delete as always. Not with `shardSelector`. Default: none.
+   */
+  readonly shardScope?: InformerShardScope;
   /**
    * Cache only metadata (controller-runtime's `OnlyMetadata`, kube-rs' `metadata_watcher`): lists and
    * watches ask the backend for metadata only, and every cached object and event is a
@@ -146,6 +163,7 @@ export interface ResolvedInformerOptions<T extends KubeObject> {
   readonly fieldSelector: string;
   /** Canonical shard selector; '' for none. */
   readonly shardSelector: string;
+  readonly shardScope: InformerShardScope | undefined;
   readonly metadataOnly: boolean;
   readonly resyncPeriodMs: number;
   readonly transform: (object: T) => T;
@@ -204,6 +222,7 @@ export function resolveInformerOptions<T extends KubeObject>(
     labelSelector: normalizeLabelSelector('labelSelector', options.labelSelector),
     fieldSelector: normalizeFieldSelector('fieldSelector', options.fieldSelector),
     shardSelector: normalizeShardSelector('shardSelector', options.shardSelector),
+    shardScope: shardScopeOption(options.shardScope, options.shardSelector),
     metadataOnly,
     resyncPeriodMs: durationMs('resyncPeriodMs', options.resyncPeriodMs, 0),
     transform: func('transform', options.transform, stripManagedFields as (object: T) => T),
@@ -273,4 +292,21 @@ function loggerOption(value: Logger | undefined): Logger {
     throw new OptionsError('logger', value, 'a logger with debug, info, warn and error methods');
   }
   return value;
+}
+
+function shardScopeOption(scope: unknown, selector: string | undefined): InformerShardScope | undefined {
+  if (scope === undefined) return undefined;
+  const given = scope as Partial<InformerShardScope> | null;
+  if (
+    typeof given !== 'object' ||
+    given === null ||
+    typeof given.selector !== 'function' ||
+    typeof given.onChange !== 'function'
+  ) {
+    throw new OptionsError('shardScope', scope, 'an object with selector() and onChange(listener)');
+  }
+  if (selector !== undefined && selector !== '') {
+    throw new OptionsError('shardScope', scope, 'no shardScope beside a shardSelector: one or the other');
+  }
+  return given as InformerShardScope;
 }

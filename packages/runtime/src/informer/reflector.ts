@@ -10,6 +10,7 @@ import {
 import type { CacheStage } from '../cache/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { KubeObject } from '../object/index.ts';
+import { parseShardSelector, type ShardSelectorExpr } from '../selector/index.ts';
 import { Backoff } from './backoff.ts';
 import { eventProblem, type ObjectCheck, objectCheck } from './check-object.ts';
 import {
@@ -22,6 +23,7 @@ import {
 } from './errors.ts';
 import { type ResolvedInformerOptions, reportInformerError } from './options.ts';
 import { isOlderResourceVersion } from './resource-version.ts';
+import { normalizeShardSelector } from './selectors.ts';
 import type { InformerCounters, InformerMetrics, ListReason, WatchEndReason } from './stats.ts';
 import { YIELD_EVERY, yieldToEventLoop } from './yield.ts';
 
@@ -113,7 +115,15 @@ export class Reflector<T extends KubeObject> {
   readonly #log: Logger;
   readonly #backoff: Backoff;
   /** Selectors, and `metadataOnly` when set: what every list and watch asks for. */
-  readonly #selectors: SelectorOptions & MetadataOnlyOption & { readonly shardSelector?: string };
+  #selectors: SelectorOptions & MetadataOnlyOption & { readonly shardSelector?: string };
+  /** The shard scope's selector in force, parsed (undefined without a scope, or listing all of it). */
+  #shard: ShardSelectorExpr | undefined;
+  /** The selector the shard scope changed to, not listed yet. */
+  #rescopeTo: string | undefined;
+  /** Aborts the list or watch under way when the shard scope changes (only with a scope). */
+  #step: AbortController | undefined;
+  /** The signal `run` was given: commits finish under it even when a scope change ends their step. */
+  #runSignal: AbortSignal | undefined;
   readonly #check: ObjectCheck;
   #state: InformerState = { phase: 'new' };
   #lastSeen = '';
@@ -170,17 +180,39 @@ export class Reflector<T extends KubeObject> {
     this.#hooks = hooks;
   }
 
+  /**
+   * The shard the cache holds now (a shard scope's current selector, parsed): objects outside it
+   * that a relist no longer finds left the shard, they were not deleted. Undefined without a scope.
+   */
+  get shard(): ShardSelectorExpr | undefined {
+    return this.#shard;
+  }
+
   /** Lists and watches until `signal` aborts. Never rejects. */
   async run(signal: AbortSignal): Promise<void> {
     let step: Step = { kind: 'list', from: 'consistent' };
     let consistentExpiries = 0;
+    this.#runSignal = signal;
+    const scope = this.#o.shardScope;
+    const unsubscribe = scope?.onChange(() => this.#scopeChanged());
+    if (scope !== undefined) this.#setShard(this.#readScope() ?? '');
     while (!signal.aborted) {
+      if (this.#rescopeTo !== undefined) {
+        const to = this.#rescopeTo;
+        this.#log.info({ from: this.#selectors.shardSelector ?? '', to }, 'Shard changed; listing it');
+        this.#setShard(to);
+        this.#rescopeTo = undefined;
+        this.#listReason = 'rescoped';
+        step = { kind: 'list', from: 'consistent' };
+      }
+      // With a shard scope each list and watch runs under its own signal, aborted by a change.
+      const stepSignal = scope === undefined ? signal : this.#stepSignal(signal);
       try {
         if (step.kind === 'list') {
           const outcome = this.#streamLists
-            ? await this.#streamList(step.from, signal)
-            : await this.#list(step.from, signal);
-          if (outcome.kind === 'aborted') break;
+            ? await this.#streamList(step.from, stepSignal)
+            : await this.#list(step.from, stepSignal);
+          if (outcome.kind === 'aborted') continue;
           if (outcome.kind === 'listed') {
             consistentExpiries = 0;
             step = { kind: 'watch' };
@@ -218,17 +250,62 @@ export class Reflector<T extends KubeObject> {
           }
           continue;
         }
-        step = await this.#afterWatch(await this.#watch(signal), signal);
+        step = await this.#afterWatch(await this.#watch(stepSignal), signal);
       } catch (error) {
         // Only a bug gets here (a sink or backend that throws synchronously); keep going anyway.
         this.#log.error({ err: error }, 'Informer loop failed unexpectedly; relisting');
         step = { kind: 'list', from: 'consistent' };
         this.#listReason = 'error';
         if (!(await this.#pause('list', 'list', error, signal))) break;
+      } finally {
+        if (stepSignal !== signal) this.#endStep(signal);
       }
     }
+    unsubscribe?.();
     this.#state = { phase: 'stopped' };
   }
+
+  /** The current shard scope's selector, canonical; undefined (logged) when it is not a valid one. */
+  #readScope(): string | undefined {
+    try {
+      return normalizeShardSelector('shardScope', this.#o.shardScope?.selector());
+    } catch (error) {
+      this.#log.error({ err: error }, 'The shard scope gave an invalid selector; keeping the current one');
+      return undefined;
+    }
+  }
+
+  #setShard(selector: string): void {
+    const { shardSelector: _, ...rest } = this.#selectors;
+    this.#selectors = selector === '' ? rest : { ...rest, shardSelector: selector };
+    this.#shard = selector === '' ? undefined : parseShardSelector(selector);
+  }
+
+  /** The shard scope may have changed: if it did, end the list or watch under way and list the new shard. */
+  #scopeChanged(): void {
+    const next = this.#readScope();
+    if (next === undefined) return;
+    const current = this.#rescopeTo ?? this.#selectors.shardSelector ?? '';
+    if (next === current) return;
+    this.#rescopeTo = next;
+    this.#step?.abort();
+  }
+
+  /** A signal for one step: aborted with `signal`, or by a shard change. */
+  #stepSignal(signal: AbortSignal): AbortSignal {
+    const step = new AbortController();
+    this.#step = step;
+    if (this.#rescopeTo !== undefined) step.abort();
+    signal.addEventListener('abort', this.#abortStep, { once: true });
+    return step.signal;
+  }
+
+  #endStep(signal: AbortSignal): void {
+    signal.removeEventListener('abort', this.#abortStep);
+    this.#step = undefined;
+  }
+
+  readonly #abortStep = (): void => this.#step?.abort();
 
   async #afterWatch(outcome: WatchOutcome, signal: AbortSignal): Promise<Step> {
     const watch: Step = { kind: 'watch' };
@@ -347,7 +424,7 @@ export class Reflector<T extends KubeObject> {
       return { kind: 'aborted' };
     }
     const objects = stage.size;
-    await this.#sink.commit(stage, resourceVersion, signal);
+    await this.#sink.commit(stage, resourceVersion, this.#runSignal ?? signal);
     this.#listed(resourceVersion, objects, 'paginated', startedAt);
     return { kind: 'listed' };
   }
@@ -431,7 +508,7 @@ export class Reflector<T extends KubeObject> {
           if (verdict === 'end') {
             const resourceVersion = (event as { resourceVersion: string }).resourceVersion;
             const objects = initial.stage.size;
-            await this.#sink.commit(initial.stage, resourceVersion, signal);
+            await this.#sink.commit(initial.stage, resourceVersion, this.#runSignal ?? signal);
             initial.committed = true;
             staging = false;
             this.#listed(resourceVersion, objects, 'watch-list', startedAt);

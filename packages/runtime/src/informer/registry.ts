@@ -4,7 +4,7 @@ import type { KubeObject } from '../object/index.ts';
 import { whenAborted } from '../runnable/index.ts';
 import { RegistryStoppedError } from './errors.ts';
 import { Informer } from './informer.ts';
-import type { InformerOptions } from './options.ts';
+import type { InformerOptions, InformerShardScope } from './options.ts';
 import { normalizeFieldSelector, normalizeLabelSelector, normalizeShardSelector } from './selectors.ts';
 import type { InformerMetrics } from './stats.ts';
 
@@ -17,6 +17,11 @@ export interface InformerSpec {
   readonly fieldSelector?: string;
   /** Only this shard (see {@link InformerOptions.shardSelector}): a separate informer per shard. */
   readonly shardSelector?: string;
+  /**
+   * A shard that changes (see {@link InformerOptions.shardScope}): one informer per scope object,
+   * shared by everyone who passes the same one.
+   */
+  readonly shardScope?: InformerShardScope;
   /**
    * Metadata only (see {@link InformerOptions.metadataOnly}): a separate informer from the full
    * one of the same kind, as in controller-runtime. Default false.
@@ -33,6 +38,7 @@ export type InformerRegistryOptions = Omit<
   | 'labelSelector'
   | 'fieldSelector'
   | 'shardSelector'
+  | 'shardScope'
   | 'metadataOnly'
   | 'name'
 >;
@@ -228,5 +234,20 @@ function specKey(spec: InformerSpec): string {
   const shard = normalizeShardSelector('shardSelector', spec.shardSelector);
   const metadataOnly = spec.metadataOnly ?? false;
   if (typeof metadataOnly !== 'boolean') throw new OptionsError('metadataOnly', metadataOnly, 'a boolean');
-  return JSON.stringify([typeId(type), namespace, labels, fields, shard, metadataOnly]);
+  const scope = spec.shardScope === undefined ? 0 : scopeId(spec.shardScope);
+  return JSON.stringify([typeId(type), namespace, labels, fields, shard, metadataOnly, scope]);
+}
+
+const scopeIds = new WeakMap<object, number>();
+let lastScopeId = 0;
+
+/** A number per shard scope object (a scope is shared by identity); checked by the informer. */
+function scopeId(scope: InformerShardScope): number {
+  if (typeof scope !== 'object' || scope === null) return -1;
+  let id = scopeIds.get(scope);
+  if (id === undefined) {
+    id = ++lastScopeId;
+    scopeIds.set(scope, id);
+  }
+  return id;
 }

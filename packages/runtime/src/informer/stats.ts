@@ -54,9 +54,10 @@ export function newCounters(): InformerCounters {
 
 /**
  * Why a list ran: the first one (`initial`), after an expiry (`expired`, a 410 from a watch or a
- * list), after a resourceVersion went backwards (`regressed`), after an unexpected failure (`error`).
+ * list), after a resourceVersion went backwards (`regressed`), after an unexpected failure (`error`),
+ * after its shard scope changed (`rescoped`).
  */
-export type ListReason = 'initial' | 'expired' | 'regressed' | 'error';
+export type ListReason = 'initial' | 'expired' | 'regressed' | 'error' | 'rescoped';
 
 /**
  * Why a watch ended (and was restarted): the server closed it normally (`closed`, usually its

@@ -163,6 +163,8 @@ export class Manager implements Runnable {
   readonly #writeLedger: WriteLedger;
   readonly #remoteWriters = new RemoteWriters();
   readonly #readers = new Map<string, ReturnType<InformerRegistry['acquire']>>();
+  /** The kinds (reader ids) that are primaries of controllers sharded by uid: read by the member's share. */
+  readonly #shardedKinds = new Set<string>();
   readonly #webhooks = new WebhookRegistry();
   readonly #permissions = new Permissions();
 
@@ -381,6 +383,7 @@ export class Manager implements Runnable {
       writeLedger: this.#writeLedger,
       remoteWriters: this.#remoteWriters,
       ...(this.#sharding === undefined ? {} : { sharding: this.#sharding }),
+      shardedKind: (type: ResourceType) => this.#shardedKind(type),
       add: (runnable: Runnable, addOptions?: { name?: string }) => this.add(runnable, addOptions ?? {}),
     }).for(type, options);
   }
@@ -422,6 +425,18 @@ export class Manager implements Runnable {
     return controller;
   }
 
+  /**
+   * `type` is the primary kind of a controller sharded by uid: the client's cached reads of it use
+   * the member's share too (an object outside it reads as not found), so the replica caches only
+   * its share once. A reader made earlier is dropped and made again on the next read.
+   */
+  #shardedKind(type: ResourceType): void {
+    const id = readerId(type, false);
+    if (this.#shardedKinds.has(id)) return;
+    this.#shardedKinds.add(id);
+    this.#dropReader(type);
+  }
+
   /** Releases the client's cached readers of `type` (full and metadata-only), if any; the next read acquires them again. */
   #dropReader(type: ResourceType): void {
     for (const metadataOnly of [false, true]) {
@@ -435,16 +450,19 @@ export class Manager implements Runnable {
 
   /**
    * The client's cached reader of `type`: the shared informer of the whole kind, or with
-   * `metadataOnly` its metadata-only informer (a separate one, as in controller-runtime).
+   * `metadataOnly` its metadata-only informer (a separate one, as in controller-runtime); for the
+   * primary kind of a controller sharded by uid, of this replica's share.
    */
   async #reader(type: ResourceType, signal: AbortSignal | undefined, metadataOnly: boolean) {
     const id = readerId(type, metadataOnly);
     let handle = this.#readers.get(id);
     if (handle === undefined) {
+      const scope = this.#shardedKinds.has(readerId(type, false)) ? this.#sharding?.cacheScope : undefined;
       handle = this.#informers.acquire<KubeObject>({
         backend: this.backend,
         type,
         ...(metadataOnly ? { metadataOnly } : {}),
+        ...(scope === undefined ? {} : { shardScope: scope }),
       });
       this.#readers.set(id, handle);
     }

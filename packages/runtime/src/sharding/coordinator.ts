@@ -1,7 +1,7 @@
 import type { Fence } from '../backend/index.ts';
 import { formatMicroTime } from '../leader-election/index.ts';
 import { fenceName, type MemberRecord, type VersionedMemberRecord } from './record.ts';
-import { shardOwner } from './rendezvous.ts';
+import { keyOwner, slotsOf } from './slots.ts';
 
 /**
  * Where a member stands:
@@ -97,7 +97,7 @@ const EMPTY: readonly string[] = Object.freeze([]);
  * time and with what it read and wrote, so it runs the same on a virtual clock. {@link ShardMember}
  * drives it; tests drive it directly.
  *
- * The rule it keeps: a member runs a key only if it owns the key by {@link shardOwner} over the
+ * The rule it keeps: a member runs a key only if it owns the key by {@link keyOwner} over the
  * claim it published *and* over its current view, and no other member's published claim gives
  * that member the key — checked on a read made after its own last claim was written. A member
  * drops a key from its claim only after it stopped the key (and raised its own fence), so of two
@@ -206,13 +206,22 @@ export class ShardCoordinator {
   mayRun(key: string, now: number): boolean {
     if (this.#phase !== 'member' && this.#phase !== 'releasing') return false;
     if (!this.#alive(now)) return false;
-    if (shardOwner(key, this.#confirmed) !== this.identity) return false;
-    if (shardOwner(key, this.#view) !== this.identity) return false;
+    if (keyOwner(key, this.#confirmed) !== this.identity) return false;
+    if (keyOwner(key, this.#view) !== this.identity) return false;
     for (const claim of this.#claims) {
-      const owner = shardOwner(key, claim.members);
+      const owner = keyOwner(key, claim.members);
       if (owner !== undefined && owner !== this.identity && claim.holders.has(owner)) return false;
     }
     return true;
+  }
+
+  /**
+   * The uid slots this member may run now or soon: those it owns over its confirmed claim or over
+   * its current view. What it should cache (a superset of what `mayRun` allows, for any time).
+   */
+  get slots(): readonly number[] {
+    const out = new Set([...slotsOf(this.identity, this.#confirmed), ...slotsOf(this.identity, this.#view)]);
+    return [...out].sort((a, b) => a - b);
   }
 
   /** A string that changes whenever what `mayRun` answers may have changed (apart from time). */

@@ -2,7 +2,9 @@
  * Elastic sharding: the replicas of a controller split its keys between them, and hand keys over
  * without two replicas ever running one key at once.
  *
- * - {@link shardOwner} — rendezvous hashing of a key over member identities (pure).
+ * - {@link shardOwner} — rendezvous hashing of a key over member identities (pure); under uid
+ *   sharding ({@link ShardBy}) {@link slotTable} — 64 uid hash slots balanced over the members,
+ *   each member caching only its slots ({@link slotsSelector}).
  * - {@link Membership} — one record per member ({@link MemberRecord}: epoch, claim, revocations),
  *   on Leases over any Backend ({@link LeaseMembership}), in memory with fault hooks
  *   ({@link MemoryMembership}), or in NATS KV (`@converge/nats`).
@@ -51,9 +53,23 @@ export {
 } from './record.ts';
 export { rendezvousWeight, shardOwner } from './rendezvous.ts';
 export {
+  type ShardBy,
   type ShardChange,
   type ShardGate,
   type ShardListener,
   ShardMember,
   type ShardMemberOptions,
 } from './shard-member.ts';
+export {
+  EMPTY_SHARD_SELECTOR,
+  keyOwner,
+  SHARD_SLOTS,
+  slotOfKey,
+  slotsOf,
+  slotsSelector,
+  slotTable,
+  UNOWNED_SHARD_KEY,
+  uidShardKey,
+  uidSlot,
+} from './slots.ts';
+export { UidShardKeys } from './uid-keys.ts';

@@ -1,11 +1,13 @@
 import { type Fence, isAlreadyExists, isConflict, isFenced, isNotFound } from '../backend/index.ts';
 import { type Clock, realClock, settlesWithin, type Timer } from '../clock/index.ts';
 import { AlreadyStartedError, OptionsError } from '../errors.ts';
+import type { InformerShardScope } from '../informer/index.ts';
 import { type Logger, noopLogger } from '../log/index.ts';
 import { durationMs, positiveDurationMs } from '../options.ts';
 import type { Runnable } from '../runnable/index.ts';
 import { ShardCoordinator, type ShardPhase, type ShardView } from './coordinator.ts';
 import type { Membership } from './membership.ts';
+import { slotsSelector } from './slots.ts';
 
 /** What a {@link ShardMember} tells its listeners when what `mayRun` answers may have changed. */
 export interface ShardChange {
@@ -31,7 +33,18 @@ export interface ShardGate {
   mayRun(key: string): boolean;
   /** Adds a listener; returns a function that removes it. */
   onChange(listener: ShardListener): () => void;
+  /**
+   * How controllers key their requests for this gate: `'key'` (default) by the request's key,
+   * rendezvous-hashed; `'uid'` by the primary object's uid slot ({@link uidShardKey}), so that each
+   * replica caches only its share through {@link cacheScope}.
+   */
+  readonly by?: ShardBy;
+  /** With `by: 'uid'`: the share to cache, as a changing shard selector for informers. */
+  readonly cacheScope?: InformerShardScope;
 }
+
+/** How a shard group splits keys; see {@link ShardMemberOptions.by}. */
+export type ShardBy = 'key' | 'uid';
 
 export interface ShardMemberOptions {
   /** Where the group's records live; its `group` is the shard group. */
@@ -55,6 +68,18 @@ export interface ShardMemberOptions {
    * member that is as good; for this one it takes a higher epoch. Default: no fencing.
    */
   readonly revoke?: (fence: Fence, signal: AbortSignal) => unknown;
+  /**
+   * How the group's controllers split their keys; every member of a group must use the same.
+   * - `'key'` (default): by each request's key (`namespace/name`), rendezvous-hashed over the
+   *   members. Works for every request type; every replica caches every object and drops the
+   *   events of keys it does not own.
+   * - `'uid'`: by the primary object's uid, in 64 hash slots ({@link SHARD_SLOTS}) balanced over
+   *   the members; each replica lists and watches only its slots (a KEP-5866 `shardSelector` the
+   *   embedded API server, NATS and newer kube-apiservers filter on, others on the client), so
+   *   its cache, its events and its CPU shrink with the number of replicas. The builder's
+   *   controllers and the manager's cached reads of their primary kinds follow it.
+   */
+  readonly by?: ShardBy;
   readonly clock?: Clock;
   readonly logger?: Logger;
 }
@@ -78,6 +103,13 @@ export interface ShardMemberOptions {
 export class ShardMember implements Runnable, ShardGate {
   readonly needLeaderElection = false;
   readonly identity: string;
+  readonly by: ShardBy;
+  /**
+   * This member's share as a shard selector that follows it (for informers' `shardScope`): the
+   * uid slots it owns over its confirmed claim or its current view — what it may run now or once
+   * a hand-over completes. Selects nothing while it owns no slot.
+   */
+  readonly cacheScope: InformerShardScope;
   readonly #membership: Membership;
   readonly #coordinator: ShardCoordinator;
   readonly #revoke: NonNullable<ShardMemberOptions['revoke']>;
@@ -121,7 +153,10 @@ export class ShardMember implements Runnable, ShardGate {
         `more than retryPeriodMs (${retryPeriodMs})`,
       );
     }
+    const by = options.by ?? 'key';
+    if (by !== 'key' && by !== 'uid') throw new OptionsError('by', by, "'key' or 'uid'");
     this.identity = options.identity;
+    this.by = by;
     this.#membership = membership as Membership;
     this.#revoke = options.revoke ?? (() => {});
     this.#clock = options.clock ?? realClock;
@@ -139,6 +174,11 @@ export class ShardMember implements Runnable, ShardGate {
     });
     this.#stopped = new Promise((resolve) => {
       this.#resolveStopped = resolve;
+    });
+    const coordinator = this.#coordinator;
+    this.cacheScope = Object.freeze({
+      selector: () => slotsSelector(coordinator.slots),
+      onChange: (listener: () => void) => this.onChange(() => listener()),
     });
   }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { isNotFound } from '../backend/index.ts';
 import { ControllerBuilder } from '../builder/index.ts';
 import { Controller } from '../controller/index.ts';
 import { DynamicController } from '../dynamic/index.ts';
@@ -115,6 +116,94 @@ describe('a sharded controller', () => {
     ledger.runs.set('a', new Set());
     await clock.advance(4_000);
     expect(a.member.view.members).toEqual(['a']);
+    expect(ledger.runs.get('a')?.size).toBe(names.length);
+    expect(ledger.overlaps).toEqual([]);
+    a.stop.abort();
+    await clock.advance(5_000);
+    await a.run;
+  });
+
+  it('sharded by uid, each replica caches and reconciles only its share, and the shares follow the members', async () => {
+    const clock = new VirtualClock({ startMs: 1_000_000 });
+    const backend = new ReferenceBackend({ types: [configMapType], clock });
+    const membership = new MemoryMembership({ group: 'by-uid' });
+    const names = Array.from({ length: 60 }, (_, i) => `cm-${i}`);
+    for (const name of names)
+      await backend.create(configMapType, { metadata: { namespace: 'default', name } });
+    const ledger = new Ledger();
+    const replica = (identity: string) => {
+      const member = new ShardMember({
+        membership: membership.member(identity),
+        identity,
+        clock,
+        by: 'uid',
+        ...TIMING,
+      });
+      const manager = new Manager({ clock, backend, sharding: member });
+      manager
+        .controller(configMapType)
+        .withOptions({ maxConcurrentReconciles: 4 })
+        .complete(async (key: ObjectKey, { signal }: ReconcileContext) => {
+          const k = keyToString(key);
+          ledger.enter(identity, k, clock.now());
+          try {
+            // A cached read finds the replica's own objects; a deleted one is reconciled by its owner.
+            const object = await manager.client.get(configMapType, key).catch((error: unknown) => {
+              if (isNotFound(error)) return undefined;
+              throw error;
+            });
+            if (object === undefined) return done();
+            await clock.sleep(50, signal); // an external call
+          } finally {
+            ledger.leave(identity, k);
+          }
+          return requeueAfter(700);
+        });
+      const stop = new AbortController();
+      const run = manager.start(stop.signal);
+      const cached = async () =>
+        (await manager.client.list(configMapType, { namespace: 'default' })).map(
+          (o) => o.metadata.name ?? '',
+        );
+      return { member, manager, stop, run, cached };
+    };
+    const a = replica('a');
+    await clock.advance(8_000);
+    expect(ledger.runs.get('a')?.size).toBe(names.length);
+    expect((await a.cached()).length).toBe(names.length);
+
+    const b = replica('b');
+    await clock.advance(10_000);
+    expect(b.member.view.members).toEqual(['a', 'b']);
+    const [ofA, ofB] = [await a.cached(), await b.cached()];
+    // 32 slots each: each caches about half, the two halves are disjoint and cover everything.
+    expect(ofA.length).toBeGreaterThan(names.length / 5);
+    expect(ofB.length).toBeGreaterThan(names.length / 5);
+    expect(ofA.filter((n) => ofB.includes(n))).toEqual([]);
+    expect([...ofA, ...ofB].sort()).toEqual([...names].sort());
+    ledger.runs.clear();
+    await clock.advance(3_000);
+    expect([...(ledger.runs.get('a') ?? [])].sort()).toEqual(ofA.map((n) => `default/${n}`).sort());
+    expect([...(ledger.runs.get('b') ?? [])].sort()).toEqual(ofB.map((n) => `default/${n}`).sort());
+    expect(ledger.overlaps).toEqual([]);
+
+    // A new object goes to one replica only, and a deleted one is reconciled once more, by its owner.
+    await backend.create(configMapType, { metadata: { namespace: 'default', name: 'late' } });
+    await backend.delete(configMapType, { namespace: 'default', name: 'cm-0' });
+    ledger.runs.clear();
+    await clock.advance(1_000);
+    const ran = [...(ledger.runs.get('a') ?? []), ...(ledger.runs.get('b') ?? [])];
+    expect(ran.filter((k) => k === 'default/late')).toHaveLength(1);
+    const ranDeleted = ['a', 'b'].filter((r) => ledger.runs.get(r)?.has('default/cm-0'));
+    expect(ranDeleted).toEqual([ofA.includes('cm-0') ? 'a' : 'b']);
+
+    b.stop.abort();
+    await clock.advance(6_000);
+    await b.run;
+    expect(a.member.view.members).toEqual(['a']);
+    expect((await a.cached()).length).toBe(names.length); // 59 of them left, and 'late'
+    ledger.runs.clear();
+    await clock.advance(2_000);
     expect(ledger.runs.get('a')?.size).toBe(names.length);
     expect(ledger.overlaps).toEqual([]);
     a.stop.abort();
