@@ -15,6 +15,8 @@
  *   SHARDING_CONCURRENCY  reconciles at once per replica (default 4)
  *   SHARDING_LEASE_MS     membership lease (default 2000)
  *   SHARDING_HANDOVER     0 skips the hand-over run (default 1)
+ *   SHARDING_BY           key, uid or both: how the group splits keys (--shard-by; default both,
+ *                         each replica count run once per mode, side by side)
  */
 import { runShardScenario, type ShardScenarioReport } from '../packages/cli/test/shard-scenario.ts';
 import { fmt, positiveInt } from './harness.ts';
@@ -30,28 +32,46 @@ const counts = (process.env.SHARDING_REPLICAS ?? '1,2,4').split(',').map((n) => 
   return value;
 });
 const handover = process.env.SHARDING_HANDOVER !== '0';
+const modes: readonly ('key' | 'uid')[] =
+  process.env.SHARDING_BY === 'key' ? ['key'] : process.env.SHARDING_BY === 'uid' ? ['uid'] : ['key', 'uid'];
+if (!['key', 'uid', 'both', undefined].includes(process.env.SHARDING_BY))
+  throw new Error(`SHARDING_BY: key, uid or both, got ${JSON.stringify(process.env.SHARDING_BY)}`);
 const progress = (line: string) => console.log(`  ${line}`);
 
 console.log(
   `sharding: ${objects} objects, ${workMs} ms external call, ${concurrency} reconciles at once per replica, lease ${leaseDurationMs} ms`,
 );
-const runs: ShardScenarioReport[] = [];
-for (const replicas of counts) {
-  console.log(`${replicas} replica${replicas === 1 ? '' : 's'}:`);
-  runs.push(
-    await runShardScenario({ replicas, objects, workMs, concurrency, leaseDurationMs, onProgress: progress }),
-  );
+interface ModeRun extends ShardScenarioReport {
+  readonly by: 'key' | 'uid';
 }
-const base = runs.find((r) => r.replicas === 1) ?? runs[0];
+const runs: ModeRun[] = [];
+// The modes alternate at each replica count, so that a drift of the machine's load hits both.
+for (const replicas of counts) {
+  for (const by of modes) {
+    console.log(`${replicas} replica${replicas === 1 ? '' : 's'}, sharded by ${by}:`);
+    const report = await runShardScenario({
+      replicas,
+      objects,
+      workMs,
+      concurrency,
+      leaseDurationMs,
+      shardBy: by,
+      onProgress: progress,
+    });
+    runs.push({ ...report, by });
+  }
+}
+const baseOf = (by: 'key' | 'uid') => runs.find((r) => r.by === by && r.replicas === 1);
 console.log(
-  '\n| replicas | seconds | objects/s | speed-up | done per replica | overlapping keys | unfinished | refused writes | aborted on hand-over | CPU s: server / replicas |',
+  '\n| by | replicas | seconds | objects/s | speed-up | done per replica | cached per replica (fewest) | overlapping keys | unfinished | refused writes | aborted on hand-over | CPU s: server / replicas |',
 );
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const r of runs) {
-  const speedUp = base === undefined ? 1 : r.perSecond / base.perSecond;
+  const base = baseOf(r.by);
+  const speedUp = base === undefined ? undefined : r.perSecond / base.perSecond;
   console.log(
-    `| ${r.replicas} | ${fmt(r.seconds, 2)} | ${fmt(r.perSecond, 0)} | ${fmt(speedUp, 2)}× | ${Object.values(r.doneBy).join(' / ')} | ` +
-      `${r.overlaps.length} | ${r.unfinished} | ${r.refused} | ${r.aborted} | ` +
+    `| ${r.by} | ${r.replicas} | ${fmt(r.seconds, 2)} | ${fmt(r.perSecond, 0)} | ${speedUp === undefined ? '—' : `${fmt(speedUp, 2)}×`} | ${Object.values(r.doneBy).join(' / ')} | ` +
+      `${Object.values(r.cachedMin).join(' / ') || '—'} | ${r.overlaps.length} | ${r.unfinished} | ${r.refused} | ${r.aborted} | ` +
       `${r.cpuSeconds === undefined ? '—' : `${fmt(r.cpuSeconds.server, 1)} / ${fmt(r.cpuSeconds.replicas, 1)} (${fmt((r.cpuSeconds.server + r.cpuSeconds.replicas) / r.seconds, 2)} cores)`} |`,
   );
 }
@@ -63,12 +83,15 @@ if (handover) {
   console.log(
     '\nhand-over: 2 replicas, a third added at 20 %, one stopped (SIGTERM) at 45 %, one killed (SIGKILL) at 70 %',
   );
+  const by = modes.at(-1) ?? 'key';
+  console.log(`  sharded by ${by}`);
   handoverReport = await runShardScenario({
     replicas: 2,
     objects,
     workMs,
     concurrency,
     leaseDurationMs,
+    shardBy: by,
     changes: [
       { action: 'add', atDone: 0.2 },
       { action: 'term', atDone: 0.45 },
@@ -90,10 +113,16 @@ if (handover) {
 }
 
 const verdicts: { pass: boolean; text: string }[] = [];
-const four = runs.find((r) => r.replicas === 4);
-if (four !== undefined && base !== undefined && base.replicas === 1) {
-  const ratio = four.perSecond / base.perSecond;
-  verdicts.push({ pass: ratio >= 3.5, text: `4 replicas ≥ 3.5× the throughput of 1: ${fmt(ratio, 2)}×` });
+for (const by of modes) {
+  const four = runs.find((r) => r.by === by && r.replicas === 4);
+  const base = baseOf(by);
+  if (four !== undefined && base !== undefined) {
+    const ratio = four.perSecond / base.perSecond;
+    verdicts.push({
+      pass: ratio >= 3.5,
+      text: `sharded by ${by}, 4 replicas ≥ 3.5× the throughput of 1: ${fmt(ratio, 2)}×`,
+    });
+  }
 }
 const all = [...runs, ...(handoverReport === undefined ? [] : [handoverReport])];
 verdicts.push({

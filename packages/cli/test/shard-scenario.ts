@@ -251,7 +251,14 @@ export async function runShardScenario(options: ShardScenarioOptions): Promise<S
     const sees = (r: Replica, n: number): boolean => {
       const views = readEntries(r.log).filter((e) => e.kind === 'view');
       const last = views.at(-1);
-      return last !== undefined && 'members' in last && last.members.length === n;
+      // Each sees every member, and runs under a claim of all of them (its share is settled).
+      return (
+        last !== undefined &&
+        'members' in last &&
+        last.members.length === n &&
+        last.phase === 'member' &&
+        (last.claim === undefined || last.claim.length === n)
+      );
     };
     await waitFor(
       `all ${count} replicas to see each other`,

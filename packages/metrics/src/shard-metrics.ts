@@ -22,6 +22,8 @@ export interface ShardSource extends ShardGate {
   readonly epoch: number;
   readonly fence: Fence;
   readonly members: readonly string[];
+  /** Sharded by uid: the hash slots it caches (owns over its claim or its view). */
+  readonly slots?: readonly number[];
 }
 
 /** Every phase, each one a series of `converge_shard_phase` (1 for the current one). */
@@ -157,7 +159,7 @@ export class ShardCollectors {
           if (gate === undefined) continue;
           let owned = 0;
           const keys = c.inspect(QUEUE_LIMIT);
-          for (const k of keys) if (gate.mayRun(k.id)) owned++;
+          for (const k of keys) if (k.owned ?? gate.mayRun(k.id)) owned++;
           this.labels(c.name, 'true').set(owned);
           this.labels(c.name, 'false').set(keys.length - owned);
         }

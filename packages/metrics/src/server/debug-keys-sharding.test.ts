@@ -17,11 +17,11 @@ const TIMING = {
  * A manager whose member `pod-a` shares group `widgets` with `pod-b`, on a virtual clock: its
  * sharded controller `widgets` holds 20 keys (one running, held), and a leader-gated `gated` none.
  */
-async function shardedManager() {
+async function shardedManager(by: 'key' | 'uid' = 'key') {
   const clock = new VirtualClock({ startMs: Date.UTC(2026, 11, 7, 3) });
   const membership = new MemoryMembership({ group: 'widgets' });
   const member = (identity: string): ShardMember =>
-    new ShardMember({ membership: membership.member(identity), identity, clock, ...TIMING });
+    new ShardMember({ membership: membership.member(identity), identity, clock, by, ...TIMING });
   const a = member('pod-a');
   const b = member('pod-b');
   const manager = new Manager({ clock, backend: new FakeBackend({ clock }), sharding: a });
@@ -78,6 +78,7 @@ describe('/debug/keys of a sharded manager', () => {
       epoch: a.epoch,
       fence: { name: 'widgets/pod-a', holder: 'pod-a', epoch: a.epoch },
       members: ['pod-a', 'pod-b'],
+      by: 'key',
     });
     expect(doc.fence).toBeUndefined(); // no leader election
     const [widgets, gatedDoc] = doc.controllers;
@@ -108,6 +109,17 @@ describe('/debug/keys of a sharded manager', () => {
     expect(html).toContain('members pod-a, pod-b');
     expect(html).toContain('(not owned)');
 
+    await http.stop();
+    await stop();
+  });
+
+  it('sharded by uid, shows the slots the member caches: half of the 64 with two members', async () => {
+    const { clock, a, metrics, stop } = await shardedManager('uid');
+    const http = await startServer({ metrics, clock });
+    const doc = (await (await http.get('/debug/keys')).json()) as DebugKeys;
+    expect(doc.sharding).toMatchObject({ by: 'uid', members: ['pod-a', 'pod-b'] });
+    expect(doc.sharding?.slots).toEqual([...a.slots]);
+    expect(doc.sharding?.slots).toHaveLength(32);
     await http.stop();
     await stop();
   });

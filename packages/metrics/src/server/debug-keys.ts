@@ -72,6 +72,10 @@ export interface DebugSharding {
   readonly fence: DebugFence;
   /** The members it counts live (itself included once it claims keys), sorted. */
   readonly members: readonly string[];
+  /** How the group splits keys: `key` (request keys) or `uid` (64 uid hash slots). */
+  readonly by: 'key' | 'uid';
+  /** Sharded by uid: the slots this member caches (owns over its claim or its view). */
+  readonly slots?: readonly number[];
 }
 
 /** The `/debug/keys` JSON document. */
@@ -156,7 +160,7 @@ export function debugKeys(
       const filtered = states.length > 0 || owned !== undefined;
       const all = c.inspect(filtered ? undefined : limit + 1);
       const hot = states.includes('hotloop');
-      const ownedOf = (k: ControllerKeyInfo<unknown>): boolean | undefined => gate?.mayRun(k.id);
+      const ownedOf = (k: ControllerKeyInfo<unknown>): boolean | undefined => k.owned ?? gate?.mayRun(k.id);
       const matching = !filtered
         ? all
         : all.filter(
@@ -182,6 +186,8 @@ function debugSharding(member: ShardSource): DebugSharding {
     epoch: member.epoch,
     fence: debugFence(member.fence),
     members: [...member.members].sort(),
+    by: member.by ?? 'key',
+    ...(member.by === 'uid' && member.slots !== undefined ? { slots: [...member.slots] } : {}),
   };
 }
 
@@ -219,7 +225,7 @@ function debugKey(k: ControllerKeyInfo<unknown>, now: number, gate: ShardGate | 
           },
         }),
     runsAgain: k.dirty,
-    ...(gate === undefined ? {} : { owned: gate.mayRun(k.id) }),
+    ...(gate === undefined ? {} : { owned: k.owned ?? gate.mayRun(k.id) }),
     ...chainField(k),
     ...(k.hotLoop === undefined
       ? {}

@@ -303,6 +303,7 @@ export class Controller<R> implements Runnable {
         info.processing ? ids.get(info.id) : undefined,
         this.#lastErrors.get(info.id),
         this.#hotLoopOf(info.id, now),
+        this.#sharding?.mayRun(info.key),
       );
     });
   }

@@ -20,6 +20,8 @@ export interface ControllerKeyInfo<R> extends WorkQueueKeyInfo<R> {
   readonly lastErrorAt?: number;
   /** Set while the key is flagged as a hot loop (see `HotLoopOptions` for the rule). */
   readonly hotLoop?: HotLoopInfo;
+  /** With sharding: whether this replica's shard member may run the key now. */
+  readonly owned?: boolean;
 }
 
 /** The last failure of a request that is being retried. @internal */
@@ -34,6 +36,7 @@ export function keyInfo<R>(
   reconcileId: string | undefined,
   last: LastError | undefined,
   hotLoop?: HotLoopInfo,
+  owned?: boolean,
 ): ControllerKeyInfo<R> {
   const state = info.processing
     ? 'running'
@@ -48,6 +51,7 @@ export function keyInfo<R>(
     ...(reconcileId === undefined ? {} : { reconcileId }),
     ...(last === undefined ? {} : { lastError: last.error, lastErrorAt: last.at }),
     ...(hotLoop === undefined ? {} : { hotLoop }),
+    ...(owned === undefined ? {} : { owned }),
   };
 }
 

@@ -200,6 +200,11 @@ export class ShardMember implements Runnable, ShardGate {
     return this.#coordinator.fence;
   }
 
+  /** The uid slots this member caches: those it owns over its confirmed claim or its view (see {@link cacheScope}). */
+  get slots(): readonly number[] {
+    return this.#coordinator.slots;
+  }
+
   /** The members this replica counts live and participating. */
   get members(): readonly string[] {
     return this.#coordinator.members;
