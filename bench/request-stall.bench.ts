@@ -33,16 +33,31 @@ const CM = '/api/v1/namespaces/default/configmaps';
  * the client reads a reset (ECONNRESET; fetch does not retry it). Seen on a probe GET under load.
  */
 function send(method: string, path: string, body?: string, type = 'application/json'): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
+  return answer(method, path, body, type).then((a) => a.status);
+}
+
+/** A request's status and the start of its body (shown when the status was not the expected one). */
+function answer(
+  method: string,
+  path: string,
+  body?: string,
+  type = 'application/json',
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
     const headers = {
       ...auth,
       'content-type': type,
       ...(body === undefined ? {} : { 'content-length': Buffer.byteLength(body) }),
     };
     const req = request(url + path, { method, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
       res.on('error', reject);
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.resume();
+      res.on('data', (chunk: Buffer) => {
+        if (chunks.length < 4) chunks.push(chunk);
+      });
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8').slice(0, 500) });
+      });
     });
     req.on('error', reject);
     req.end(body);
@@ -218,8 +233,10 @@ for (const c of cases) {
     h.enable();
     let answered = false;
     const probe = probeGets(() => answered);
-    status = await send(c.method, c.path, c.body, c.type);
+    const got = await answer(c.method, c.path, c.body, c.type);
+    status = got.status;
     answered = true;
+    if (status !== c.expect) console.log(`  ${c.name}: ${status}: ${got.body}`);
     h.disable();
     stalls.push(h.max / 1e6);
     waits.push(await probe);

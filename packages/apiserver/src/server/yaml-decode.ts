@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { BadRequestError } from '@converge/runtime';
+import { BadRequestError, TimeoutError } from '@converge/runtime';
 import { entityTooLarge } from './errors.ts';
 import { checkJsonShape, checkYamlKeys, LIMITS } from './limits.ts';
 import {
@@ -23,12 +23,18 @@ import {
 export const INLINE_YAML_CHARS = 16 * 1024;
 /**
  * A worker decode that takes longer is abandoned (the worker is replaced) and the request is a
- * 400. Counted from when the worker is ready: the first request after a start does not pay for the
- * worker's own start (loading `yaml`, seconds on a loaded machine) out of its decode time.
+ * 504 Timeout, as kube-apiserver answers a request past its 60 s `--request-timeout`: within the
+ * size, depth and alias limits no document needs more than seconds, so only an overloaded machine
+ * gets here, and the client's request was not bad. Counted from when the worker is ready: the
+ * first request after a start does not pay for the worker's own start (loading `yaml`, seconds on
+ * a loaded machine) out of its decode time.
  */
-export const YAML_DECODE_TIMEOUT_MS = 10_000;
-/** A worker not ready this long after it was started is given up (its requests are a 400). */
+export const YAML_DECODE_TIMEOUT_MS = 60_000;
+/** A worker not ready this long after it was started is given up (its requests are a 504 too). */
 export const YAML_WORKER_START_MS = 60_000;
+
+/** A decode the server gave up on (a time limit): not the body's fault. */
+type YamlOutcome = YamlResult | { readonly timedOut: string };
 
 const YAML_LIMITS: YamlLimits = {
   maxAliases: LIMITS.maxYamlAliases,
@@ -36,8 +42,9 @@ const YAML_LIMITS: YamlLimits = {
   maxBytes: LIMITS.maxBodyBytes,
 };
 
-function fromResult(result: YamlResult): unknown {
+function fromResult(result: YamlOutcome): unknown {
   if ('json' in result) return JSON.parse(result.json) as unknown;
+  if ('timedOut' in result) throw new TimeoutError(`Timeout: ${result.timedOut}`);
   if (result.tooLarge === true) throw entityTooLarge(LIMITS.maxBodyBytes);
   throw new BadRequestError(result.error);
 }
@@ -81,7 +88,7 @@ export async function decodeYaml(text: string): Promise<unknown> {
 }
 
 interface Pending {
-  resolve(result: YamlResult): void;
+  resolve(result: YamlOutcome): void;
   /** Armed when the worker is ready (at once if it already is). */
   timer: NodeJS.Timeout | undefined;
 }
@@ -102,7 +109,7 @@ class YamlWorker {
     });
     this.#worker.unref();
     this.#startTimer = setTimeout(() => {
-      this.#fail(`the YAML decoder did not start within ${YAML_WORKER_START_MS} ms`);
+      this.#fail({ timedOut: `the YAML decoder did not start within ${YAML_WORKER_START_MS} ms` });
       void this.#worker.terminate();
     }, YAML_WORKER_START_MS);
     this.#startTimer.unref();
@@ -110,17 +117,17 @@ class YamlWorker {
       if ('ready' in message) this.#onReady();
       else this.#settle(message.id, message);
     });
-    this.#worker.on('error', (error) => this.#fail(`the YAML decoder failed: ${error.message}`));
-    this.#worker.on('exit', () => this.#fail('the YAML decoder stopped'));
+    this.#worker.on('error', (error) => this.#fail({ error: `the YAML decoder failed: ${error.message}` }));
+    this.#worker.on('exit', () => this.#fail({ error: 'the YAML decoder stopped' }));
   }
 
   get dead(): boolean {
     return this.#dead;
   }
 
-  decode(text: string): Promise<YamlResult> {
+  decode(text: string): Promise<YamlOutcome> {
     const id = this.#nextId++;
-    return new Promise<YamlResult>((resolve) => {
+    return new Promise<YamlOutcome>((resolve) => {
       const pending: Pending = { resolve, timer: undefined };
       if (this.#ready) pending.timer = this.#timeLimit();
       this.#pending.set(id, pending);
@@ -139,14 +146,14 @@ class YamlWorker {
 
   #timeLimit(): NodeJS.Timeout {
     const timer = setTimeout(() => {
-      this.#fail(`error converting YAML to JSON: decoding took longer than ${YAML_DECODE_TIMEOUT_MS} ms`);
+      this.#fail({ timedOut: `decoding the YAML body took longer than ${YAML_DECODE_TIMEOUT_MS} ms` });
       void this.#worker.terminate();
     }, YAML_DECODE_TIMEOUT_MS);
     timer.unref();
     return timer;
   }
 
-  #settle(id: number, result: YamlResult): void {
+  #settle(id: number, result: YamlOutcome): void {
     const pending = this.#pending.get(id);
     if (pending === undefined) return;
     this.#pending.delete(id);
@@ -155,10 +162,10 @@ class YamlWorker {
     pending.resolve(result);
   }
 
-  #fail(message: string): void {
+  #fail(result: YamlOutcome): void {
     this.#dead = true;
     clearTimeout(this.#startTimer);
-    for (const id of [...this.#pending.keys()]) this.#settle(id, { error: message });
+    for (const id of [...this.#pending.keys()]) this.#settle(id, result);
   }
 }
 
