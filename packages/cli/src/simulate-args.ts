@@ -20,6 +20,8 @@ export interface SimulateArgs {
   readonly replicas: number;
   /** `--sharded`: the replicas share the keys as one shard group instead of electing a leader. */
   readonly sharded: boolean;
+  /** `--shard-by key|uid`: with `sharded`, how the group splits keys. Default key. */
+  readonly shardBy: 'key' | 'uid';
   /** `--only-faults IDS`: with `seed`, inject only these faults of its trace (`none`: no fault). */
   readonly onlyFaults: readonly number[] | undefined;
   /** `--json`: the report as JSON on stdout. */
@@ -57,6 +59,8 @@ Options:
   --sharded                With --replicas K > 1: the replicas share the keys as one shard
                            group (leader-pause then pauses any member past its lease), and no
                            key may run in two replicas at once
+  --shard-by key|uid       With --sharded: split the keys by request key (default) or by uid
+                           slot, each replica listing and watching only its slots
   --only-faults IDS        With --seed: inject only these faults (ids from the trace,
                            comma-separated; none for no fault), as a replay command gives them
   --json                   Print the report as JSON (traces included) instead of text
@@ -69,6 +73,7 @@ const SPECS = {
   replicas: { type: 'string', value: `K, 1-${REPLICAS_MAX}` },
   'only-faults': { type: 'string', value: 'IDS, comma-separated fault ids' },
   sharded: { type: 'boolean' },
+  'shard-by': { type: 'string', value: 'key|uid' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionSpecs;
@@ -103,6 +108,11 @@ export function parseSimulate(args: readonly string[]): SimulateArgs | { readonl
   const sharded = values.sharded ?? false;
   if (sharded && replicas < 2)
     throw new UsageError('simulate', `--sharded shares keys between replicas: give --replicas 2 or more`);
+  const shardBy = values['shard-by'] ?? 'key';
+  if (shardBy !== 'key' && shardBy !== 'uid')
+    throw new UsageError('simulate', `--shard-by must be key or uid, got ${quote(shardBy)}`);
+  if (values['shard-by'] !== undefined && !sharded)
+    throw new UsageError('simulate', '--shard-by is only used with --sharded');
   return {
     scenario,
     seeds: seed === undefined ? (whole('--seeds', values.seeds, 1, SEEDS_MAX) ?? 100) : undefined,
@@ -110,6 +120,7 @@ export function parseSimulate(args: readonly string[]): SimulateArgs | { readonl
     faults,
     replicas,
     sharded,
+    shardBy,
     onlyFaults: faultIds(values['only-faults']),
     json: values.json ?? false,
   };

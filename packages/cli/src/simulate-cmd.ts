@@ -71,6 +71,7 @@ export async function runSimulate(args: SimulateArgs, io: RunIo): Promise<number
       ...(args.faults === undefined ? {} : { faults: args.faults }),
       replicas: args.replicas,
       sharded: args.sharded,
+      ...(args.sharded ? { shardBy: args.shardBy } : {}),
       ...(args.onlyFaults === undefined ? {} : { onlyFaults: args.onlyFaults }),
       scenarioFile: args.scenario,
       ...(progress === undefined ? {} : { onSeed: progress.seen }),

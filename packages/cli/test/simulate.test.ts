@@ -37,6 +37,18 @@ describe('converge simulate', () => {
     const sharded = await simulate('./copies.ts', '--seeds', '3', '--replicas', '3', '--sharded');
     expect({ code: sharded.code, err: sharded.err }).toEqual({ code: 0, err: '' });
     expect(sharded.out).toMatch(/^ok copies: 3 seeds, faults .*, 3 replicas \(sharded\) — /);
+    const byUid = await simulate(
+      './copies.ts',
+      '--seeds',
+      '3',
+      '--replicas',
+      '3',
+      '--sharded',
+      '--shard-by',
+      'uid',
+    );
+    expect({ code: byUid.code, err: byUid.err }).toEqual({ code: 0, err: '' });
+    expect(byUid.out).toMatch(/^ok copies: 3 seeds, faults .*, 3 replicas \(sharded by uid\) — /);
   });
 
   it('exits 1 at a failing seed naming it, the invariant, the shrunk trace and replay commands that fail the same way, byte for byte', async () => {
@@ -191,6 +203,11 @@ describe('converge simulate usage errors', () => {
       ['simulate', 'a.ts', '--sharded=1', '--replicas', '2'],
       'converge simulate: --sharded takes no value, got "1"',
     ],
+    [
+      ['simulate', 'a.ts', '--replicas', '2', '--sharded', '--shard-by', 'name'],
+      'converge simulate: --shard-by must be key or uid, got "name"',
+    ],
+    [['simulate', 'a.ts', '--shard-by', 'uid'], 'converge simulate: --shard-by is only used with --sharded'],
     // Checked by the simulator's own list once the command runs (parsing loads no simulator).
     [
       ['simulate', 'a.ts', '--faults', 'crashes,all'],
@@ -219,6 +236,7 @@ describe('converge simulate usage errors', () => {
       faults: undefined,
       replicas: 1,
       sharded: false,
+      shardBy: 'key',
       onlyFaults: undefined,
       json: false,
     });
@@ -231,6 +249,8 @@ describe('converge simulate usage errors', () => {
         'conflicts,crashes',
         '--replicas=3',
         '--sharded',
+        '--shard-by',
+        'uid',
         '--only-faults',
         'none',
         '--json',
@@ -242,6 +262,7 @@ describe('converge simulate usage errors', () => {
       faults: 'conflicts,crashes',
       replicas: 3,
       sharded: true,
+      shardBy: 'uid',
       onlyFaults: [],
       json: true,
     });

@@ -7,7 +7,7 @@ const TRACE_LINES = 60;
 export function formatReport(report: SimulationReport): string {
   const lines: string[] = [];
   const rate = report.elapsedMs > 0 ? (report.seedsRun / (report.elapsedMs / 1000)).toFixed(1) : '∞';
-  const head = `${report.scenario}: ${report.seedsRun} seed${report.seedsRun === 1 ? '' : 's'}, faults ${report.faults.join(',') || 'none'}${report.replicas > 1 ? `, ${report.replicas} replicas${report.sharded ? ' (sharded)' : ''}` : ''} — ${report.totals.reconciles} reconciles, ${report.totals.faults} faults injected, ${(report.elapsedMs / 1000).toFixed(1)} s (${rate} seeds/s)`;
+  const head = `${report.scenario}: ${report.seedsRun} seed${report.seedsRun === 1 ? '' : 's'}, faults ${report.faults.join(',') || 'none'}${report.replicas > 1 ? `, ${report.replicas} replicas${report.sharded ? ` (sharded${report.shardBy === 'uid' ? ' by uid' : ''})` : ''}` : ''} — ${report.totals.reconciles} reconciles, ${report.totals.faults} faults injected, ${(report.elapsedMs / 1000).toFixed(1)} s (${rate} seeds/s)`;
   if (report.passed) {
     lines.push(`ok ${head}`);
     return lines.join('\n');

@@ -339,6 +339,26 @@ describe('simulate', () => {
     expect(bad.failures[0]?.replay).toContain('--replicas 2 --sharded');
   });
 
+  it('sharded by uid, the replicas share the keys by slot under every fault (the copier reads copies outside its share from the server), and no key runs twice at once', async () => {
+    const trace: string[] = [];
+    const report = await simulate(copies, {
+      seeds: 10,
+      replicas: 3,
+      sharded: true,
+      shardBy: 'uid',
+      onSeed: (o) => trace.push(...o.trace),
+    });
+    expect(report.passed, formatReport(report)).toBe(true);
+    expect(report.shardBy).toBe('uid');
+    expect(formatReport(report)).toContain('3 replicas (sharded by uid)');
+    const runners = new Set(trace.flatMap((l) => /(replica-\d)#\d+ reconcile /.exec(l)?.[1] ?? []));
+    expect(runners.size).toBeGreaterThanOrEqual(2);
+    await expect(simulate(copies, { replicas: 2, shardBy: 'uid' })).rejects.toThrow(/shardBy.*sharded: true/);
+    await expect(simulate(copies, { replicas: 2, sharded: true, shardBy: 'name' as never })).rejects.toThrow(
+      SimulationOptionsError,
+    );
+  });
+
   it("with lease-loss, a Lease deleted by hand is created again, and the leader that finds its epoch behind the store's fence mark raises it instead of exiting", async () => {
     let deleted = 0;
     let exits = 0;

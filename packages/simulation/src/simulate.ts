@@ -21,6 +21,11 @@ export interface SimulateOptions {
    * writes fenced by the simulated server) instead of electing a leader. Default false.
    */
   readonly sharded?: boolean;
+  /**
+   * With `sharded`: how the group splits keys — `'key'` (default, request keys) or `'uid'` (64 uid
+   * hash slots; each replica lists and watches only its slots and relists when they move).
+   */
+  readonly shardBy?: 'key' | 'uid';
   /** Shrink the first failure to the fewest faults that still fail it. Default true. */
   readonly shrink?: boolean;
   /** Stop at the first failing seed. Default true. */
@@ -63,6 +68,8 @@ export interface SimulationReport {
   readonly replicas: number;
   /** The replicas shared the keys as a shard group. */
   readonly sharded: boolean;
+  /** How the shard group split keys (with `sharded`). */
+  readonly shardBy: 'key' | 'uid';
   readonly failures: readonly SimulationFailure[];
   readonly totals: {
     readonly reconciles: number;
@@ -95,6 +102,11 @@ export async function simulate(
       `${replicas} replica`,
       'used with replicas of 2 or more (one replica has no one to share keys with)',
     );
+  const shardBy = options.shardBy ?? 'key';
+  if (shardBy !== 'key' && shardBy !== 'uid')
+    throw new SimulationOptionsError('shardBy', options.shardBy, "'key' or 'uid'");
+  if (shardBy === 'uid' && !sharded)
+    throw new SimulationOptionsError('shardBy', shardBy, 'used with sharded: true');
   let seeds: number[];
   if (options.seed !== undefined) seeds = [wholeNumber('seed', options.seed, 1, 0, MAX_SEED)];
   else {
@@ -121,6 +133,7 @@ export async function simulate(
       faults,
       replicas,
       sharded,
+      shardBy,
       ...(only === undefined ? {} : { only }),
     });
     seedsRun++;
@@ -140,8 +153,8 @@ export async function simulate(
               violation: outcome.violation,
               logs: outcome.logs,
             }
-          : await shrink(checked, { seed, faults, replicas, sharded }, outcome);
-      const base = replayCommand(file, seed, faults, replicas, sharded);
+          : await shrink(checked, { seed, faults, replicas, sharded, shardBy }, outcome);
+      const base = replayCommand(file, seed, faults, replicas, sharded, shardBy);
       failures.push({
         seed,
         violation: outcome.violation,
@@ -162,6 +175,7 @@ export async function simulate(
     faults: FAULTS.filter((f) => faults.has(f)),
     replicas,
     sharded,
+    shardBy,
     failures,
     totals,
     elapsedMs: elapsed,
@@ -176,6 +190,7 @@ export async function runSeed(
     faults: ReadonlySet<FaultName>;
     replicas: number;
     sharded?: boolean;
+    shardBy?: 'key' | 'uid';
     only?: ReadonlySet<number>;
   },
 ): Promise<SeedOutcome> {
@@ -199,7 +214,13 @@ const SHRINK_RUNS = 150;
  */
 async function shrink(
   scenario: Scenario,
-  config: { seed: number; faults: ReadonlySet<FaultName>; replicas: number; sharded: boolean },
+  config: {
+    seed: number;
+    faults: ReadonlySet<FaultName>;
+    replicas: number;
+    sharded: boolean;
+    shardBy: 'key' | 'uid';
+  },
   failed: SeedOutcome,
 ): Promise<SimulationFailure['shrunk']> {
   const target = failed.violation as Violation;
@@ -252,12 +273,14 @@ function replayCommand(
   faults: ReadonlySet<FaultName>,
   replicas: number,
   sharded: boolean,
+  shardBy: 'key' | 'uid',
 ): string {
   const parts = ['npx converge simulate', quote(file), '--seed', String(seed)];
   if (faults.size !== FAULTS.length)
     parts.push('--faults', faults.size === 0 ? 'none' : FAULTS.filter((f) => faults.has(f)).join(','));
   if (replicas !== 1) parts.push('--replicas', String(replicas));
   if (sharded) parts.push('--sharded');
+  if (shardBy !== 'key') parts.push('--shard-by', shardBy);
   return parts.join(' ');
 }
 

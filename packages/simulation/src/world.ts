@@ -75,6 +75,8 @@ export interface SeedConfig {
    * simulated store, writes fenced by it) instead of electing a leader.
    */
   readonly sharded?: boolean;
+  /** With `sharded`: split by request key (default) or by uid slot (each replica caching its share). */
+  readonly shardBy?: 'key' | 'uid';
   /** Skip the differential rerun (it is the rerun). */
   readonly clean?: boolean;
 }
@@ -606,6 +608,7 @@ export class World implements WorldPort {
         clock: p.clock,
         logger,
         revoke: (fence, signal) => backend.announceFence(fence, signal),
+        by: this.#config.shardBy ?? 'key',
         ...LEASE,
       });
     }

@@ -168,6 +168,14 @@ export class Client {
       )) as T;
     }
     const reader = await this.#cache(untyped(type), options?.signal);
+    if (reader.partial === true) {
+      const found = this.#pending.resolve(this.#id(type, key), reader.get(key), reader);
+      if (found !== undefined) return found as KubeObjectLike as T;
+      // Outside this replica's shard, or absent: the backend says which.
+      return (await this.#send('get', type, key, undefined, undefined, () =>
+        this.backend.get(untyped(type), key, options),
+      )) as T;
+    }
     return this.#cached(type, key, reader) as KubeObjectLike as T;
   }
 
@@ -175,10 +183,11 @@ export class Client {
   list<R extends AnyResourceType>(type: R, options?: ClientListOptions): Promise<ObjectOf<R>[]>;
   list<T extends KubeObjectLike>(type: AnyResourceType, options?: ClientListOptions): Promise<T[]>;
   async list<T extends KubeObjectLike>(type: AnyResourceType, options: ClientListOptions = {}): Promise<T[]> {
+    const reader = this.#cache === undefined ? undefined : await this.#cache(untyped(type), options.signal);
     const items =
-      this.#cache === undefined
+      reader === undefined || reader.partial === true
         ? await this.#listPages(type, options)
-        : this.#listCached(type, await this.#cache(untyped(type), options.signal), options);
+        : this.#listCached(type, reader, options);
     return items as KubeObjectLike[] as T[];
   }
 
@@ -196,13 +205,17 @@ export class Client {
     key: ObjectKey,
     options?: ReadOptions,
   ): Promise<PartialObjectMetadata> {
-    const found =
-      this.#cache === undefined
-        ? await this.#send('get', type, key, undefined, undefined, () =>
-            this.backend.get(untyped(type), key, { ...options, metadataOnly: true }),
-          )
-        : this.#cached(type, key, await this.#cache(untyped(type), options?.signal, METADATA_ONLY));
-    return metadataProjection(type)(found);
+    const live = () =>
+      this.#send('get', type, key, undefined, undefined, () =>
+        this.backend.get(untyped(type), key, { ...options, metadataOnly: true }),
+      );
+    if (this.#cache === undefined) return metadataProjection(type)(await live());
+    const reader = await this.#cache(untyped(type), options?.signal, METADATA_ONLY);
+    if (reader.partial === true) {
+      const found = this.#pending.resolve(this.#id(type, key), reader.get(key), reader);
+      return metadataProjection(type)(found ?? (await live()));
+    }
+    return metadataProjection(type)(this.#cached(type, key, reader));
   }
 
   /**
@@ -217,10 +230,12 @@ export class Client {
     type: AnyResourceType,
     options: ClientListOptions = {},
   ): Promise<PartialObjectMetadata[]> {
+    const reader =
+      this.#cache === undefined ? undefined : await this.#cache(untyped(type), options.signal, METADATA_ONLY);
     const items =
-      this.#cache === undefined
+      reader === undefined || reader.partial === true
         ? await this.#listPages(type, options, true)
-        : this.#listCached(type, await this.#cache(untyped(type), options.signal, METADATA_ONLY), options);
+        : this.#listCached(type, reader, options);
     return items.map(metadataProjection(type));
   }
 

@@ -7,6 +7,12 @@ export interface ObjectReader<T extends KubeObject = KubeObject> {
   list(options?: { readonly namespace?: string; readonly labelSelector?: string }): readonly T[];
   /** The resourceVersion of the last list or event the cache applied ('' before the first). */
   readonly resourceVersion: string;
+  /**
+   * True when the reader holds only a shard of the kind (a replica sharded by uid caches its
+   * share): a miss is not an absence and a list is not the whole, so the client reads those from
+   * the backend. Default false.
+   */
+  readonly partial?: boolean;
 }
 
 type Pending =

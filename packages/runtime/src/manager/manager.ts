@@ -11,13 +11,13 @@ import {
 } from '../backend/index.ts';
 import { type BuilderWatchOptions, ControllerBuilder } from '../builder/index.ts';
 import { KindNotServedError } from '../cache/index.ts';
-import { Client, WriteLedger } from '../client/index.ts';
+import { Client, type ObjectReader, WriteLedger } from '../client/index.ts';
 import { type Clock, realClock, sleepOn, type Timer } from '../clock/index.ts';
 import { DynamicController, type DynamicControllerOptions } from '../dynamic/index.ts';
 import { AlreadyStartedError, OptionsError } from '../errors.ts';
 import { type InformerErrorInfo, type InformerOptions, InformerRegistry } from '../informer/index.ts';
 import { type Logger, noopLogger } from '../log/index.ts';
-import type { KubeObject } from '../object/index.ts';
+import type { KubeObject, ObjectKey } from '../object/index.ts';
 import { durationMs, func, syncProgress, syncTimeoutMs } from '../options.ts';
 import { Permissions } from '../permissions/index.ts';
 import { type LeaderElection, type Runnable, whenAborted } from '../runnable/index.ts';
@@ -471,7 +471,9 @@ export class Manager implements Runnable {
     } catch (error) {
       throw cachedReadError(type, error);
     }
-    return handle.informer.cache;
+    return this.#shardedKinds.has(readerId(type, false))
+      ? partialReader(handle.informer.cache)
+      : handle.informer.cache;
   }
 
   /**
@@ -827,6 +829,28 @@ function namedBackends(
     if (typeof backend?.get !== 'function') throw new OptionsError(`backends.${name}`, backend, 'a Backend');
   }
   return new Map(Object.entries(backends));
+}
+
+const partialReaders = new WeakMap<ObjectReader, ObjectReader>();
+
+/**
+ * `cache` marked partial: it holds this replica's shard of the kind, so the client reads a miss
+ * and a list from the backend. One per cache.
+ */
+function partialReader(cache: ObjectReader): ObjectReader {
+  let reader = partialReaders.get(cache);
+  if (reader === undefined) {
+    reader = Object.freeze({
+      get: (key: ObjectKey) => cache.get(key),
+      list: (options?: Parameters<ObjectReader['list']>[0]) => cache.list(options),
+      get resourceVersion() {
+        return cache.resourceVersion;
+      },
+      partial: true,
+    });
+    partialReaders.set(cache, reader);
+  }
+  return reader;
 }
 
 /** The key of one of the client's cached readers: the kind, and whether it holds metadata only. */

@@ -27,7 +27,7 @@ export { parseLabelSelector } from './label-parser.ts';
 export type { LabelSelectorExpr } from './label-selector-expr.ts';
 export { labelSelectorFromObject } from './label-selector-object.ts';
 export { type ObjectSelectorOptions, objectSelector } from './object-selector.ts';
-export { fnv1a64 } from './shard-hash.ts';
+export { fnv1a64, formatBound } from './shard-hash.ts';
 export {
   matchesShard,
   parseShardSelector,

@@ -161,10 +161,13 @@ describe('a sharded controller', () => {
         });
       const stop = new AbortController();
       const run = manager.start(stop.signal);
-      const cached = async () =>
-        (await manager.client.list(configMapType, { namespace: 'default' })).map(
-          (o) => o.metadata.name ?? '',
-        );
+      // What the controller's informer holds (the registry shares it: the same spec and scope).
+      const { informer } = manager.informers.acquire({
+        backend,
+        type: configMapType,
+        shardScope: member.cacheScope,
+      });
+      const cached = async () => informer.cache.list().map((o) => o.metadata.name ?? '');
       return { member, manager, stop, run, cached };
     };
     const a = replica('a');
@@ -181,6 +184,12 @@ describe('a sharded controller', () => {
     expect(ofB.length).toBeGreaterThan(names.length / 5);
     expect(ofA.filter((n) => ofB.includes(n))).toEqual([]);
     expect([...ofA, ...ofB].sort()).toEqual([...names].sort());
+    // The client reads the whole kind still: a list from the server, a miss outside the share too.
+    expect((await a.manager.client.list(configMapType, { namespace: 'default' })).length).toBe(names.length);
+    const foreign = ofB[0] as string;
+    expect(
+      (await a.manager.client.get(configMapType, { namespace: 'default', name: foreign })).metadata.name,
+    ).toBe(foreign);
     ledger.runs.clear();
     await clock.advance(3_000);
     expect([...(ledger.runs.get('a') ?? [])].sort()).toEqual(ofA.map((n) => `default/${n}`).sort());

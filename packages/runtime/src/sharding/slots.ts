@@ -1,4 +1,4 @@
-import { fnv1a64, formatBound } from '../selector/shard-hash.ts';
+import { fnv1a64, formatBound } from '../selector/index.ts';
 import { rendezvousWeight, shardOwner } from './rendezvous.ts';
 
 /**
