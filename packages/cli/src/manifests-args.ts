@@ -29,6 +29,8 @@ export interface ManifestsArgs {
   readonly fencingPolicy: boolean;
   /** `--shard-group`: the replicas share the keys as members of this group (elastic sharding). */
   readonly shardGroup?: string | undefined;
+  /** `--shard-by`: with `--shard-group`, how the group splits keys (converge run --shard-by). */
+  readonly shardBy?: 'key' | 'uid' | undefined;
   /** `--replicas` (default: 2 with a shard group, else 1). */
   readonly replicas?: number | undefined;
 }
@@ -67,6 +69,8 @@ Options:
                            NAME.<pod> in the namespace, with a Role for those Leases (merged into
                            the leader election Role). Leaves out the leader fencing policy: every
                            member writes, and it would refuse all but the leader's writes
+  --shard-by key|uid       With --shard-group: how the replicas split the keys (converge run
+                           --shard-by; uid: each lists and watches only its uid slots)
   --replicas N             The Deployment's replicas (default 2 with --shard-group, else 1; more
                            than 1 needs leader election or --shard-group)
   --force                  Rewrite the Dockerfile and .dockerignore even if they exist
@@ -86,6 +90,7 @@ const SPECS = {
   'no-leader-elect': { type: 'boolean' },
   'no-fencing-policy': { type: 'boolean' },
   'shard-group': { type: 'string', value: 'NAME, a DNS label' },
+  'shard-by': { type: 'string', value: 'key|uid' },
   replicas: { type: 'string', value: 'N' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionSpecs;
@@ -127,6 +132,11 @@ export function parseManifests(args: readonly string[]): ManifestsArgs | { reado
     throw usage(
       `--shard-group must be a DNS label (lower-case letters, digits and '-', at most 63), got ${quote(shardGroup)}`,
     );
+  const shardBy = values['shard-by'];
+  if (shardBy !== undefined && shardBy !== 'key' && shardBy !== 'uid')
+    throw usage(`--shard-by must be key or uid, got ${quote(shardBy)}`);
+  if (shardBy !== undefined && shardGroup === undefined)
+    throw usage('--shard-by is only used with --shard-group');
   const replicas = values.replicas === undefined ? undefined : replicasOf(values.replicas);
   if (
     replicas !== undefined &&
@@ -153,6 +163,7 @@ export function parseManifests(args: readonly string[]): ManifestsArgs | { reado
     fencingPolicy:
       values['no-leader-elect'] !== true && values['no-fencing-policy'] !== true && shardGroup === undefined,
     shardGroup,
+    shardBy,
     replicas,
   };
 }

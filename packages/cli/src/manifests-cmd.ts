@@ -163,6 +163,7 @@ export async function generatedFiles(
     leaderElection: args.leaderElection,
     fencingPolicy: args.fencingPolicy,
     ...(args.shardGroup === undefined ? {} : { shardGroup: args.shardGroup }),
+    ...(args.shardBy === undefined ? {} : { shardBy: args.shardBy }),
     ...(args.replicas === undefined ? {} : { replicas: args.replicas }),
     localPackages: local.paths,
     ...(args.namespace === undefined ? {} : { namespace: args.namespace }),

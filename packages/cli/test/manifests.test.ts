@@ -632,6 +632,22 @@ describe('converge manifests', () => {
     expect(manager.match(/- --identity\n/g)).toHaveLength(1);
     expect(manager).toContain('- --leader-elect\n');
     expect(manager).toContain('- --shard-group\n');
+
+    // --shard-by uid reaches converge run, whose own parser takes the Deployment's args.
+    const byUid = project();
+    expect(await runManifests(args('--shard-group', 'websites', '--shard-by', 'uid'), io(), byUid)).toBe(0);
+    const [uidDeployment] = docs(join(byUid, 'config/manager/manager.yaml'));
+    const runArgs = (
+      (uidDeployment as { spec: { template: { spec: { containers: { args: string[] }[] } } } }).spec.template
+        .spec.containers[0]?.args ?? []
+    ).map((a) => a.replace(/\$\((POD_NAMESPACE|POD_NAME)\)/, 'x'));
+    expect(parseCommand(runArgs)).toMatchObject({ command: 'run', shardGroup: 'websites', shardBy: 'uid' });
+    expect(() => parseCommand(['manifests', '--shard-by', 'uid'])).toThrow(
+      'converge manifests: --shard-by is only used with --shard-group',
+    );
+    expect(() => parseCommand(['manifests', '--shard-group', 'w', '--shard-by', 'name'])).toThrow(
+      'converge manifests: --shard-by must be key or uid, got "name"',
+    );
   });
 
   it('--check: sharding an operator reports the Deployment, the Lease Role and the kustomization out of date and the fencing policy stale', async () => {

@@ -270,6 +270,7 @@ export function runArgs(o: ResolvedManifestOptions): string[] {
       : [
           '--shard-group',
           o.shardGroup,
+          ...(o.shardBy === 'uid' ? ['--shard-by', 'uid'] : []),
           // Member Leases live where the leader's does; the pod's name is the member's identity.
           ...(o.leaderElection ? [] : ['--lease-namespace', '$(POD_NAMESPACE)', '--identity', '$(POD_NAME)']),
         ]),

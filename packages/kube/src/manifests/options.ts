@@ -39,6 +39,11 @@ export interface ManifestOptions {
    * when both are on). A DNS label. Default none: not sharded.
    */
   readonly shardGroup?: string;
+  /**
+   * With `shardGroup`: how the group splits keys (`converge run --shard-by`) — `'key'` (default)
+   * or `'uid'` (each replica lists and watches only its uid slots).
+   */
+  readonly shardBy?: 'key' | 'uid';
   /** The metrics port (`/metrics`, named `metrics`). Default 8080. */
   readonly metricsPort?: number;
   /** The probes' port (`/healthz`, `/readyz`). Default 8081. */
@@ -81,6 +86,7 @@ export interface ResolvedManifestOptions {
   readonly leaseName: string;
   readonly fencingPolicy: boolean;
   readonly shardGroup: string | undefined;
+  readonly shardBy: 'key' | 'uid';
   readonly metricsPort: number;
   readonly probePort: number;
   readonly replicas: number;
@@ -175,6 +181,10 @@ export function resolveManifestOptions(
       );
   }
   const shardGroup = options.shardGroup === undefined ? undefined : label('shardGroup', options.shardGroup);
+  const shardBy = options.shardBy ?? 'key';
+  if (shardBy !== 'key' && shardBy !== 'uid') throw new OptionsError('shardBy', shardBy, "'key' or 'uid'");
+  if (shardBy === 'uid' && shardGroup === undefined)
+    throw new OptionsError('shardBy', shardBy, 'used with a shardGroup');
   const replicas = options.replicas ?? (shardGroup === undefined ? 1 : 2);
   if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0 || replicas > 1000)
     throw new OptionsError('replicas', replicas, 'a whole number from 0 to 1000');
@@ -226,6 +236,7 @@ export function resolveManifestOptions(
     leaseName: label('leaseName', options.leaseName ?? `${name}-leader`),
     fencingPolicy,
     shardGroup,
+    shardBy,
     metricsPort,
     probePort,
     replicas,
