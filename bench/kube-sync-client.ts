@@ -20,7 +20,7 @@
  * the heap retained per cached object (heapUsed after 3 forced GCs with the cache alive, minus the
  * same before the sync, over the object count). Not meant to be run by hand.
  */
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { Agent, type IncomingMessage, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -194,6 +194,9 @@ async function converge(
 
 function writeKubeconfig(ready: ServerReady): string {
   const file = join(tmpdir(), `converge-bench-kubeconfig-${process.pid}.yaml`);
+  // The clients may read it again at any time (kubernetes-fluent-client reads $KUBECONFIG lazily):
+  // it goes when this process exits, not before.
+  process.once('exit', () => rmSync(file, { force: true }));
   writeFileSync(
     file,
     [

@@ -8,7 +8,7 @@
  * wall-clock ms) to the reconcile's start. Messages: `{ synced }` once the cache is full, then on
  * `{ report }` a {@link LatencyReport}. Not meant to be run by hand.
  */
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -92,6 +92,7 @@ async function clientNode(ready: ServerReady, signal: AbortSignal): Promise<void
   );
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(file);
+  rmSync(file, { force: true }); // read once: client-node keeps what it loaded
   const api = kc.makeApiClient(k8s.CustomObjectsApi);
   const path = `/apis/${ready.group}/${ready.version}/${ready.plural}`;
   const informer = k8s.makeInformer(

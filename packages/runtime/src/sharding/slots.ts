@@ -67,6 +67,9 @@ export function keyOwner(key: string, members: readonly string[]): string | unde
 }
 
 const tables = new WeakMap<readonly string[], readonly string[]>();
+/** The last few tables by their members' text, for arrays that are not frozen (or new per read). */
+const recent = new Map<string, readonly string[]>();
+const RECENT_TABLES = 16;
 
 /**
  * The owner of each of the {@link SHARD_SLOTS} slots among `members` (an empty table without
@@ -74,7 +77,8 @@ const tables = new WeakMap<readonly string[], readonly string[]>();
  * each caches and runs an equal share), and pairs are taken in order of their rendezvous weight —
  * a slot goes to the member that wants it most among those not yet full — so a change of members
  * moves few slots beyond those it must. Deterministic: the same members, in any order and with
- * duplicates, give the same table on every replica. Cached per members array.
+ * duplicates, give the same table on every replica. Cached per frozen members array, and the last
+ * 16 by their text.
  *
  * @example
  * slotTable(['a', 'b'])[uidSlot(pod.metadata.uid)]; // the member that owns the Pod
@@ -82,7 +86,13 @@ const tables = new WeakMap<readonly string[], readonly string[]>();
 export function slotTable(members: readonly string[]): readonly string[] {
   const cached = tables.get(members);
   if (cached !== undefined) return cached;
-  const table = computeTable(members);
+  const text = members.join('\u0000');
+  let table = recent.get(text);
+  if (table === undefined) {
+    table = computeTable(members);
+    recent.set(text, table);
+    if (recent.size > RECENT_TABLES) recent.delete(recent.keys().next().value as string);
+  }
   if (Object.isFrozen(members)) tables.set(members, table);
   return table;
 }
