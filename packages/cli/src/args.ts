@@ -15,7 +15,7 @@ import {
   operationsHelp,
   RUN_OPERATIONS_DEFAULTS,
 } from './operations-args.ts';
-import { type OptionSpecs, parseOptions, shownFlag } from './options.ts';
+import { type OptionSpecs, parseOptions, shardByOption, shownFlag } from './options.ts';
 import {
   CREATE_HELP,
   type CreateApiArgs,
@@ -592,11 +592,8 @@ function parseRun(args: readonly string[], env: Readonly<Record<string, string |
       'run',
       `--shard-group must be a DNS label (lower-case letters, digits and '-'), got ${quote(shardGroup)}`,
     );
-  const shardBy = values['shard-by'] ?? 'key';
-  if (shardBy !== 'key' && shardBy !== 'uid')
-    throw new UsageError('run', `--shard-by must be key or uid, got ${quote(shardBy)}`);
-  if (values['shard-by'] !== undefined && shardGroup === undefined)
-    throw new UsageError('run', '--shard-by is only used with --shard-group');
+  const shardBy =
+    shardByOption('run', values['shard-by'], shardGroup === undefined ? '--shard-group' : undefined) ?? 'key';
   const natsBackend = values['nats-backend'] ?? false;
   for (const flag of ['lease-backend', 'lease-bucket'] as const) {
     if (values[flag] !== undefined && !leaderElect && shardGroup === undefined)

@@ -3,7 +3,7 @@
  * checks them) so a usage error comes before any module is imported or file touched.
  */
 import { quote, UsageError } from './errors.ts';
-import { type OptionSpecs, parseOptions } from './options.ts';
+import { type OptionSpecs, parseOptions, shardByOption } from './options.ts';
 
 /** `converge manifests …`, parsed. Undefined fields take their defaults from package.json. */
 export interface ManifestsArgs {
@@ -132,11 +132,11 @@ export function parseManifests(args: readonly string[]): ManifestsArgs | { reado
     throw usage(
       `--shard-group must be a DNS label (lower-case letters, digits and '-', at most 63), got ${quote(shardGroup)}`,
     );
-  const shardBy = values['shard-by'];
-  if (shardBy !== undefined && shardBy !== 'key' && shardBy !== 'uid')
-    throw usage(`--shard-by must be key or uid, got ${quote(shardBy)}`);
-  if (shardBy !== undefined && shardGroup === undefined)
-    throw usage('--shard-by is only used with --shard-group');
+  const shardBy = shardByOption(
+    'manifests',
+    values['shard-by'],
+    shardGroup === undefined ? '--shard-group' : undefined,
+  );
   const replicas = values.replicas === undefined ? undefined : replicasOf(values.replicas);
   if (
     replicas !== undefined &&

@@ -100,3 +100,20 @@ export function parseOptions<S extends OptionSpecs>(
   }
   return { values: values as OptionValues<S>, positionals, help: false };
 }
+
+/**
+ * `--shard-by key|uid` of `command`, undefined when not given. `missing` names the flag it needs
+ * when that flag was not given (`--shard-group`, `--sharded`), undefined when it was. Every
+ * problem is a UsageError in the same words for run, manifests and simulate.
+ */
+export function shardByOption(
+  command: string,
+  given: string | undefined,
+  missing: string | undefined,
+): 'key' | 'uid' | undefined {
+  if (given === undefined) return undefined;
+  if (given !== 'key' && given !== 'uid')
+    throw new UsageError(command, `--shard-by must be key or uid, got ${quote(given)}`);
+  if (missing !== undefined) throw new UsageError(command, `--shard-by is only used with ${missing}`);
+  return given;
+}

@@ -4,7 +4,7 @@
  * `parseFaults`, which owns the list), so that parsing the command line loads no simulator.
  */
 import { quote, UsageError } from './errors.ts';
-import { type OptionSpecs, parseOptions } from './options.ts';
+import { type OptionSpecs, parseOptions, shardByOption } from './options.ts';
 
 /** `converge simulate …`, parsed. */
 export interface SimulateArgs {
@@ -108,11 +108,7 @@ export function parseSimulate(args: readonly string[]): SimulateArgs | { readonl
   const sharded = values.sharded ?? false;
   if (sharded && replicas < 2)
     throw new UsageError('simulate', `--sharded shares keys between replicas: give --replicas 2 or more`);
-  const shardBy = values['shard-by'] ?? 'key';
-  if (shardBy !== 'key' && shardBy !== 'uid')
-    throw new UsageError('simulate', `--shard-by must be key or uid, got ${quote(shardBy)}`);
-  if (values['shard-by'] !== undefined && !sharded)
-    throw new UsageError('simulate', '--shard-by is only used with --sharded');
+  const shardBy = shardByOption('simulate', values['shard-by'], sharded ? undefined : '--sharded') ?? 'key';
   return {
     scenario,
     seeds: seed === undefined ? (whole('--seeds', values.seeds, 1, SEEDS_MAX) ?? 100) : undefined,

@@ -1,6 +1,6 @@
 import type { CacheReader } from '../cache/index.ts';
 import type { EventHandler } from '../handler/index.ts';
-import type { KubeObject, ObjectKey } from '../object/index.ts';
+import { type KubeObject, keyToString, type ObjectKey } from '../object/index.ts';
 import { UNOWNED_SHARD_KEY, uidShardKey } from './slots.ts';
 
 /** How many deleted objects' uids a controller remembers for their last reconcile. */
@@ -27,7 +27,7 @@ export class UidShardKeys {
 
   /** The shard key of `request`. */
   readonly keyOf = (request: ObjectKey): string => {
-    const uid = this.#cache.get(request)?.metadata.uid ?? this.#tombstones.get(tombstoneKey(request));
+    const uid = this.#cache.get(request)?.metadata.uid ?? this.#tombstones.get(keyToString(request));
     return typeof uid === 'string' && uid !== '' ? uidShardKey(uid) : UNOWNED_SHARD_KEY;
   };
 
@@ -36,7 +36,7 @@ export class UidShardKeys {
     return {
       handle: (event, queue) => {
         const metadata = event.object.metadata;
-        const key = tombstoneKey({ namespace: metadata.namespace ?? '', name: metadata.name ?? '' });
+        const key = keyToString({ namespace: metadata.namespace ?? '', name: metadata.name ?? '' });
         if (event.type === 'delete' && typeof metadata.uid === 'string') {
           this.#tombstones.delete(key);
           this.#tombstones.set(key, metadata.uid);
@@ -51,8 +51,4 @@ export class UidShardKeys {
       },
     };
   }
-}
-
-function tombstoneKey(key: ObjectKey): string {
-  return `${key.namespace ?? ''}/${key.name}`;
 }
