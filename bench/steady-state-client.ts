@@ -11,7 +11,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks';
 import type { ObjectKey, ResourceType } from '@converge/runtime';
 import { KubeBackend } from '../packages/kube/src/index.ts';
 import { Controller } from '../packages/runtime/src/controller/index.ts';
@@ -29,6 +29,16 @@ import { NaiveQueue } from './naive-queue.ts';
 export interface LatencyReport {
   readonly seqs: number[];
   readonly latenciesMs: number[];
+  /**
+   * Per observed write, the part of its latency before the event reached the controller's handler
+   * (server's watch fan-out, loopback, decode, informer): stamp → the handler saw its key's last
+   * event. The rest (handler → reconcile start) is the queue and the worker.
+   */
+  readonly deliveryMs: number[];
+  /** Garbage collections during the process's life after sync: count, total and largest pause (ms). */
+  readonly gc: { readonly count: number; readonly totalMs: number; readonly maxMs: number };
+  /** Largest event-loop delay after sync (ms, perf_hooks' histogram at 1 ms resolution). */
+  readonly loopDelayMaxMs: number;
   readonly reconciles: number;
   readonly lastSeqSeen: Record<string, number>;
 }
@@ -37,12 +47,68 @@ type Widget = { metadata: { namespace?: string; name?: string }; spec?: { sentAt
 
 const seqs: number[] = [];
 const latenciesMs: number[] = [];
+const deliveryMs: number[] = [];
+/** When the handler last saw an event of each key (wall-clock ms, as the server's stamps). */
+const arrivedAt = new Map<string, number>();
+
+function wallNow(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+function arrived(key: string): void {
+  arrivedAt.set(key, wallNow());
+}
+
+const gc = { count: 0, totalMs: 0, maxMs: 0 };
+const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+let allocations: import('node:inspector/promises').Session | undefined;
+
+/**
+ * With BENCH_ALLOC_PROFILE=PREFIX: a sampling heap profile of every allocation from the end of the
+ * sync to the report, collected objects included, written to PREFIX-PEER.heapprofile (open it in
+ * Chrome's DevTools, Memory tab): what each peer allocates per write, which sets how often it
+ * collects garbage.
+ */
+async function startAllocationProfile(): Promise<void> {
+  if (process.env.BENCH_ALLOC_PROFILE === undefined) return;
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 4096,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  allocations = session;
+}
+
+async function stopAllocationProfile(): Promise<void> {
+  if (allocations === undefined) return;
+  const { profile } = await allocations.post('HeapProfiler.stopSampling');
+  writeFileSync(
+    `${process.env.BENCH_ALLOC_PROFILE}-${process.env.BENCH_PEER}.heapprofile`,
+    JSON.stringify(profile),
+  );
+}
+
+/** From the end of the sync on: GC pauses and loop delay of the steady state only. */
+async function watchSteadyState(): Promise<void> {
+  await startAllocationProfile();
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gc.count++;
+      gc.totalMs += entry.duration;
+      if (entry.duration > gc.maxMs) gc.maxMs = entry.duration;
+    }
+  }).observe({ entryTypes: ['gc'] });
+  loopDelay.enable();
+}
 const lastSeqSeen: Record<string, number> = {};
 let reconciles = 0;
 
 function observe(key: string, object: Widget | undefined): void {
   reconciles++;
-  const now = performance.timeOrigin + performance.now();
+  const now = wallNow();
   const seq = object?.spec?.seq;
   const sentAt = object?.spec?.sentAt;
   if (seq === undefined || sentAt === undefined) return;
@@ -50,6 +116,7 @@ function observe(key: string, object: Widget | undefined): void {
   lastSeqSeen[key] = seq;
   seqs.push(seq);
   latenciesMs.push(now - sentAt);
+  deliveryMs.push((arrivedAt.get(key) ?? now) - sentAt);
 }
 
 async function converge(ready: ServerReady, signal: AbortSignal): Promise<void> {
@@ -69,15 +136,24 @@ async function converge(ready: ServerReady, signal: AbortSignal): Promise<void> 
     type,
     initialList: 'watch-list',
   });
+  const enqueue = enqueueForObject<Widget & import('@converge/runtime').KubeObject>();
   const controller = new Controller<ObjectKey>({
     name: 'bench',
-    sources: [fromEventSource(informer, enqueueForObject())],
+    sources: [
+      fromEventSource(informer, {
+        handle(event, queue): void {
+          arrived(`${event.object.metadata.namespace ?? ''}/${event.object.metadata.name}`);
+          enqueue.handle(event, queue);
+        },
+      }),
+    ],
     reconciler: (request: ObjectKey) => {
       observe(`${request.namespace ?? ''}/${request.name}`, informer.cache.get(request));
     },
   });
   const running = controller.start(signal);
   await informer.waitForSync(signal);
+  await watchSteadyState();
   process.send?.({ synced: true });
   await running;
   await backend.close();
@@ -110,8 +186,11 @@ async function clientNode(ready: ServerReady, signal: AbortSignal): Promise<void
       >,
   );
   const queue = new NaiveQueue<string>();
-  const enqueue = (object: { metadata?: { namespace?: string; name?: string } }): void =>
-    queue.add(`${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`);
+  const enqueue = (object: { metadata?: { namespace?: string; name?: string } }): void => {
+    const key = `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
+    arrived(key);
+    queue.add(key);
+  };
   informer.on('add', enqueue);
   informer.on('update', enqueue);
   let adds = 0;
@@ -122,6 +201,7 @@ async function clientNode(ready: ServerReady, signal: AbortSignal): Promise<void
   });
   await informer.start();
   await synced;
+  await watchSteadyState();
   process.send?.({ synced: true });
   for (;;) {
     const key = await queue.get(signal);
@@ -141,8 +221,18 @@ async function main(): Promise<void> {
   const stop = new AbortController();
   process.on('message', (message: { report?: boolean }) => {
     if (message.report !== true) return;
-    const report: LatencyReport = { seqs, latenciesMs, reconciles, lastSeqSeen };
-    process.send?.(report, () => process.exit(0));
+    void stopAllocationProfile().then(() => {
+      const report: LatencyReport = {
+        seqs,
+        latenciesMs,
+        deliveryMs,
+        gc,
+        loopDelayMaxMs: loopDelay.max / 1e6,
+        reconciles,
+        lastSeqSeen,
+      };
+      process.send?.(report, () => process.exit(0));
+    });
   });
   if (peer === 'converge') await converge(ready, stop.signal);
   else await clientNode(ready, stop.signal);

@@ -163,16 +163,24 @@ async function* emulateWatchList<T extends KubeObject>(
  * @example
  * for await (const event of watchEvents(context, configMaps, { resourceVersion: '42', allowBookmarks: true })) handle(event);
  */
-export async function* watchEvents<T extends KubeObject>(
+export function watchEvents<T extends KubeObject>(
   ctx: WatchContext,
   type: ResourceType,
   options: WatchOptions,
 ): AsyncGenerator<WatchEvent<T>, void, undefined> {
   const { shardSelector } = options;
-  if (shardSelector === undefined || shardSelector === '') {
-    yield* unsharded<T>(ctx, type, options);
-    return;
-  }
+  // Unsharded, the events as they come: no generator of its own passing each one on.
+  if (shardSelector === undefined || shardSelector === '') return unsharded<T>(ctx, type, options);
+  return sharded<T>(ctx, type, options, shardSelector);
+}
+
+/** The watch with a shard selector: parsed at the first read (a malformed one fails it). */
+async function* sharded<T extends KubeObject>(
+  ctx: WatchContext,
+  type: ResourceType,
+  options: WatchOptions,
+  shardSelector: string,
+): AsyncGenerator<WatchEvent<T>, void, undefined> {
   yield* inShard(parseShardSelector(shardSelector), unsharded<T>(ctx, type, options));
 }
 

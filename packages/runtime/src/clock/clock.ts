@@ -32,6 +32,11 @@ class RealTimer implements Timer {
   #cancelled = false;
 
   constructor(callback: () => void, delayMs: number, now: () => number) {
+    if (delayMs <= MAX_TIMEOUT_MS) {
+      // The common case, with no closure of its own: clearTimeout keeps a cancelled callback from running.
+      this.#handle = setTimeout(callback, delayMs);
+      return;
+    }
     const deadline = now() + delayMs;
     const arm = (remaining: number): void => {
       this.#handle = setTimeout(

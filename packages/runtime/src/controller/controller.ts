@@ -30,7 +30,7 @@ import {
   type ReconcileInterceptor,
   reconcileInfo,
 } from './intercept.ts';
-import { invoke } from './invoke.ts';
+import { type Invocation, type InvokeOutcome, invoke, StopWatch } from './invoke.ts';
 import type { ControllerMetrics, ControllerOptions, ReconcileResultLabel } from './options.ts';
 import { ReconcileWriter } from './reconcile-writer.ts';
 import { ShardedRequests } from './sharding.ts';
@@ -49,12 +49,85 @@ function yieldToEventLoop(): Promise<void> {
 /** The states of a controller, in order. */
 export type ControllerState = 'new' | 'syncing' | 'running' | 'stopping' | 'stopped';
 
-interface Running<R> {
+/**
+ * A run under way: what the controller needs of it from its start to its end, and its links in
+ * the controller's {@link RunningList}.
+ */
+class Running<R> {
   readonly request: R;
   readonly id: string;
-  readonly settled: Promise<unknown>;
+  readonly invocation: Invocation;
   /** With sharding: aborts this reconcile's signal when its key moves to another member. */
   readonly abort: AbortController | undefined;
+  readonly logger: Logger;
+  readonly started: number;
+  readonly causes: CauseSet;
+  /** The worker's writer cell, when this run named itself in it. */
+  readonly cell: WriterCell | undefined;
+  prev: Running<R> | undefined;
+  next: Running<R> | undefined;
+  listed = false;
+
+  constructor(
+    request: R,
+    id: string,
+    invocation: Invocation,
+    abort: AbortController | undefined,
+    logger: Logger,
+    started: number,
+    causes: CauseSet,
+    cell: WriterCell | undefined,
+  ) {
+    this.request = request;
+    this.id = id;
+    this.invocation = invocation;
+    this.abort = abort;
+    this.logger = logger;
+    this.started = started;
+    this.causes = causes;
+    this.cell = cell;
+  }
+
+  get settled(): Promise<unknown> {
+    return this.invocation.settled;
+  }
+}
+
+/** The runs under way, linked through themselves: no Set table rebuilt as runs come and go. */
+class RunningList<R> implements Iterable<Running<R>> {
+  #head: Running<R> | undefined;
+  #size = 0;
+
+  get size(): number {
+    return this.#size;
+  }
+
+  add(run: Running<R>): void {
+    run.listed = true;
+    run.next = this.#head;
+    if (this.#head !== undefined) this.#head.prev = run;
+    this.#head = run;
+    this.#size++;
+  }
+
+  delete(run: Running<R>): void {
+    if (!run.listed) return;
+    run.listed = false;
+    if (run.prev === undefined) this.#head = run.next;
+    else run.prev.next = run.next;
+    if (run.next !== undefined) run.next.prev = run.prev;
+    run.prev = undefined;
+    run.next = undefined;
+    this.#size--;
+  }
+
+  *[Symbol.iterator](): Iterator<Running<R>> {
+    for (let run = this.#head; run !== undefined; ) {
+      const next = run.next;
+      yield run;
+      run = next;
+    }
+  }
 }
 
 /** The queue of a {@link Controller}: its add side and what it holds. */
@@ -118,10 +191,12 @@ export class Controller<R> implements Runnable {
   readonly #onError: ((error: Error, request: R) => void) | undefined;
   readonly #kindOf: ((request: R) => string) | undefined;
   readonly #queue: WorkQueue<R>;
-  readonly #running = new Set<Running<R>>();
+  readonly #running = new RunningList<R>();
   /** The last error of each request being retried, by key; emptied as they succeed or are let go. */
   readonly #lastErrors = new Map<string, LastError>();
   readonly #stop = new AbortController();
+  /** The stop of every run under way, watched with one listener. */
+  readonly #stops = new StopWatch(this.#stop.signal);
   #state: ControllerState = 'new';
   #failure: Error | undefined;
   #sourceRuns: Promise<void>[] = [];
@@ -494,7 +569,10 @@ export class Controller<R> implements Runnable {
         this.#queue.done(request);
         continue;
       }
-      await this.#reconcile(request, stopSignal, cell);
+      const run = this.#reconcile(request, stopSignal, cell);
+      // Without an interceptor no async frame of its own per run: the worker waits for the outcome.
+      if (run instanceof Running) this.#end(run, await run.invocation.outcome);
+      else if (run !== undefined) await run;
       // Reconciles that do no I/O (a cache read, nothing to change) settle in microtasks, and a
       // ready queue hands out the next key at once: without a macrotask now and then, a backlog
       // would hold off timers, watches and sockets until it drained.
@@ -505,7 +583,15 @@ export class Controller<R> implements Runnable {
     }
   }
 
-  #reconcile(request: R, stopSignal: AbortSignal, cell: WriterCell | undefined): Promise<unknown> {
+  /**
+   * Starts a run of `request`: its {@link Running} (the worker ends it with `#end`), a promise of
+   * the whole run when an interceptor wraps it, or undefined when the hot-loop brake held it back.
+   */
+  #reconcile(
+    request: R,
+    stopSignal: AbortSignal,
+    cell: WriterCell | undefined,
+  ): Running<R> | Promise<unknown> | undefined {
     const ledger = this.#ledger;
     let causes: CauseSet;
     let key: string | undefined;
@@ -517,8 +603,7 @@ export class Controller<R> implements Runnable {
       now = this.#clock.now();
       key = this.#keyOf(request);
       causes = this.#queue.attributedCausesOf(request, ledger, now, key);
-      if (this.#hotLoops !== undefined && !this.#watchLoop(request, key, causes, now))
-        return Promise.resolve();
+      if (this.#hotLoops !== undefined && !this.#watchLoop(request, key, causes, now)) return undefined;
     }
     const id = `${this.name}-${(++this.#seq).toString(36)}`;
     const scope =
@@ -526,7 +611,7 @@ export class Controller<R> implements Runnable {
     const failures = this.#queue.numRequeues(request);
     const interceptor = this.#interceptor;
     if (interceptor === undefined)
-      return this.#run(request, stopSignal, id, failures, causes, scope, cell, now);
+      return this.#begin(request, stopSignal, id, failures, causes, scope, cell, now);
     const info = reconcileInfo(
       this.name,
       id,
@@ -569,7 +654,22 @@ export class Controller<R> implements Runnable {
     return true;
   }
 
+  /** A whole run, for an interceptor to wrap. */
   async #run(
+    request: R,
+    stopSignal: AbortSignal,
+    id: string,
+    failures: number,
+    causes: CauseSet,
+    scope: WriterScope | undefined,
+    cell: WriterCell | undefined,
+  ): Promise<Finished> {
+    const run = this.#begin(request, stopSignal, id, failures, causes, scope, cell);
+    return this.#end(run, await run.invocation.outcome);
+  }
+
+  /** Calls the reconciler. */
+  #begin(
     request: R,
     stopSignal: AbortSignal,
     id: string,
@@ -579,7 +679,7 @@ export class Controller<R> implements Runnable {
     cell: WriterCell | undefined,
     /** The clock's now, read just before (else it is read here). */
     now?: number,
-  ): Promise<Finished> {
+  ): Running<R> {
     const logger =
       this.#logger === noopLogger
         ? noopLogger
@@ -591,32 +691,51 @@ export class Controller<R> implements Runnable {
           });
     const started = now ?? this.#clock.now();
     const abort = this.#sharding === undefined ? undefined : new AbortController();
-    const call = () =>
-      invoke(
-        this.#reconciler,
-        request,
-        { logger, reconcileId: id, failures, causes: causes.causes, droppedCauses: causes.dropped },
-        {
-          clock: this.#clock,
-          stopSignal: abort === undefined ? stopSignal : AbortSignal.any([stopSignal, abort.signal]),
-          timeoutMs: this.#reconcileTimeoutMs,
-          abandonGraceMs: this.#abandonGraceMs,
-        },
-      );
     // The worker's cell names this run while it runs; a worker whose cell an abandoned run kept
     // (its writes, late as they are, are still its own) gives each later run a frame of its own.
     const inCell = scope !== undefined && cell !== undefined && !cell.retired;
     if (inCell) cell.scope = scope;
-    const invocation = scope === undefined || inCell ? call() : runAsWriter(scope, call);
-    const running: Running<R> = { request, id, settled: invocation.settled, abort };
+    const context = {
+      logger,
+      reconcileId: id,
+      failures,
+      causes: causes.causes,
+      droppedCauses: causes.dropped,
+    };
+    const options = {
+      clock: this.#clock,
+      stopSignal: abort === undefined ? stopSignal : AbortSignal.any([stopSignal, abort.signal]),
+      timeoutMs: this.#reconcileTimeoutMs,
+      abandonGraceMs: this.#abandonGraceMs,
+      stops: this.#stops,
+    };
+    const invocation =
+      scope === undefined || inCell
+        ? invoke(this.#reconciler, request, context, options)
+        : runAsWriter(scope, () => invoke(this.#reconciler, request, context, options));
+    const running = new Running(
+      request,
+      id,
+      invocation,
+      abort,
+      logger,
+      started,
+      causes,
+      inCell ? cell : undefined,
+    );
     this.#running.add(running);
-    this.#hook(() => this.#metrics?.onActiveWorkers?.(this.name, this.#running.size));
+    this.#activeWorkersChanged();
     void invocation.settled.then(() => {
       this.#running.delete(running);
-      this.#hook(() => this.#metrics?.onActiveWorkers?.(this.name, this.#running.size));
+      this.#activeWorkersChanged();
     });
-    const outcome = await invocation.outcome;
-    if (inCell) {
+    return running;
+  }
+
+  /** Applies a run's outcome to the queue, logs it and tells the metrics. */
+  #end(running: Running<R>, outcome: InvokeOutcome): Finished {
+    const { request, invocation, abort, logger, started, causes, cell } = running;
+    if (cell !== undefined) {
       if (outcome.abandoned) cell.retired = true;
       else cell.scope = undefined;
     }
@@ -646,15 +765,16 @@ export class Controller<R> implements Runnable {
     const duration = this.#clock.now() - started;
     const kindOf = this.#kindOf;
     if (logger !== noopLogger) logger.debug(finishedFields(label, duration, outcome), 'Reconcile finished');
-    this.#hook(() =>
-      this.#metrics?.onReconcile?.(
-        this.name,
-        label,
-        duration,
-        kindOf === undefined ? undefined : kindOf(request),
-        causes,
-      ),
-    );
+    if (this.#metrics?.onReconcile !== undefined)
+      this.#hook(() =>
+        this.#metrics?.onReconcile?.(
+          this.name,
+          label,
+          duration,
+          kindOf === undefined ? undefined : kindOf(request),
+          causes,
+        ),
+      );
     return { label, outcome, durationMs: duration };
   }
 
@@ -779,6 +899,13 @@ export class Controller<R> implements Runnable {
       return;
     }
     this.#logger.info({}, 'All workers finished');
+  }
+
+  /** Tells the metrics how many runs are under way (no closure when nobody listens). */
+  #activeWorkersChanged(): void {
+    const metrics = this.#metrics;
+    if (metrics?.onActiveWorkers === undefined) return;
+    this.#hook(() => metrics.onActiveWorkers?.(this.name, this.#running.size));
   }
 
   #hook(call: () => void): void {

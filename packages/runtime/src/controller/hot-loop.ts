@@ -1,7 +1,7 @@
 import { OptionsError } from '../errors.ts';
 import { durationMs, integer } from '../options.ts';
 import type { Cause } from '../workqueue/index.ts';
-import { chainReaches } from '../workqueue/index.ts';
+import { chainReaches, followedEcho } from '../workqueue/index.ts';
 
 /**
  * Options of hot-loop detection (`ControllerOptions.hotLoop`). The rule: a run is **self-caused**
@@ -155,7 +155,7 @@ export class HotLoopDetector {
       return { selfCaused: true, flagged: false, deferMs: state.allowedAt - now };
     }
     state.lastSelfCausedAt = now;
-    const cause = lastCause(causes);
+    const cause = followedEcho(causes, this.#controller, key) ?? lastCause(causes);
     if (flag !== undefined) {
       flag.runs++;
       flag.cause = cause;

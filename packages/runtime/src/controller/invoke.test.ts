@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../clock/virtual-clock.ts';
 import { noopLogger } from '../log/index.ts';
 import { ReconcileAbandonedError, type Reconciler, ReconcileTimeoutError } from '../reconcile/index.ts';
-import { invoke } from './invoke.ts';
+import { invoke, StopWatch } from './invoke.ts';
 
 const context = { logger: noopLogger, reconcileId: 'c-1', failures: 0, causes: [], droppedCauses: 0 };
 
@@ -112,5 +112,95 @@ describe('invoke', () => {
     stop.abort(why);
     expect(await invocation.outcome).toMatchObject({ ok: true, abandoned: false, timedOut: false });
     expect(reason).toBe(why);
+  });
+
+  it('makes the signal when the reconciler first reads it: aborted when read after a stop, or after the run returned', async () => {
+    const clock = new VirtualClock();
+    const stop = new AbortController();
+    let ctxOf: { readonly signal: AbortSignal } | undefined;
+    let resume: () => void = () => {};
+    const reconciler: Reconciler<string> = {
+      reconcile: (_request, ctx) => {
+        ctxOf = ctx;
+        return new Promise<void>((resolve) => {
+          resume = resolve;
+        });
+      },
+    };
+    const invocation = invoke(reconciler, 'k', context, options(clock, stop.signal));
+    const why = new Error('stopping');
+    stop.abort(why);
+    // Read for the first time after the stop: made aborted, with the stop's reason.
+    expect(ctxOf?.signal.aborted).toBe(true);
+    expect(ctxOf?.signal.reason).toBe(why);
+    resume();
+    expect(await invocation.outcome).toMatchObject({ ok: true, abandoned: false, timedOut: false });
+
+    // A synchronous reconciler that never reads it: its outcome at once, no timer left behind.
+    let later: { readonly signal: AbortSignal } | undefined;
+    const sync = invoke(
+      {
+        reconcile: (_request, ctx) => {
+          later = ctx;
+        },
+      },
+      'k',
+      context,
+      options(clock),
+    );
+    expect(await sync.outcome).toMatchObject({ ok: true, abandoned: false });
+    expect(await sync.settled).toEqual({ ok: true, value: undefined });
+    expect(clock.pendingTimers).toBe(0);
+    // Read after the run returned (work it left running): aborted with the shared reason.
+    expect(later?.signal.aborted).toBe(true);
+    expect((later?.signal.reason as Error | undefined)?.message).toBe('reconcile finished');
+    // A spread copy keeps the signal.
+    expect({ ...later }.signal).toBe(later?.signal);
+  });
+
+  it('one StopWatch stops every run under way with one listener, and forgets runs that finished', async () => {
+    const { getEventListeners } = await import('node:events');
+    const clock = new VirtualClock();
+    const stop = new AbortController();
+    const stops = new StopWatch(stop.signal);
+    const reasons: unknown[] = [];
+    const hang: Reconciler<string> = {
+      reconcile: (_request, { signal }) =>
+        new Promise<void>((resolve) =>
+          signal.addEventListener('abort', () => {
+            reasons.push(signal.reason);
+            resolve();
+          }),
+        ),
+    };
+    const quick: Reconciler<string> = { reconcile: async () => {} };
+    for (let i = 0; i < 50; i++)
+      await invoke(quick, 'q', context, { ...options(clock, stop.signal), stops }).outcome;
+    const running = ['a', 'b', 'c'].map((k) =>
+      invoke(hang, k, context, { ...options(clock, stop.signal), stops }),
+    );
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(1);
+    const why = new Error('stopping');
+    stop.abort(why);
+    for (const r of running) expect(await r.outcome).toMatchObject({ ok: true, abandoned: false });
+    // The three under way, each once; none of the fifty that had finished.
+    expect(reasons).toEqual([why, why, why]);
+    // After the stop, a new run starts aborted.
+    let seen: unknown;
+    await invoke(
+      {
+        reconcile: (_r, { signal }) => {
+          seen = signal.reason;
+        },
+      },
+      'late',
+      context,
+      {
+        ...options(clock, stop.signal),
+        stops,
+      },
+    ).outcome;
+    expect(seen).toBe(why);
+    expect(clock.pendingTimers).toBe(0);
   });
 });

@@ -20,7 +20,7 @@ export function enqueueForObject<T extends Pick<KubeObject, 'metadata'>>(
   const fixed = priorityOption(options.priority);
   return {
     handle(event, queue): void {
-      queue.add(objectKey(event.object), addOptionsFor(event, fixed));
+      queue.add(objectKey(event.object), addOptionsFor(event, fixed, false, queue));
     },
   };
 }

@@ -56,7 +56,7 @@ export function enqueueForOwner<T extends Pick<KubeObject, 'metadata'>>(
       const owners = new Map<string, ObjectKey>();
       if (event.type === 'update') collect(event.oldObject, owners);
       collect(event.object, owners);
-      const addOptions = addOptionsFor(event, fixed, true);
+      const addOptions = addOptionsFor(event, fixed, true, queue);
       for (const owner of owners.values()) queue.add(owner, addOptions);
     },
   };

@@ -43,7 +43,7 @@ export function enqueueFromMapFunction<T, R>(
   if (typeof secondary !== 'boolean') throw new OptionsError('secondary', secondary, 'a boolean');
   return {
     handle(event, queue): void {
-      const addOptions = addOptionsFor(event, fixed, secondary);
+      const addOptions = addOptionsFor(event, fixed, secondary, queue);
       const requests =
         event.type === 'update' ? [...map(event.oldObject), ...map(event.object)] : map(event.object);
       const seen = new Set<string>();

@@ -21,43 +21,46 @@ export interface EventCauseOptions {
  * @example
  * handler: { handle: (event, queue) => queue.add(keyOf(event.object), { cause: eventCause(event) }) }
  */
-export function eventCause(event: ObjectEvent<unknown>, options: EventCauseOptions = {}): Cause {
+export function eventCause(event: ObjectEvent<unknown>, options: EventCauseOptions = NO_OPTIONS): Cause {
   let type: CauseType;
-  const cause: {
-    type?: CauseType;
-    source?: string;
-    object?: CauseObject;
-    secondary?: boolean;
-    initialList?: boolean;
-    finalStateUnknown?: boolean;
-    purged?: boolean;
-  } = {};
   switch (event.type) {
     case 'create':
       type = 'added';
-      if (event.isInInitialList === true) cause.initialList = true;
       break;
     case 'update':
       type = event.isResync === true ? 'resync' : 'modified';
       break;
     case 'delete':
       type = 'deleted';
-      if (event.finalStateUnknown === true) cause.finalStateUnknown = true;
-      if (event.purged === true) cause.purged = true;
       break;
     case 'generic':
       type = 'generic';
       break;
   }
+  // Built in place, its fields in this order, with no object spread per field.
+  const cause: {
+    type: CauseType;
+    source?: string;
+    object?: CauseObject;
+    secondary?: boolean;
+    initialList?: boolean;
+    finalStateUnknown?: boolean;
+    purged?: boolean;
+  } = { type };
+  if (options.source !== undefined) cause.source = options.source;
   const object = causeObjectOf(event.object);
-  return Object.freeze({
-    type,
-    ...(options.source === undefined ? {} : { source: options.source }),
-    ...(object === undefined ? {} : { object }),
-    ...(options.secondary === true ? { secondary: true } : {}),
-    ...cause,
-  }) as Cause;
+  if (object !== undefined) cause.object = object;
+  if (options.secondary === true) cause.secondary = true;
+  if (event.type === 'create') {
+    if (event.isInInitialList === true) cause.initialList = true;
+  } else if (event.type === 'delete') {
+    if (event.finalStateUnknown === true) cause.finalStateUnknown = true;
+    if (event.purged === true) cause.purged = true;
+  }
+  return Object.freeze(cause) as Cause;
 }
+
+const NO_OPTIONS: EventCauseOptions = Object.freeze({});
 
 /**
  * A reference to an object: its kind and the namespace, name, uid and resourceVersion of its

@@ -27,6 +27,6 @@ export {
   type MapFunction,
 } from './enqueue-from-map-function.ts';
 export { causeObjectOf, type EventCauseOptions, eventCause, eventCauseFor } from './event-cause.ts';
-export type { EventHandler, RequestQueue } from './handler.ts';
+export { EVENT_CAUSE, type EventCauseProvider, type EventHandler, type RequestQueue } from './handler.ts';
 export { type HandlerFuncs, handlerFuncs } from './handler-funcs.ts';
 export { type EnqueueHandlerOptions, eventPriority } from './priority.ts';

@@ -2,7 +2,7 @@ import { OptionsError } from '../errors.ts';
 import type { ObjectEvent } from '../event/index.ts';
 import { type AddAfterOptions, type AddOptions, type Cause, Priority } from '../workqueue/index.ts';
 import { eventCause } from './event-cause.ts';
-import type { RequestQueue } from './handler.ts';
+import { EVENT_CAUSE, type EventCauseProvider, type RequestQueue } from './handler.ts';
 
 /** Options every enqueueing handler takes. */
 export interface EnqueueHandlerOptions {
@@ -41,17 +41,26 @@ export function priorityOption(value: number | undefined): number | undefined {
 
 /**
  * The add options for one event: the handler's fixed priority, else the event's default, and the
- * event's cause (`secondary` for handlers that enqueue other objects than the event's).
+ * event's cause (`secondary` for handlers that enqueue other objects than the event's) — the one
+ * `queue` offers when it knows the event (`fromEventSource`'s), else one made here.
  */
 export function addOptionsFor(
   event: ObjectEvent<unknown>,
   fixed: number | undefined,
   secondary = false,
+  queue?: RequestQueue<unknown>,
 ): AddOptions {
   const priority = fixed ?? eventPriority(event);
-  const cause = eventCause(event, secondary ? { secondary } : {});
+  const provided = (queue as Partial<EventCauseProvider> | undefined)?.[EVENT_CAUSE];
+  const cause =
+    provided === undefined
+      ? eventCause(event, secondary ? SECONDARY : PRIMARY)
+      : (provided.call(queue, secondary) as Cause);
   return priority === undefined ? { cause } : { priority, cause };
 }
+
+const PRIMARY = Object.freeze({});
+const SECONDARY = Object.freeze({ secondary: true });
 
 /**
  * A view of `queue` whose adds without a priority of their own get `priority` (controller-runtime's

@@ -1,6 +1,13 @@
 import { OptionsError } from '../errors.ts';
 import type { EventSource, ObjectEvent } from '../event/index.ts';
-import { type EventHandler, eventCauseFor, type RequestQueue } from '../handler/index.ts';
+import {
+  EVENT_CAUSE,
+  type EventCauseProvider,
+  type EventHandler,
+  eventCause,
+  eventCauseFor,
+  type RequestQueue,
+} from '../handler/index.ts';
 import type { Logger } from '../log/index.ts';
 import { func, nonEmptyString } from '../options.ts';
 import type { Predicate } from '../predicate/index.ts';
@@ -220,7 +227,7 @@ class Adapter<T, R> implements EventSourceAdapter<R> {
  * a source get the source's name (once per distinct cause, so adds of one event share it). With a
  * remote writer, the causes about the event's object that name no writer get it.
  */
-class CausingQueue<T, R> implements RequestQueue<R> {
+class CausingQueue<T, R> implements RequestQueue<R>, EventCauseProvider {
   readonly #queue: RequestQueue<R>;
   readonly #event: ObjectEvent<T>;
   readonly #source: string;
@@ -254,6 +261,16 @@ class CausingQueue<T, R> implements RequestQueue<R> {
     const given = options?.cause;
     if (given !== undefined && given.source !== undefined) return options as O;
     return { ...options, cause: given === undefined ? this.#default(request) : this.#stamp(given) } as O;
+  }
+
+  /** The event's cause as {@link CausingQueue.add} would fill it in, for handlers to pass as is. */
+  [EVENT_CAUSE](secondary: boolean): Cause {
+    if (secondary) {
+      this.#secondary ??= this.#attribute(eventCause(this.#event, { source: this.#source, secondary }));
+      return this.#secondary;
+    }
+    this.#own ??= this.#attribute(eventCause(this.#event, { source: this.#source }));
+    return this.#own;
   }
 
   #default(request: R): Cause {

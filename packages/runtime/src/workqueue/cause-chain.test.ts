@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Cause } from './cause.ts';
 import { formatCause } from './cause.ts';
-import { causeChain, chainOf, chainReaches, limitLinks } from './cause-chain.ts';
+import { causeChain, chainOf, chainReaches, followedEcho, limitLinks } from './cause-chain.ts';
 
 const root: Cause = {
   type: 'modified',
@@ -28,6 +28,22 @@ describe('cause chains', () => {
     ]);
     expect(chainOf([root, cause])).toEqual(causeChain(cause));
     expect(chainOf([root])).toBeUndefined();
+  });
+
+  it('a chain follows the echo of another writer where a run had one: a ping-pong shows both controllers', () => {
+    // b's run saw a's write and its own echo, its own last: the chain still names a.
+    const byA = echo('a', 'ns/w', [root], '5');
+    const bRun = echo('b', 'ns/w', [byA, echo('b', 'ns/w', [root], '6')], '7');
+    expect(followedEcho(bRun.writtenBy?.causes ?? [], 'b', 'ns/w')).toBe(byA);
+    expect(causeChain(bRun)[2]).toMatch(/^written by reconcile a-5 of controller a \(ns\/w\)/);
+    // Only its own echoes: the newest of them; no echo at all: none.
+    const own1 = echo('b', 'ns/w', [root], '1');
+    const own2 = echo('b', 'ns/w', [root], '2');
+    expect(followedEcho([own1, own2], 'b', 'ns/w')).toBe(own2);
+    expect(followedEcho([root], 'b', 'ns/w')).toBeUndefined();
+    // Another key of the same controller counts as another writer.
+    const otherKey = echo('b', 'ns/v', [root], '3');
+    expect(followedEcho([otherKey, own2], 'b', 'ns/w')).toBe(otherKey);
   });
 
   it('chainReaches finds the key of the controller up to three links up', () => {

@@ -3,8 +3,9 @@ import { type Cause, type CauseWriter, formatOwnCause, formatWriter, MAX_CHAIN_L
 /**
  * The chain behind a cause, one text per link, for a person: the cause itself (without its
  * writer), then for each writer `written by reconcile <id> of controller <name> (<key>), which ran
- * because: <its causes, without their writers>`, following the newest cause of each writer that
- * was itself an echo, at most {@link MAX_CHAIN_LINKS} writers. One element when the cause echoes
+ * because: <its causes, without their writers>`, following for each writer the cause that was
+ * itself an echo ({@link followedEcho}: one written by another controller or key when there is
+ * one, else the newest), at most {@link MAX_CHAIN_LINKS} writers. One element when the cause echoes
  * no write of this process.
  *
  * @example
@@ -20,9 +21,28 @@ export function causeChain(cause: Cause): string[] {
     lines.push(
       because === '' ? formatWriter(writer) : `${formatWriter(writer)}, which ran because: ${because}`,
     );
-    writer = lastEcho(writer.causes)?.writtenBy;
+    writer = followedEcho(writer.causes, writer.controller, writer.key)?.writtenBy;
   }
   return lines;
+}
+
+/**
+ * The cause a chain follows among a run's causes: the newest echo of a write by another
+ * controller or of another key than `controller`'s `key` (it names who else takes part: in a
+ * ping-pong, the partner), else the newest echo; undefined when none is an echo. Which events a
+ * run coalesces depends on timing, so following the newest alone showed a ping-pong as one
+ * controller echoing itself whenever its own echo happened to come last.
+ */
+export function followedEcho(causes: readonly Cause[], controller: string, key: string): Cause | undefined {
+  let newest: Cause | undefined;
+  for (let i = causes.length - 1; i >= 0; i--) {
+    const c = causes[i] as Cause;
+    const w = c.writtenBy;
+    if (w === undefined) continue;
+    if (w.controller !== controller || w.key !== key) return c;
+    newest ??= c;
+  }
+  return newest;
 }
 
 /**

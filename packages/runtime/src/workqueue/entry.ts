@@ -40,7 +40,8 @@ export interface Entry<K> extends ReadyEntry {
 export interface Waiter<K> {
   settled: boolean;
   resolve(key: K | undefined): void;
-  cleanup(): void;
+  /** The signal that ends this wait when it aborts (the queue listens once per signal). */
+  readonly signal: AbortSignal | undefined;
 }
 
 /** `Entry.eventAt` when no object event is pending. @internal */

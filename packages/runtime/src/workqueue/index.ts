@@ -28,7 +28,14 @@ export {
   retryCause,
   sameCause,
 } from './cause.ts';
-export { causeChain, chainDepth, chainOf, chainReaches, limitLinks } from './cause-chain.ts';
+export {
+  causeChain,
+  chainDepth,
+  chainOf,
+  chainReaches,
+  followedEcho,
+  limitLinks,
+} from './cause-chain.ts';
 export { joinHooks, type WorkQueueKeyInfo, type WorkQueueMetrics, type WorkQueueStats } from './metrics.ts';
 export { WorkQueue } from './queue.ts';
 export {

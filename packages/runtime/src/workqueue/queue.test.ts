@@ -263,6 +263,30 @@ describe('WorkQueue get (A6)', () => {
     expect(q.processingCount).toBe(0);
   });
 
+  it('gets that wait on one signal add one abort listener in all, and its abort ends every one of them', async () => {
+    const { getEventListeners } = await import('node:events');
+    const { q } = queue();
+    const abort = new AbortController();
+    // A worker that keeps up waits for every key: 100 waits, one listener.
+    for (let i = 0; i < 100; i++) {
+      const got = q.get(abort.signal);
+      q.add(`k${i}`);
+      const key = await got;
+      expect(key).toBe(`k${i}`);
+      q.done(key as string);
+    }
+    expect(getEventListeners(abort.signal, 'abort')).toHaveLength(1);
+    const other = new AbortController();
+    const waits = [q.get(abort.signal), q.get(other.signal), q.get(abort.signal)];
+    abort.abort();
+    await flushMicrotasks();
+    q.add('next');
+    expect(await waits[0]).toBeUndefined();
+    expect(await waits[2]).toBeUndefined();
+    // The wait on another signal is not ended by this one: it takes the next key.
+    expect(await waits[1]).toBe('next');
+  });
+
   it('a get that resolved with a key keeps it when its signal aborts afterwards', async () => {
     const { q } = queue();
     const abort = new AbortController();

@@ -120,6 +120,8 @@ export class WorkQueue<K> {
   readonly #pool: Entry<K>[] = [];
   readonly #waiters = new Deque<Waiter<K>>();
   #abortedWaiters = 0;
+  /** The signals of `get`s this queue listens to (once each). */
+  readonly #watchedSignals = new WeakSet<AbortSignal>();
   readonly #delayed = new DelayHeap<Entry<K>>();
   #waiting = 0;
   #timer: Timer | undefined;
@@ -383,20 +385,25 @@ export class WorkQueue<K> {
     const key = this.tryGet();
     if (key !== undefined || this.#shutDown) return Promise.resolve(key);
     return new Promise<K | undefined>((resolve) => {
-      const onAbort = (): void => {
-        if (waiter.settled) return;
-        waiter.settled = true;
-        resolve(undefined);
-        this.#pruneWaiters();
-      };
-      const waiter: Waiter<K> = {
-        settled: false,
-        resolve,
-        cleanup: () => signal?.removeEventListener('abort', onAbort),
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.#waiters.push(waiter);
+      if (signal !== undefined && !this.#watchedSignals.has(signal)) {
+        // One listener per signal, not one added and removed per wait: a worker that waits for
+        // every key (a queue that keeps up) would otherwise pay for both on each.
+        this.#watchedSignals.add(signal);
+        signal.addEventListener('abort', () => this.#abortWaiters(signal), { once: true });
+      }
+      this.#waiters.push({ settled: false, resolve, signal });
     });
+  }
+
+  /** Ends the waits of `signal`, which aborted. */
+  #abortWaiters(signal: AbortSignal): void {
+    for (const w of this.#waiters) {
+      if (w.settled || w.signal !== signal) continue;
+      w.settled = true;
+      w.resolve(undefined);
+      this.#abortedWaiters++;
+    }
+    this.#pruneWaiters();
   }
 
   /**
@@ -413,7 +420,7 @@ export class WorkQueue<K> {
 
   /** Drops aborted waiters once they make up most of the list, so polling with timeouts cannot leak. */
   #pruneWaiters(): void {
-    if (++this.#abortedWaiters < 64 || this.#abortedWaiters * 2 < this.#waiters.length) return;
+    if (this.#abortedWaiters < 64 || this.#abortedWaiters * 2 < this.#waiters.length) return;
     const live = [...this.#waiters].filter((w) => !w.settled);
     this.#waiters.clear();
     for (const w of live) this.#waiters.push(w);
@@ -593,7 +600,6 @@ export class WorkQueue<K> {
       if (w === undefined) break;
       if (w.settled) continue;
       w.settled = true;
-      w.cleanup();
       w.resolve(undefined);
     }
     this.#depth();
@@ -843,7 +849,6 @@ export class WorkQueue<K> {
       this.#waiters.shift();
       this.#start(next);
       w.settled = true;
-      w.cleanup();
       w.resolve(next.key);
     }
   }
