@@ -12,6 +12,15 @@ export function positiveInt(name: string, fallback: number): number {
   return value;
 }
 
+/** A non-negative integer from the environment variable `name`, else `fallback`. */
+export function nonNegativeInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer`);
+  return value;
+}
+
 /** Runs the garbage collector `times` times; the script must run with `node --expose-gc`. */
 export function collectGarbage(times: number): void {
   if (globalThis.gc === undefined) throw new Error('run with node --expose-gc');

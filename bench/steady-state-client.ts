@@ -77,7 +77,9 @@ async function startAllocationProfile(): Promise<void> {
   await session.post('HeapProfiler.startSampling', {
     samplingInterval: 4096,
     includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
+    // BENCH_ALLOC_PROFILE_SURVIVORS=1: only what outlived the young generation (promoted, then
+    // collected by a full GC or still live): what makes scavenges long and full GCs come.
+    includeObjectsCollectedByMinorGC: process.env.BENCH_ALLOC_PROFILE_SURVIVORS !== '1',
   });
   allocations = session;
 }
@@ -91,7 +93,7 @@ async function stopAllocationProfile(): Promise<void> {
   );
 }
 
-/** From the end of the sync on: GC pauses and loop delay of the steady state only. */
+/** From the bench's `{ measure }` on (after the warm-up): GC pauses and loop delay of the measured writes only. */
 async function watchSteadyState(): Promise<void> {
   await startAllocationProfile();
   new PerformanceObserver((list) => {
@@ -153,7 +155,6 @@ async function converge(ready: ServerReady, signal: AbortSignal): Promise<void> 
   });
   const running = controller.start(signal);
   await informer.waitForSync(signal);
-  await watchSteadyState();
   process.send?.({ synced: true });
   await running;
   await backend.close();
@@ -201,7 +202,6 @@ async function clientNode(ready: ServerReady, signal: AbortSignal): Promise<void
   });
   await informer.start();
   await synced;
-  await watchSteadyState();
   process.send?.({ synced: true });
   for (;;) {
     const key = await queue.get(signal);
@@ -219,7 +219,11 @@ async function main(): Promise<void> {
   if ((peer !== 'converge' && peer !== 'client-node') || process.send === undefined)
     throw new Error('steady-state-client.ts is started by steady-state.bench.ts');
   const stop = new AbortController();
-  process.on('message', (message: { report?: boolean }) => {
+  process.on('message', (message: { report?: boolean; measure?: boolean }) => {
+    if (message.measure === true) {
+      void watchSteadyState().then(() => process.send?.({ measuring: true }));
+      return;
+    }
     if (message.report !== true) return;
     void stopAllocationProfile().then(() => {
       const report: LatencyReport = {

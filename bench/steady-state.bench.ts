@@ -22,7 +22,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { fmt, median, positiveInt } from './harness.ts';
+import { fmt, median, nonNegativeInt, positiveInt } from './harness.ts';
 import type { ServerReady, WriteCommand, WriteDone } from './kube-sync-server.ts';
 import {
   type ChartSpec,
@@ -35,6 +35,8 @@ import type { LatencyReport } from './steady-state-client.ts';
 
 const OBJECTS = positiveInt('BENCH_OBJECTS', 1_000);
 const SECONDS = positiveInt('BENCH_SECONDS', 5);
+/** Seconds of the same writes before the measured ones (0: none). */
+const WARMUP_SECONDS = nonNegativeInt('BENCH_WARMUP_SECONDS', 5);
 const RUNS = positiveInt('BENCH_RUNS', 3);
 const RATES = (process.env.BENCH_RATES ?? '100,1000,5000').split(',').map(Number);
 if (RATES.some((r) => !Number.isSafeInteger(r) || r <= 0))
@@ -126,8 +128,23 @@ async function measure(
       (m): m is { synced: true } => (m as { synced?: boolean }).synced === true,
       `${peer} sync`,
     );
-    const count = rate * SECONDS;
     const tag = `${peer}-${rate}-${load}-${run}`;
+    if (WARMUP_SECONDS > 0) {
+      // The same writes, not measured: the process's young generation grows to what this rate
+      // needs (V8 sizes it by what survives; a cache that just synced keeps little), the JIT warms.
+      const warm: WriteCommand = {
+        write: { rate, count: rate * WARMUP_SECONDS, objects: OBJECTS, tag: `${tag}-warm-up` },
+      };
+      server.send(warm);
+      await once(server, (m): m is WriteDone => (m as WriteDone).tag === warm.write.tag, 'warm-up writes');
+    }
+    client.send({ measure: true });
+    await once(
+      client,
+      (m): m is { measuring: true } => (m as { measuring?: boolean }).measuring === true,
+      `${peer} measuring`,
+    );
+    const count = rate * SECONDS;
     const command: WriteCommand = { write: { rate, count, objects: OBJECTS, tag } };
     server.send(command);
     const done = await once(server, (m): m is WriteDone => (m as WriteDone).tag === tag, 'writes');
@@ -362,6 +379,7 @@ async function main(): Promise<void> {
     title: 'Steady state: write → reconcile start, Converge against client-node + the simplest correct queue',
     method: [
       'The embedded API server runs in its own process and updates Widgets straight in its store at a fixed rate, stamping each with the wall-clock time (performance.timeOrigin + now) just before the write; the write goes through the watch to the controller over loopback HTTP.',
+      `Each rate starts with ${WARMUP_SECONDS} s of the same writes that are not measured (the controller's young generation grows to what the rate needs: V8 sizes it by what survives, and a cache that just synced keeps little); then ${SECONDS} s measured.`,
       'Each controller runs in its own process with one worker and a reconciler that reads the object from its cache and records, once per write, stamp → reconcile start. A write overtaken by a newer write of the same object before its reconcile is coalesced (not counted).',
       'client-node side: makeInformer + bench/naive-queue.ts (FIFO, dirty and processing sets: client-go semantics, nothing else) drained by one loop.',
       'Machine: quiet (nothing else running), then beside a CPU-bound process (one `node -e "for (;;) {}"` for the whole variant: the server, the controller and it share the 2 cores), as users\' laptops and CI runners are.',

@@ -3,7 +3,7 @@ import { type Clock, realClock, settlesWithin, type Timer } from '../clock/index
 import { AlreadyStartedError, OptionsError } from '../errors.ts';
 import type { RequestQueue } from '../handler/index.ts';
 import { type LogFields, type Logger, noopLogger } from '../log/index.ts';
-import { keyToString } from '../object/index.ts';
+import { keyToString, rememberLastKey } from '../object/index.ts';
 import { durationMs, integer, nonEmptyString, syncProgress, syncTimeoutMs } from '../options.ts';
 import { classify, type Outcome, type Reconciler, toError } from '../reconcile/index.ts';
 import { type Runnable, whenAborted } from '../runnable/index.ts';
@@ -237,7 +237,7 @@ export class Controller<R> implements Runnable {
     this.#metrics = options.metrics;
     this.#onError = options.onError;
     this.#kindOf = options.kindOf;
-    this.#keyOf = options.keyOf ?? defaultRequestKey;
+    this.#keyOf = rememberLastKey(options.keyOf ?? defaultRequestKey);
     this.#queue = new WorkQueue<R>({
       name: this.name,
       keyOf: this.#keyOf,
@@ -924,11 +924,18 @@ function defaultRequestKey(request: unknown): string {
     request !== null &&
     typeof (request as { name?: unknown }).name === 'string' &&
     typeof (request as { namespace?: unknown }).namespace === 'string' &&
-    Object.keys(request).length === 2
+    ownKeyCount(request) === 2
   ) {
     return keyToString(request as { namespace: string; name: string });
   }
   return JSON.stringify(request);
+}
+
+/** Own enumerable keys of `object`, counted without an array of them. */
+function ownKeyCount(object: object): number {
+  let count = 0;
+  for (const key in object) if (Object.hasOwn(object, key)) count++;
+  return count;
 }
 
 function requestFields<R>(request: R, keyOf: (request: R) => string): Record<string, unknown> {

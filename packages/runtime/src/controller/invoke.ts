@@ -94,10 +94,8 @@ export class StopWatch {
 export type InvokeOutcome = Outcome & { readonly abandoned: boolean; readonly timedOut: boolean };
 
 /**
- * One run: its abort state and its way to an outcome. Its AbortSignal is made when the reconciler
- * first reads `ctx.signal`: a reconcile that never reads it (a cache read, nothing to change) costs
- * no AbortController, no listener and no abort event; one made after the run aborted is made
- * aborted. State lives in fields and methods, not in closures made anew for every run.
+ * One run: its abort state and its way to an outcome. State lives in fields and methods, not in
+ * closures made anew for every run.
  */
 class Run {
   #controller: AbortController | undefined;
@@ -211,15 +209,16 @@ export function invoke<R>(
   if (timeoutMs > 0 && !run.aborted)
     run.timeout = clock.setTimer(() => run.abort(new ReconcileTimeoutError(timeoutMs)), timeoutMs);
 
+  // The signal is made here, not on first read through a getter: an object literal with an
+  // accessor made per run cost far more than the AbortController (each one's own closure and
+  // descriptors outlived the young generation and were promoted, run after run).
   const ctx: ReconcileContext = {
     logger: context.logger,
     reconcileId: context.reconcileId,
     failures: context.failures,
     causes: context.causes,
     droppedCauses: context.droppedCauses,
-    get signal(): AbortSignal {
-      return run.signal();
-    },
+    signal: run.signal(),
   };
   let settled: Promise<Outcome>;
   try {

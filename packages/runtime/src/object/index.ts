@@ -21,4 +21,4 @@ export {
   type PartialObjectMetadata,
   toPartialObjectMetadata,
 } from './partial-object-metadata.ts';
-export { requestKey } from './request-key.ts';
+export { rememberLastKey, requestKey } from './request-key.ts';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { requestKey } from './request-key.ts';
+import { rememberLastKey, requestKey } from './request-key.ts';
 
 describe('requestKey', () => {
   it('a string is its own key', () => {
@@ -57,5 +57,35 @@ describe('requestKey fast path for object keys', () => {
       ),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('rememberLastKey', () => {
+  it('answers the same request object again without asking, and asks for any other', () => {
+    const asked: unknown[] = [];
+    const keyOf = rememberLastKey((request: { name: string }) => {
+      asked.push(request);
+      return request.name;
+    });
+    const a = { name: 'a' };
+    expect([keyOf(a), keyOf(a), keyOf(a)]).toEqual(['a', 'a', 'a']);
+    expect(asked).toEqual([a]);
+    // An equal but other object is asked for: identity, not equality.
+    const b = { name: 'a' };
+    expect(keyOf(b)).toBe('a');
+    expect(keyOf(a)).toBe('a');
+    expect(asked).toEqual([a, b, a]);
+  });
+
+  it('remembers nothing when the key function throws', () => {
+    let fail = true;
+    const keyOf = rememberLastKey((request: { name: string }) => {
+      if (fail) throw new Error('no key');
+      return request.name;
+    });
+    const a = { name: 'a' };
+    expect(() => keyOf(a)).toThrow('no key');
+    fail = false;
+    expect(keyOf(a)).toBe('a');
   });
 });

@@ -45,3 +45,22 @@ function objectKeyFastPath(request: unknown): string | undefined {
   if (count !== 2 || NEEDS_ESCAPE.test(namespace) || NEEDS_ESCAPE.test(name)) return undefined;
   return `{"name":"${name}","namespace":"${namespace}"}`;
 }
+
+/**
+ * `keyOf` that remembers its last request and key: a run asks for the key of one request object
+ * several times in a row (its start, then forget, cancelRetry and done), and each answer was a new
+ * string (with an `Object.keys` array for the default). Requests are values a queue never changes;
+ * one that a caller mutates between calls would keep its first key here — as the queue, which
+ * keeps entries by that key, does anyway. @internal
+ */
+export function rememberLastKey<K>(keyOf: (request: K) => string): (request: K) => string {
+  let last: K | undefined;
+  let lastKey: string | undefined;
+  return (request) => {
+    if (lastKey !== undefined && request === last) return lastKey;
+    const key = keyOf(request);
+    last = request;
+    lastKey = key;
+    return key;
+  };
+}

@@ -1,6 +1,6 @@
 import { type Clock, realClock, type Timer } from '../clock/index.ts';
 import { OptionsError } from '../errors.ts';
-import { requestKey } from '../object/index.ts';
+import { rememberLastKey, requestKey } from '../object/index.ts';
 import { func, integer, nonEmptyString } from '../options.ts';
 import {
   addToSlot,
@@ -134,7 +134,7 @@ export class WorkQueue<K> {
 
   constructor(options: WorkQueueOptions<K> = {}) {
     this.name = nonEmptyString('name', options.name, 'workqueue');
-    this.#keyOf = func('keyOf', options.keyOf, requestKey as (key: K) => string);
+    this.#keyOf = rememberLastKey(func('keyOf', options.keyOf, requestKey as (key: K) => string));
     this.#partitionOf = func('partitionOf', options.partitionOf, undefined);
     this.#clock = options.clock ?? realClock;
     this.#limiter = options.rateLimiter ?? defaultRateLimiter();
