@@ -96,7 +96,8 @@ export class WatchSession {
           const event = this.#decode<T>(line);
           if (event !== undefined) yield event;
         }
-        await cooperator.maybeYield();
+        const pause = cooperator.maybeYield();
+        if (pause !== undefined) await pause;
         this.#waiting();
       }
       this.#waitingSince = undefined;

@@ -12,7 +12,8 @@ export const SLICE_MS = 8;
  * const cooperator = new Cooperator();
  * for (const chunk of chunks) {
  *   decode(chunk);
- *   await cooperator.maybeYield();
+ *   const pause = cooperator.maybeYield();
+ *   if (pause !== undefined) await pause;
  * }
  */
 export class Cooperator {
@@ -23,11 +24,15 @@ export class Cooperator {
     this.#sliceMs = sliceMs;
   }
 
-  /** Yields when the current slice is used up; a resolved promise otherwise. */
-  async maybeYield(): Promise<void> {
-    if (performance.now() - this.#since < this.#sliceMs) return;
-    await setImmediate();
-    this.#since = performance.now();
+  /**
+   * A macrotask boundary to await when the current slice is used up; undefined otherwise (no
+   * promise per chunk of a stream that keeps within its slice).
+   */
+  maybeYield(): Promise<void> | undefined {
+    if (performance.now() - this.#since < this.#sliceMs) return undefined;
+    return setImmediate().then(() => {
+      this.#since = performance.now();
+    });
   }
 
   /** Starts a new slice (after the caller waited on I/O anyway). */

@@ -53,7 +53,8 @@ export async function decodeListBody(
   const items: unknown[] = [];
   const feed = async (chunk: Buffer, into: ListDecoder): Promise<void> => {
     for (const item of into.push(chunk)) items.push(item);
-    await cooperator.maybeYield();
+    const pause = cooperator.maybeYield();
+    if (pause !== undefined) await pause;
   };
   for await (const chunk of body) {
     if (decoder !== undefined) {
