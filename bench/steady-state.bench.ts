@@ -36,7 +36,7 @@ import type { LatencyReport } from './steady-state-client.ts';
 const OBJECTS = positiveInt('BENCH_OBJECTS', 1_000);
 const SECONDS = positiveInt('BENCH_SECONDS', 5);
 /** Seconds of the same writes before the measured ones (0: none). */
-const WARMUP_SECONDS = nonNegativeInt('BENCH_WARMUP_SECONDS', 5);
+const WARMUP_SECONDS = nonNegativeInt('BENCH_WARMUP_SECONDS', 10);
 const RUNS = positiveInt('BENCH_RUNS', 3);
 const RATES = (process.env.BENCH_RATES ?? '100,1000,5000').split(',').map(Number);
 if (RATES.some((r) => !Number.isSafeInteger(r) || r <= 0))
