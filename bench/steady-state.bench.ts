@@ -10,6 +10,11 @@
  * median (min–max) over runs; writes seen (the rest were coalesced: a newer write of the same
  * object came first, which a level-based controller is allowed to do).
  *
+ * BENCH_WARMUP_SECONDS (10) of the same writes, not measured, start each rate (V8 grows the young
+ * generation of a controller whose cache keeps little only after a few seconds of writes).
+ * Profiling knobs: BENCH_CLIENT_FLAGS (Node flags of the controller processes, e.g. `--trace-gc`),
+ * BENCH_ALLOC_PROFILE=PREFIX (a sampling heap profile of each controller's measured writes) and
+ * BENCH_ALLOC_PROFILE_SURVIVORS=1 (only what outlived the young generation).
  * BENCH_LOADS (quiet,cpu): each rate on a quiet machine, then beside one CPU-bound process. Per
  * write the latency is split where the controller's handler saw the event (before: the server's
  * fan-out, loopback, decode and informer; after: queue and worker), and each controller reports its
