@@ -104,7 +104,15 @@ export const PARTS: readonly PartSpec[] = [
     nodeFlags: GC,
     npmScript: 'bench:steady-state',
     fullEnv: {},
-    smallEnv: { BENCH_RATES: '100', BENCH_SECONDS: '1', BENCH_OBJECTS: '200', BENCH_RUNS: '1' },
+    // Quiet only (no CPU-bound process burning a core of the suite's machine), 1 s of warm-up.
+    smallEnv: {
+      BENCH_RATES: '100',
+      BENCH_SECONDS: '1',
+      BENCH_OBJECTS: '200',
+      BENCH_RUNS: '1',
+      BENCH_LOADS: 'quiet',
+      BENCH_WARMUP_SECONDS: '1',
+    },
     fullTimeoutMs: 30 * MIN,
     smallTimeoutMs: SMALL_HANG_MS,
     smallSeconds: 6,

@@ -107,6 +107,10 @@ async function watchSteadyState(): Promise<void> {
 }
 const lastSeqSeen: Record<string, number> = {};
 let reconciles = 0;
+/** While the bench waits for the last writes: the keys whose last write no reconcile saw yet. */
+let awaited:
+  | { readonly until: Record<string, number>; pending: number; readonly done: () => void }
+  | undefined;
 
 function observe(key: string, object: Widget | undefined): void {
   reconciles++;
@@ -115,7 +119,12 @@ function observe(key: string, object: Widget | undefined): void {
   const sentAt = object?.spec?.sentAt;
   if (seq === undefined || sentAt === undefined) return;
   if ((lastSeqSeen[key] ?? -1) >= seq) return;
+  const before = lastSeqSeen[key] ?? -1;
   lastSeqSeen[key] = seq;
+  if (awaited !== undefined) {
+    const last = awaited.until[key];
+    if (last !== undefined && before < last && seq >= last && --awaited.pending === 0) awaited.done();
+  }
   seqs.push(seq);
   latenciesMs.push(now - sentAt);
   deliveryMs.push((arrivedAt.get(key) ?? now) - sentAt);
@@ -213,30 +222,65 @@ async function clientNode(ready: ServerReady, signal: AbortSignal): Promise<void
   await informer.stop();
 }
 
+/**
+ * `{ report }`: with `until` (each key's last seq written), the report waits until a reconcile saw
+ * every key at its last write, or `waitMs` passed (the bench then counts the keys left as lost).
+ */
+export interface ReportRequest {
+  readonly report?: boolean;
+  readonly until?: Record<string, number>;
+  readonly waitMs?: number;
+}
+
+function lastWrites(request: ReportRequest): Promise<void> {
+  const until = request.until;
+  if (until === undefined) return Promise.resolve();
+  let pending = 0;
+  for (const [key, seq] of Object.entries(until)) if ((lastSeqSeen[key] ?? -1) < seq) pending++;
+  if (pending === 0) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      awaited = undefined;
+      resolve();
+    }, request.waitMs ?? 60_000);
+    awaited = {
+      until,
+      pending,
+      done: () => {
+        clearTimeout(timer);
+        awaited = undefined;
+        resolve();
+      },
+    };
+  });
+}
+
 async function main(): Promise<void> {
   const peer = process.env.BENCH_PEER;
   const ready = JSON.parse(process.env.BENCH_SERVER ?? '{}') as ServerReady;
   if ((peer !== 'converge' && peer !== 'client-node') || process.send === undefined)
     throw new Error('steady-state-client.ts is started by steady-state.bench.ts');
   const stop = new AbortController();
-  process.on('message', (message: { report?: boolean; measure?: boolean }) => {
+  process.on('message', (message: ReportRequest & { measure?: boolean }) => {
     if (message.measure === true) {
       void watchSteadyState().then(() => process.send?.({ measuring: true }));
       return;
     }
     if (message.report !== true) return;
-    void stopAllocationProfile().then(() => {
-      const report: LatencyReport = {
-        seqs,
-        latenciesMs,
-        deliveryMs,
-        gc,
-        loopDelayMaxMs: loopDelay.max / 1e6,
-        reconciles,
-        lastSeqSeen,
-      };
-      process.send?.(report, () => process.exit(0));
-    });
+    void lastWrites(message)
+      .then(stopAllocationProfile)
+      .then(() => {
+        const report: LatencyReport = {
+          seqs,
+          latenciesMs,
+          deliveryMs,
+          gc,
+          loopDelayMaxMs: loopDelay.max / 1e6,
+          reconciles,
+          lastSeqSeen,
+        };
+        process.send?.(report, () => process.exit(0));
+      });
   });
   if (peer === 'converge') await converge(ready, stop.signal);
   else await clientNode(ready, stop.signal);

@@ -36,7 +36,7 @@ import {
   type GoalVerdict,
   type ResultTable,
 } from './part-result.ts';
-import type { LatencyReport } from './steady-state-client.ts';
+import type { LatencyReport, ReportRequest } from './steady-state-client.ts';
 
 const OBJECTS = positiveInt('BENCH_OBJECTS', 1_000);
 const SECONDS = positiveInt('BENCH_SECONDS', 5);
@@ -87,6 +87,11 @@ const runs: Run[] = [];
 
 function script(name: string): string {
   return fileURLToPath(new URL(name, import.meta.url));
+}
+
+/** The key of Widget `i` as the server names it (kube-sync-server.ts). */
+function widgetKey(i: number): string {
+  return `team-${(i % 100).toString().padStart(2, '0')}/widget-${i.toString().padStart(6, '0')}`;
 }
 
 function quantile(sorted: readonly number[], q: number): number {
@@ -153,9 +158,14 @@ async function measure(
     const command: WriteCommand = { write: { rate, count, objects: OBJECTS, tag } };
     server.send(command);
     const done = await once(server, (m): m is WriteDone => (m as WriteDone).tag === tag, 'writes');
-    // Let the last writes arrive: until no new reconcile for 300 ms is overkill; 500 ms after the last write is plenty on loopback.
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    client.send({ report: true });
+    // Each object's last write of the run, by key: the report waits until a reconcile saw them all
+    // (a hang detector of 60 s, not a bound: on a loaded machine the last writes take their time).
+    const lastOf = new Map<number, number>();
+    for (let n = Math.max(0, count - OBJECTS); n < count; n++) lastOf.set(n % OBJECTS, done.firstSeq + n);
+    const until: Record<string, number> = {};
+    for (const [i, seq] of lastOf) until[widgetKey(i)] = seq;
+    const request: ReportRequest = { report: true, until, waitMs: 60_000 };
+    client.send(request);
     const report = await once(
       client,
       (m): m is LatencyReport => Array.isArray((m as LatencyReport).latenciesMs),
@@ -171,13 +181,8 @@ async function measure(
       .map((ms, i) => ms - (report.deliveryMs[i] as number))
       .filter(inRun)
       .sort((a, b) => a - b);
-    const lastOf = new Map<number, number>();
-    for (let n = Math.max(0, count - OBJECTS); n < count; n++) lastOf.set(n % OBJECTS, done.firstSeq + n);
     let lost = 0;
-    for (const [i, seq] of lastOf) {
-      const key = `team-${(i % 100).toString().padStart(2, '0')}/widget-${i.toString().padStart(6, '0')}`;
-      if ((report.lastSeqSeen[key] ?? -1) !== seq) lost++;
-    }
+    for (const [key, seq] of Object.entries(until)) if ((report.lastSeqSeen[key] ?? -1) !== seq) lost++;
     correctness.push({
       check: `${LABEL[peer]} at ${rate}/s (${LOAD_LABEL[load]}) run ${run}: every object's last write reconciled`,
       ok: lost === 0,
