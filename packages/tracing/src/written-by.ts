@@ -1,4 +1,4 @@
-import { type Cause, type CauseWriter, MAX_CHAIN_LINKS } from '@converge/runtime';
+import { type Cause, type CauseWriter, followedEcho, MAX_CHAIN_LINKS } from '@converge/runtime';
 import { isSpanContextValid, type SpanContext, TraceFlags } from '@opentelemetry/api';
 
 /**
@@ -141,11 +141,11 @@ export function chainLinks(
   links: number,
 ): { via?: WrittenByLink['via']; chain: WrittenByLink[] } {
   const chain: WrittenByLink[] = [];
-  let echo = pickEcho(causes, controller, key);
+  let echo = followedEcho(causes, controller, key);
   const via = viaOf(echo);
   while (echo !== undefined && chain.length < links) {
     const w = echo.writtenBy as CauseWriter;
-    echo = pickEcho(w.causes, w.controller, w.key);
+    echo = followedEcho(w.causes, w.controller, w.key);
     const next = viaOf(echo);
     chain.push({
       controller: w.controller,
@@ -155,19 +155,6 @@ export function chainLinks(
     });
   }
   return { ...(via === undefined ? {} : { via }), chain };
-}
-
-/** The newest echo among `causes` written by another controller or key than these, else the newest echo. */
-function pickEcho(causes: readonly Cause[], controller: string, key: string): Cause | undefined {
-  let newest: Cause | undefined;
-  for (let i = causes.length - 1; i >= 0; i--) {
-    const c = causes[i] as Cause;
-    const w = c.writtenBy;
-    if (w === undefined) continue;
-    if (w.controller !== controller || w.key !== key) return c;
-    newest ??= c;
-  }
-  return newest;
 }
 
 function viaOf(cause: Cause | undefined): WrittenByLink['via'] {

@@ -98,7 +98,7 @@ export type InvokeOutcome = Outcome & { readonly abandoned: boolean; readonly ti
  * closures made anew for every run.
  */
 class Run {
-  #controller: AbortController | undefined;
+  readonly #controller = new AbortController();
   #reason: unknown;
   aborted = false;
   /** The outcome is decided (settled or abandoned). */
@@ -120,11 +120,7 @@ class Run {
     this.stops = stops;
   }
 
-  signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController();
-      if (this.aborted) this.#controller.abort(this.#reason);
-    }
+  get signal(): AbortSignal {
     return this.#controller.signal;
   }
 
@@ -133,7 +129,7 @@ class Run {
     if (this.aborted) return;
     this.aborted = true;
     this.#reason = reason;
-    this.#controller?.abort(reason);
+    this.#controller.abort(reason);
     if (this.over) return;
     const { clock, abandonGraceMs } = this.options;
     this.#grace = clock.setTimer(
@@ -164,7 +160,7 @@ class Run {
     if (!this.aborted) {
       this.aborted = true;
       this.#reason = FINISHED;
-      this.#controller?.abort(FINISHED);
+      this.#controller.abort(FINISHED);
     }
     this.resolve?.(result);
   }
@@ -218,7 +214,7 @@ export function invoke<R>(
     failures: context.failures,
     causes: context.causes,
     droppedCauses: context.droppedCauses,
-    signal: run.signal(),
+    signal: run.signal,
   };
   let settled: Promise<Outcome>;
   try {
