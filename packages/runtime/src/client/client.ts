@@ -107,6 +107,7 @@ export class Client {
   readonly #fieldManager: string | undefined;
   readonly #fence: (() => Fence | undefined) | undefined;
   readonly #pending: PendingWrites;
+  readonly #clock: Clock;
   #interceptor: ClientInterceptor | undefined;
 
   constructor(options: ClientOptions) {
@@ -129,8 +130,9 @@ export class Client {
     if (options.fence !== undefined && typeof options.fence !== 'function')
       throw new OptionsError('fence', options.fence, 'a function () => Fence | undefined');
     this.#fence = options.fence;
+    this.#clock = options.clock ?? realClock;
     this.#pending = new PendingWrites(
-      options.clock ?? realClock,
+      this.#clock,
       durationMs('readYourWritesTtlMs', options.readYourWritesTtlMs, 60_000),
       integer('maxPendingWrites', options.maxPendingWrites, 10_000, 1),
     );
@@ -504,10 +506,15 @@ export class Client {
     options: WriteOptions | undefined,
     writer: WriterScope | undefined,
   ): KubeObject {
-    if (!options?.dryRun) recordWrite(object, writer);
-    if (!options?.dryRun && this.#cache !== undefined) {
+    if (options?.dryRun) return object;
+    const cached = this.#cache !== undefined;
+    if (writer === undefined && !cached) return object;
+    // One clock read for the write ledger and read-your-writes.
+    const now = this.#clock.now();
+    recordWrite(object, writer, this.#clock, now);
+    if (cached) {
       const key = { namespace: object.metadata.namespace ?? '', name: object.metadata.name ?? '' };
-      this.#pending.recordWrite(this.#id(type, key), object);
+      this.#pending.recordWrite(this.#id(type, key), object, now);
     }
     return object;
   }

@@ -57,8 +57,9 @@ export class PendingWrites {
     return this.#entries.size;
   }
 
-  recordWrite(id: string, object: KubeObject): void {
-    this.#set(id, { kind: 'write', object, at: this.#clock.now() });
+  /** `now`: the clock read just before, when the caller has it. */
+  recordWrite(id: string, object: KubeObject, now: number = this.#clock.now()): void {
+    this.#set(id, { kind: 'write', object, at: now });
   }
 
   recordDelete(id: string, uid: string | undefined): void {

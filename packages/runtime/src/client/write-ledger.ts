@@ -54,8 +54,17 @@ export class WriteLedger {
     return this.#objects.size;
   }
 
-  /** Remembers that `writer` wrote `object` (as the backend returned it). Objects without a resourceVersion are ignored. */
-  record(object: unknown, writer: CauseWriter): void {
+  /** The clock the ledger's times are read from. @internal */
+  get clock(): Clock {
+    return this.#clock;
+  }
+
+  /**
+   * Remembers that `writer` wrote `object` (as the backend returned it). Objects without a
+   * resourceVersion are ignored. `now`: the ledger's clock read just before, when the caller has
+   * it (a client reads it once per write for its read-your-writes too).
+   */
+  record(object: unknown, writer: CauseWriter, now: number = this.#clock.now()): void {
     if (typeof object !== 'object' || object === null) return;
     const { kind, metadata } = object as { kind?: unknown; metadata?: unknown };
     if (typeof metadata !== 'object' || metadata === null) return;
@@ -69,11 +78,10 @@ export class WriteLedger {
             typeof namespace === 'string' ? namespace : undefined,
             typeof name === 'string' ? name : undefined,
           );
-    const now = this.#clock.now();
     let writes = this.#objects.get(id);
     if (writes === undefined) {
       if (this.#objects.size >= this.#max) this.#makeRoom(now);
-      writes = { ring: [], next: 0, at: now };
+      writes = { ring: [], next: 0, at: now, latest: resourceVersion };
       this.#objects.set(id, writes);
     }
     const i = writes.next;
@@ -81,6 +89,8 @@ export class WriteLedger {
     writes.ring[i + 1] = writer;
     writes.next = (i + 2) % RING_LENGTH;
     writes.at = now;
+    // Writes may return out of order (two in flight at once): the latest is not always the last.
+    if (isAfter(resourceVersion, writes.latest)) writes.latest = resourceVersion;
     if (now - this.#sweptAt > this.#ttlMs) this.#sweep(now);
   }
 
@@ -101,7 +111,13 @@ export class WriteLedger {
     // Newest first: an echo is most often of the last write.
     const ring = writes.ring;
     const n = ring.length;
-    for (let k = 2; k <= n; k += 2) {
+    const newest = (writes.next - 2 + RING_LENGTH) % RING_LENGTH;
+    const last = ring[newest] as string;
+    if (last === rv) return ring[newest + 1] as CauseWriter;
+    // A revision after every write remembered is someone else's (the common miss: an edit by
+    // another writer): no need to read the older versions kept.
+    if (isAfter(rv, writes.latest)) return undefined;
+    for (let k = 4; k <= n; k += 2) {
       const i = (writes.next - k + RING_LENGTH) % RING_LENGTH;
       if (ring[i] === rv) return ring[i + 1] as CauseWriter;
     }
@@ -185,10 +201,22 @@ interface ObjectWrites {
   next: number;
   /** When it was last written. */
   at: number;
+  /** The latest version written (by {@link isAfter}). */
+  latest: string;
 }
 
 function objectId(kind: string | undefined, namespace: string | undefined, name: string | undefined): string {
   return `${kind ?? ''}|${namespace ?? ''}/${name ?? ''}`;
+}
+
+/**
+ * A strict total order on resourceVersions that is their numeric order when they are decimal
+ * without leading zeros (etcd's, the store's, NATS KV's): the longer one is later, then the
+ * greater by characters. For other backends' opaque versions it is still a total order, so a
+ * version after the latest written is never one of those written; it just rejects less often.
+ */
+function isAfter(a: string, b: string): boolean {
+  return a.length !== b.length ? a.length > b.length : a > b;
 }
 
 function isEcho(cause: Cause): boolean {

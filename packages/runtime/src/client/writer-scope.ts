@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Clock } from '../clock/index.ts';
 import type { CauseWriter } from '../workqueue/index.ts';
 import type { WriteLedger } from './write-ledger.ts';
 
@@ -57,7 +58,18 @@ export function currentWriter(): WriterScope | undefined {
   return storage.getStore()?.scope;
 }
 
-/** Records `object`, just written, in the ledger of `scope` (a run's, from {@link currentWriter}). @internal */
-export function recordWrite(object: unknown, scope: WriterScope | undefined): void {
-  if (scope !== undefined) scope.ledger.record(object, scope.writer());
+/**
+ * Records `object`, just written, in the ledger of `scope` (a run's, from {@link currentWriter}).
+ * `now`: `clock` read just before, used when it is the ledger's clock. @internal
+ */
+export function recordWrite(
+  object: unknown,
+  scope: WriterScope | undefined,
+  clock?: Clock,
+  now?: number,
+): void {
+  if (scope === undefined) return;
+  const ledger = scope.ledger;
+  if (now !== undefined && clock === ledger.clock) ledger.record(object, scope.writer(), now);
+  else ledger.record(object, scope.writer());
 }

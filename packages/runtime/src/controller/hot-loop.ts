@@ -55,11 +55,15 @@ export interface HotLoopVerdict {
 
 interface KeyState {
   /**
-   * Times of the latest self-caused runs in a row: a ring of `threshold` slots, `count` of them
-   * used, the oldest at `oldest` (a streak that breaks sets `count` to 0: no array to reallocate).
+   * Self-caused runs in a row. The time of the first is `first`; from the second on, the times of
+   * the latest `threshold` are in the ring `times`, `count` of its slots used, the oldest at
+   * `oldest` (a streak that breaks sets `count` to 0: the ring is kept for the next). Most keys
+   * never have two in a row (a run that converges after its own echo): they get no ring, and a
+   * run reads no more than this object.
    */
-  readonly times: Float64Array;
   count: number;
+  first: number;
+  times: number[] | undefined;
   oldest: number;
   generation: number | undefined;
   lastSelfCausedAt: number;
@@ -134,8 +138,9 @@ export class HotLoopDetector {
     }
     if (state === undefined) {
       state = {
-        times: new Float64Array(s.threshold),
         count: 0,
+        first: 0,
+        times: undefined,
         oldest: 0,
         generation,
         lastSelfCausedAt: now,
@@ -162,17 +167,8 @@ export class HotLoopDetector {
       this.#brake(state, now);
       return SELF;
     }
-    const times = state.times;
-    const size = times.length;
-    if (state.count < size) {
-      times[(state.oldest + state.count) % size] = now;
-      state.count++;
-    } else {
-      // Full: the newest takes the oldest's slot.
-      times[state.oldest] = now;
-      state.oldest = (state.oldest + 1) % size;
-    }
-    if (state.count < s.threshold || now - (times[state.oldest] as number) > s.windowMs) return SELF;
+    const oldest = oldestOfStreak(state, now, s.threshold);
+    if (state.count < s.threshold || now - oldest > s.windowMs) return SELF;
     state.flag = { since: now, runs: state.count, cause };
     this.#flagged.add(key);
     this.#brake(state, now);
@@ -236,6 +232,38 @@ export class HotLoopDetector {
     this.#keys.delete(oldest);
     this.#flagged.delete(oldest);
   }
+}
+
+/**
+ * Counts a self-caused run at `now` in the key's streak; the time of the oldest of its latest
+ * `size` runs.
+ */
+function oldestOfStreak(state: KeyState, now: number, size: number): number {
+  const count = state.count;
+  if (count === 0 || size === 1) {
+    state.first = now;
+    state.count = 1;
+    return now;
+  }
+  let times = state.times;
+  if (times === undefined) {
+    times = new Array<number>(size).fill(0);
+    state.times = times;
+  }
+  if (count === 1) {
+    times[0] = state.first;
+    times[1] = now;
+    state.oldest = 0;
+    state.count = 2;
+  } else if (count < size) {
+    times[(state.oldest + count) % size] = now;
+    state.count = count + 1;
+  } else {
+    // Full: the newest takes the oldest's slot.
+    times[state.oldest] = now;
+    state.oldest = (state.oldest + 1) % size;
+  }
+  return times[state.oldest] as number;
 }
 
 /** Every cause echoes a write of the chain of `key` of `controller` (and there is one). */
