@@ -63,8 +63,8 @@ class Writer implements CauseWriter {
 
   static of(controller: string, reconcileId: string, key: string, causes: readonly Cause[]): Writer {
     let below = 0;
-    for (const c of causes) {
-      const w = c.writtenBy;
+    for (let i = 0; i < causes.length; i++) {
+      const w = (causes[i] as Cause).writtenBy;
       if (w !== undefined) below = Math.max(below, linksOf(w));
     }
     if (below >= CUT_AT) {

@@ -66,8 +66,9 @@ export function chainReaches(cause: Cause, controller: string, key: string): boo
 function writerReaches(writer: CauseWriter, controller: string, key: string, links: number): boolean {
   if (writer.key === key && writer.controller === controller) return true;
   if (links <= 1) return false;
-  for (const c of writer.causes) {
-    const w = c.writtenBy;
+  const causes = writer.causes;
+  for (let i = 0; i < causes.length; i++) {
+    const w = (causes[i] as Cause).writtenBy;
     if (w !== undefined && writerReaches(w, controller, key, links - 1)) return true;
   }
   return false;
@@ -79,8 +80,8 @@ function writerReaches(writer: CauseWriter, controller: string, key: string, lin
  */
 export function chainDepth(causes: readonly Cause[], max: number): number {
   let depth = 0;
-  for (const c of causes) {
-    const w = c.writtenBy;
+  for (let i = 0; i < causes.length; i++) {
+    const w = (causes[i] as Cause).writtenBy;
     if (w === undefined) continue;
     const d = max <= 1 ? 1 : 1 + chainDepth(w.causes, max - 1);
     if (d > depth) depth = d;
