@@ -81,16 +81,20 @@ export class WriteLedger {
     let writes = this.#objects.get(id);
     if (writes === undefined) {
       if (this.#objects.size >= this.#max) this.#makeRoom(now);
-      writes = { ring: [], next: 0, at: now, latest: resourceVersion };
+      writes = { version: resourceVersion, writer, older: [], next: 0, at: now, latest: resourceVersion };
       this.#objects.set(id, writes);
+    } else {
+      // The newest so far joins the older ones.
+      const i = writes.next;
+      writes.older[i] = writes.version;
+      writes.older[i + 1] = writes.writer;
+      writes.next = (i + 2) % OLDER_LENGTH;
+      writes.version = resourceVersion;
+      writes.writer = writer;
+      // Writes may return out of order (two in flight at once): the latest is not always the last.
+      if (isAfter(resourceVersion, writes.latest)) writes.latest = resourceVersion;
     }
-    const i = writes.next;
-    writes.ring[i] = resourceVersion;
-    writes.ring[i + 1] = writer;
-    writes.next = (i + 2) % RING_LENGTH;
     writes.at = now;
-    // Writes may return out of order (two in flight at once): the latest is not always the last.
-    if (isAfter(resourceVersion, writes.latest)) writes.latest = resourceVersion;
     if (now - this.#sweptAt > this.#ttlMs) this.#sweep(now);
   }
 
@@ -108,18 +112,17 @@ export class WriteLedger {
       this.#objects.delete(id);
       return undefined;
     }
-    // Newest first: an echo is most often of the last write.
-    const ring = writes.ring;
-    const n = ring.length;
-    const newest = (writes.next - 2 + RING_LENGTH) % RING_LENGTH;
-    const last = ring[newest] as string;
-    if (last === rv) return ring[newest + 1] as CauseWriter;
-    // A revision after every write remembered is someone else's (the common miss: an edit by
+    // Newest first: an echo is most often of the last write, and the newest is kept in the entry
+    // itself (one object read, not the ring of older ones too).
+    if (writes.version === rv) return writes.writer;
+    // A version after every write remembered is someone else's (the common miss: an edit by
     // another writer): no need to read the older versions kept.
     if (isAfter(rv, writes.latest)) return undefined;
-    for (let k = 4; k <= n; k += 2) {
-      const i = (writes.next - k + RING_LENGTH) % RING_LENGTH;
-      if (ring[i] === rv) return ring[i + 1] as CauseWriter;
+    const older = writes.older;
+    const n = older.length;
+    for (let k = 2; k <= n; k += 2) {
+      const i = (writes.next - k + OLDER_LENGTH) % OLDER_LENGTH;
+      if (older[i] === rv) return older[i + 1] as CauseWriter;
     }
     return undefined;
   }
@@ -191,13 +194,19 @@ export class WriteLedger {
  * loop of `npm run bench:cause-chains` measurably more scavenging than four.
  */
 const VERSIONS_PER_OBJECT = 4;
-const RING_LENGTH = 2 * VERSIONS_PER_OBJECT;
+const OLDER_LENGTH = 2 * (VERSIONS_PER_OBJECT - 1);
 
 /** The recent writes of one object. */
 interface ObjectWrites {
-  /** A ring of (resourceVersion, writer) pairs, in one array: the version at even slots, its writer after it. */
-  readonly ring: (string | CauseWriter)[];
-  /** The slot the next version goes to. */
+  /** The newest version written, and its writer. */
+  version: string;
+  writer: CauseWriter;
+  /**
+   * The versions before it, with their writers: a ring of (resourceVersion, writer) pairs in one
+   * array, the version at even slots, its writer after it.
+   */
+  readonly older: (string | CauseWriter)[];
+  /** The slot of `older` the next version pushed out of `version` goes to. */
   next: number;
   /** When it was last written. */
   at: number;
