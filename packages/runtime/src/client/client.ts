@@ -243,7 +243,10 @@ export class Client {
 
   /** The object of `key` in `reader`, with this client's pending writes overlaid; NotFoundError if none. */
   #cached(type: AnyResourceType, key: ObjectKey, reader: ObjectReader): KubeObject {
-    const found = this.#pending.resolve(this.#id(type, key), reader.get(key), reader);
+    const cached = reader.get(key);
+    // No write pending: no id to build for the lookup.
+    const found =
+      this.#pending.size === 0 ? cached : this.#pending.resolve(this.#id(type, key), cached, reader);
     if (found === undefined) {
       throw new NotFoundError(`${qualifiedResource(type)} "${key.name}" not found`, {
         details: { name: key.name, group: type.group, kind: type.plural },

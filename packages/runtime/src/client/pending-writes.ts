@@ -19,12 +19,34 @@ type Pending =
   | { readonly kind: 'write'; readonly object: KubeObject; readonly at: number }
   | { readonly kind: 'delete'; readonly uid: string | undefined; readonly at: number };
 
-/** Compares two resourceVersions; undefined when they are not both decimal revisions. */
+/**
+ * Compares two resourceVersions as numbers (-1, 0 or 1); undefined when they are not both decimal
+ * revisions. Any length: digit by digit, leading zeros skipped (every cached read of an object
+ * with a write pending compares two; no BigInt, no regular expression).
+ */
 export function compareResourceVersions(a: string | undefined, b: string | undefined): number | undefined {
-  if (a === undefined || b === undefined || !/^\d+$/.test(a) || !/^\d+$/.test(b)) return undefined;
-  const x = BigInt(a);
-  const y = BigInt(b);
-  return x < y ? -1 : x > y ? 1 : 0;
+  if (a === undefined || b === undefined || !isDecimal(a) || !isDecimal(b)) return undefined;
+  let i = 0;
+  while (i < a.length - 1 && a.charCodeAt(i) === 48) i++;
+  let j = 0;
+  while (j < b.length - 1 && b.charCodeAt(j) === 48) j++;
+  const digitsA = a.length - i;
+  const digitsB = b.length - j;
+  if (digitsA !== digitsB) return digitsA < digitsB ? -1 : 1;
+  for (; i < a.length; i++, j++) {
+    const d = a.charCodeAt(i) - b.charCodeAt(j);
+    if (d !== 0) return d < 0 ? -1 : 1;
+  }
+  return 0;
+}
+
+function isDecimal(s: string): boolean {
+  if (s.length === 0) return false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
 }
 
 /**
