@@ -34,13 +34,15 @@ import { currentWriter, recordWrite, type WriterScope } from './writer-scope.ts'
 /**
  * Gives the client a synced cache of a type (a shared informer's), creating it on first use; with
  * `metadataOnly`, a cache of the kind's metadata only (a metadata-only informer, separate from the
- * full one). A provider that ignores it still works: the client projects what it reads.
+ * full one). A provider that ignores it still works: the client projects what it reads. It may
+ * return the reader itself when it has synced already (a manager's does): the read then takes it
+ * at once instead of awaiting a promise.
  */
 export type CacheProvider = (
   type: ResourceType,
   signal?: AbortSignal,
   options?: { readonly metadataOnly?: boolean },
-) => Promise<ObjectReader>;
+) => ObjectReader | Promise<ObjectReader>;
 
 export interface ClientOptions {
   /** Where writes (and uncached reads) go. */
@@ -169,7 +171,9 @@ export class Client {
         this.backend.get(untyped(type), key, options),
       )) as T;
     }
-    const reader = await this.#cache(untyped(type), options?.signal);
+    // A synced kind's reader comes at once: no await, so the read does not suspend.
+    const provided = this.#cache(untyped(type), options?.signal);
+    const reader = isPromise(provided) ? await provided : provided;
     if (reader.partial === true) {
       const found = this.#pending.resolve(this.#id(type, key), reader.get(key), reader);
       if (found !== undefined) return found as KubeObjectLike as T;
@@ -185,7 +189,8 @@ export class Client {
   list<R extends AnyResourceType>(type: R, options?: ClientListOptions): Promise<ObjectOf<R>[]>;
   list<T extends KubeObjectLike>(type: AnyResourceType, options?: ClientListOptions): Promise<T[]>;
   async list<T extends KubeObjectLike>(type: AnyResourceType, options: ClientListOptions = {}): Promise<T[]> {
-    const reader = this.#cache === undefined ? undefined : await this.#cache(untyped(type), options.signal);
+    const provided = this.#cache?.(untyped(type), options.signal);
+    const reader = isPromise(provided) ? await provided : provided;
     const items =
       reader === undefined || reader.partial === true
         ? await this.#listPages(type, options)
@@ -212,7 +217,8 @@ export class Client {
         this.backend.get(untyped(type), key, { ...options, metadataOnly: true }),
       );
     if (this.#cache === undefined) return metadataProjection(type)(await live());
-    const reader = await this.#cache(untyped(type), options?.signal, METADATA_ONLY);
+    const provided = this.#cache(untyped(type), options?.signal, METADATA_ONLY);
+    const reader = isPromise(provided) ? await provided : provided;
     if (reader.partial === true) {
       const found = this.#pending.resolve(this.#id(type, key), reader.get(key), reader);
       return metadataProjection(type)(found ?? (await live()));
@@ -562,4 +568,9 @@ function keyOfObject(object: KubeObjectLike): { namespace?: string; name?: strin
     ...(typeof namespace === 'string' ? { namespace } : {}),
     ...(typeof name === 'string' ? { name } : {}),
   };
+}
+
+/** A provider's answer still to come (a reader has no `then`). */
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === 'function';
 }

@@ -7,7 +7,7 @@ import { Client } from './client.ts';
 import type { ObjectReader } from './pending-writes.ts';
 
 /** A reader over the objects `holds` keeps (a replica's shard), and the backend's calls counted. */
-async function setUp(partial: boolean) {
+async function setUp(partial: boolean, provide: 'promise' | 'reader' = 'promise') {
   const reference = new ReferenceBackend({ types: [configMapType] });
   for (const name of ['in-1', 'in-2', 'out-1', 'out-2']) {
     await reference.create(configMapType, { metadata: { namespace: 'default', name } });
@@ -34,37 +34,44 @@ async function setUp(partial: boolean) {
     resourceVersion: '1',
     ...(partial ? { partial: true } : {}),
   };
-  const client = new Client({ backend, cache: async () => reader });
+  // A provider may answer with the reader itself once it is synced (a manager's does).
+  const client = new Client({
+    backend,
+    cache: provide === 'promise' ? async () => reader : () => reader,
+  });
   return { client, calls };
 }
 
-describe('a client over a partial cache (a replica sharded by uid holds its share)', () => {
-  it('reads a hit from the cache, and a miss and every list from the backend', async () => {
-    const { client, calls } = await setUp(true);
-    const key = (name: string) => ({ namespace: 'default', name });
-    expect((await client.get(configMapType, key('in-1'))).metadata.name).toBe('in-1');
-    expect(calls).toEqual([]);
-    // Outside the shard: the backend has it.
-    expect((await client.get(configMapType, key('out-1'))).metadata.name).toBe('out-1');
-    expect((await client.getMetadata(configMapType, key('out-2'))).metadata.name).toBe('out-2');
-    // Absent everywhere: the backend says so.
-    await expect(client.get(configMapType, key('nowhere'))).rejects.toMatchObject({
-      code: 'CONVERGE_ERR_BACKEND_NOT_FOUND',
+describe.each(['promise', 'reader'] as const)(
+  'a client over a partial cache (a replica sharded by uid holds its share), the provider answering with a %s',
+  (provide) => {
+    it('reads a hit from the cache, and a miss and every list from the backend', async () => {
+      const { client, calls } = await setUp(true, provide);
+      const key = (name: string) => ({ namespace: 'default', name });
+      expect((await client.get(configMapType, key('in-1'))).metadata.name).toBe('in-1');
+      expect(calls).toEqual([]);
+      // Outside the shard: the backend has it.
+      expect((await client.get(configMapType, key('out-1'))).metadata.name).toBe('out-1');
+      expect((await client.getMetadata(configMapType, key('out-2'))).metadata.name).toBe('out-2');
+      // Absent everywhere: the backend says so.
+      await expect(client.get(configMapType, key('nowhere'))).rejects.toMatchObject({
+        code: 'CONVERGE_ERR_BACKEND_NOT_FOUND',
+      });
+      expect(calls).toEqual(['get', 'get', 'get']);
+      // A list is the whole kind, not the shard.
+      const names = (await client.list(configMapType, { namespace: 'default' })).map((o) => o.metadata.name);
+      expect(names.sort()).toEqual(['in-1', 'in-2', 'out-1', 'out-2']);
+      expect((await client.listMetadata(configMapType, { namespace: 'default' })).length).toBe(4);
+      expect(calls.slice(3)).toEqual(['list', 'list']);
     });
-    expect(calls).toEqual(['get', 'get', 'get']);
-    // A list is the whole kind, not the shard.
-    const names = (await client.list(configMapType, { namespace: 'default' })).map((o) => o.metadata.name);
-    expect(names.sort()).toEqual(['in-1', 'in-2', 'out-1', 'out-2']);
-    expect((await client.listMetadata(configMapType, { namespace: 'default' })).length).toBe(4);
-    expect(calls.slice(3)).toEqual(['list', 'list']);
-  });
 
-  it('a whole cache answers a miss itself, as before', async () => {
-    const { client, calls } = await setUp(false);
-    await expect(client.get(configMapType, { namespace: 'default', name: 'out-1' })).rejects.toMatchObject({
-      code: 'CONVERGE_ERR_BACKEND_NOT_FOUND',
+    it('a whole cache answers a miss itself, as before', async () => {
+      const { client, calls } = await setUp(false, provide);
+      await expect(client.get(configMapType, { namespace: 'default', name: 'out-1' })).rejects.toMatchObject({
+        code: 'CONVERGE_ERR_BACKEND_NOT_FOUND',
+      });
+      expect((await client.list(configMapType)).length).toBe(2);
+      expect(calls).toEqual([]);
     });
-    expect((await client.list(configMapType)).length).toBe(2);
-    expect(calls).toEqual([]);
-  });
-});
+  },
+);

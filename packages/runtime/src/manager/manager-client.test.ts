@@ -244,3 +244,22 @@ describe('Manager start-up that never gives up (cacheSyncTimeoutMs: Infinity)', 
     await run;
   });
 });
+
+describe('Manager client reads of a synced kind', () => {
+  it('take the reader at once: a get resolves in the first microtask turn, as a list does, and a miss is still a rejected NotFoundError', async () => {
+    const h = await setup(undefined);
+    // The first read starts the informer and waits for its sync.
+    expect((await h.manager.client.get(widgets, key)).metadata.name).toBe('a');
+    const seen: string[] = [];
+    const get = h.manager.client.get(widgets, key).then(() => seen.push('get'));
+    const list = h.manager.client.list(widgets).then(() => seen.push('list'));
+    const miss = h.manager.client.get(widgets, { namespace: 'default', name: 'none' }).catch((e: unknown) => {
+      seen.push(e instanceof NotFoundError ? 'not found' : String(e));
+    });
+    await Promise.resolve();
+    // Before, each read awaited the reader's promise and its wait for sync: several turns later.
+    expect(seen).toEqual(['get', 'list', 'not found']);
+    await Promise.all([get, list, miss]);
+    await h.stop();
+  });
+});

@@ -165,6 +165,12 @@ export class Manager implements Runnable {
   readonly #readers = new Map<string, ReturnType<InformerRegistry['acquire']>>();
   /** The kinds (reader ids) that are primaries of controllers sharded by uid: read by the member's share. */
   readonly #shardedKinds = new Set<string>();
+  /**
+   * The client's readers that have synced, by type object, full then metadata-only: a read of a
+   * synced kind takes its reader at once, with no promise and no id string built (see
+   * {@link Manager.#readyReader}). Emptied whenever a reader is dropped.
+   */
+  #readyReaders = new WeakMap<ResourceType, [ObjectReader | undefined, ObjectReader | undefined]>();
   readonly #webhooks = new WebhookRegistry();
   readonly #permissions = new Permissions();
 
@@ -233,7 +239,10 @@ export class Manager implements Runnable {
         clock: this.#clock,
         fieldManager: options.fieldManager ?? 'converge',
         fence: () => this.#sharding?.fence ?? this.#fence,
-        cache: (type, signal, read) => this.#reader(type, signal, read?.metadataOnly === true),
+        cache: (type, signal, read) => {
+          const metadataOnly = read?.metadataOnly === true;
+          return this.#readyReader(type, metadataOnly) ?? this.#reader(type, signal, metadataOnly);
+        },
         syncedCache: (type) => this.#syncedReader(type),
       });
     }
@@ -439,6 +448,7 @@ export class Manager implements Runnable {
 
   /** Releases the client's cached readers of `type` (full and metadata-only), if any; the next read acquires them again. */
   #dropReader(type: ResourceType): void {
+    this.#readyReaders = new WeakMap();
     for (const metadataOnly of [false, true]) {
       const id = readerId(type, metadataOnly);
       const handle = this.#readers.get(id);
@@ -474,6 +484,29 @@ export class Manager implements Runnable {
     return this.#shardedKinds.has(readerId(type, false))
       ? partialReader(handle.informer.cache)
       : handle.informer.cache;
+  }
+
+  /**
+   * The client's reader of `type` when it has synced already (what {@link Manager.#reader} would
+   * resolve to at once), else undefined. A controller's reads are almost all of synced kinds: they
+   * skip an async frame, a promise and the reader's id per read.
+   */
+  #readyReader(type: ResourceType, metadataOnly: boolean): ObjectReader | undefined {
+    const i = metadataOnly ? 1 : 0;
+    const known = this.#readyReaders.get(type)?.[i];
+    if (known !== undefined) return known;
+    const handle = this.#readers.get(readerId(type, metadataOnly));
+    if (handle === undefined || !handle.informer.hasSynced()) return undefined;
+    const reader = this.#shardedKinds.has(readerId(type, false))
+      ? partialReader(handle.informer.cache)
+      : handle.informer.cache;
+    let both = this.#readyReaders.get(type);
+    if (both === undefined) {
+      both = [undefined, undefined];
+      this.#readyReaders.set(type, both);
+    }
+    both[i] = reader;
+    return reader;
   }
 
   /**
