@@ -195,8 +195,8 @@ export class Controller<R> implements Runnable {
   /** The last error of each request being retried, by key; emptied as they succeed or are let go. */
   readonly #lastErrors = new Map<string, LastError>();
   readonly #stop = new AbortController();
-  /** The stop of every run under way, watched with one listener. */
-  readonly #stops = new StopWatch(this.#stop.signal);
+  /** The stop and the timeout of every run under way, watched with one listener and one timer. */
+  readonly #stops: StopWatch;
   #state: ControllerState = 'new';
   #failure: Error | undefined;
   #sourceRuns: Promise<void>[] = [];
@@ -233,6 +233,10 @@ export class Controller<R> implements Runnable {
     this.needLeaderElection = options.needLeaderElection ?? options.sharding === undefined;
     this.sharded = options.sharding !== undefined;
     this.#clock = options.clock ?? realClock;
+    this.#stops = new StopWatch(this.#stop.signal, {
+      clock: this.#clock,
+      timeoutMs: this.#reconcileTimeoutMs,
+    });
     this.#logger = (options.logger ?? noopLogger).child({ controller: this.name });
     this.#metrics = options.metrics;
     this.#onError = options.onError;
@@ -561,6 +565,8 @@ export class Controller<R> implements Runnable {
   async #work(stopSignal: AbortSignal, cell: WriterCell | undefined): Promise<void> {
     let sinceYield = 0;
     for (;;) {
+      // About to wait for work with no run under way: the runs' deadline timer can go.
+      if (this.#queue.length === 0) this.#stops.idle();
       const request = await this.#queue.get(stopSignal);
       if (request === undefined) return;
       if (this.#sharding !== undefined && !this.#sharding.mayRun(request)) {
@@ -708,6 +714,7 @@ export class Controller<R> implements Runnable {
       timeoutMs: this.#reconcileTimeoutMs,
       abandonGraceMs: this.#abandonGraceMs,
       stops: this.#stops,
+      startedAt: started,
     };
     const invocation =
       scope === undefined || inCell

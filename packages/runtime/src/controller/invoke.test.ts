@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { VirtualClock } from '../clock/virtual-clock.ts';
 import { noopLogger } from '../log/index.ts';
@@ -201,6 +202,113 @@ describe('invoke', () => {
       },
     ).outcome;
     expect(seen).toBe(why);
+    expect(clock.pendingTimers).toBe(0);
+  });
+});
+
+describe('StopWatch deadlines', () => {
+  /** A run that starts `after` ms after the one before and takes `takes` ms (undefined: until aborted). */
+  interface Planned {
+    readonly after: number;
+    readonly takes: number | undefined;
+  }
+  const TIMEOUT = 100;
+  const planned = fc.record({
+    after: fc.integer({ min: 0, max: 150 }),
+    // Never exactly the timeout: which of two timers due at one instant fires first is not part of the contract.
+    takes: fc.option(
+      fc.oneof(fc.integer({ min: 0, max: TIMEOUT - 1 }), fc.integer({ min: TIMEOUT + 1, max: 300 })),
+      {
+        nil: undefined,
+      },
+    ),
+  });
+
+  /** Runs `plan` on a virtual clock; for each run, when its signal aborted and why (if it did before it returned). */
+  async function play(plan: readonly Planned[], watch: boolean) {
+    const clock = new VirtualClock();
+    const stop = new AbortController();
+    const stops = watch
+      ? new StopWatch(stop.signal, { clock, timeoutMs: TIMEOUT })
+      : new StopWatch(stop.signal);
+    const seen: { start: number; abortedAt?: number; reason?: unknown }[] = [];
+    const outcomes: Promise<unknown>[] = [];
+    for (const p of plan) {
+      await clock.advance(p.after);
+      const record: { start: number; abortedAt?: number; reason?: unknown } = { start: clock.now() };
+      seen.push(record);
+      const reconciler: Reconciler<string> = {
+        reconcile: (_r, { signal }) =>
+          new Promise<void>((resolve) => {
+            signal.addEventListener('abort', () => {
+              record.abortedAt = clock.now();
+              record.reason = signal.reason;
+              resolve();
+            });
+            if (p.takes !== undefined) clock.setTimer(resolve, p.takes);
+          }),
+      };
+      const o = {
+        clock,
+        stopSignal: stop.signal,
+        timeoutMs: TIMEOUT,
+        abandonGraceMs: 50,
+        stops,
+        startedAt: clock.now(),
+      };
+      outcomes.push(invoke(reconciler, 'k', context, o).outcome);
+    }
+    await clock.advance(1_000);
+    await Promise.all(outcomes);
+    stops.idle();
+    return { seen, pending: clock.pendingTimers };
+  }
+
+  it('time out exactly the runs that outlast the timeout, at their start plus the timeout, with one timer for all; none is left once idle', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(planned, { minLength: 1, maxLength: 12 }), async (plan) => {
+        const shared = await play(plan, true);
+        const own = await play(plan, false);
+        plan.forEach((p, i) => {
+          const run = shared.seen[i] as { start: number; abortedAt?: number; reason?: unknown };
+          const outlasts = p.takes === undefined || p.takes > TIMEOUT;
+          if (outlasts) {
+            expect(run.reason).toBeInstanceOf(ReconcileTimeoutError);
+            expect(run.abortedAt).toBe(run.start + TIMEOUT);
+          } else expect(run.reason).not.toBeInstanceOf(ReconcileTimeoutError);
+        });
+        // The same as a timer of its own per run.
+        expect(shared.seen).toEqual(own.seen);
+        expect(shared.pending).toBe(0);
+      }),
+      // Saturated: overlapping, back-to-back and hanging runs, and a deadline passing while
+      // others wait, all come within the first ~50 cases.
+      { numRuns: 150 },
+    );
+  });
+
+  it('arms one timer while runs follow each other, and re-arms it only when it fires', async () => {
+    const clock = new VirtualClock();
+    const stop = new AbortController();
+    const stops = new StopWatch(stop.signal, { clock, timeoutMs: 1_000 });
+    const armed = vi.spyOn(clock, 'setTimer');
+    const quick: Reconciler<string> = { reconcile: async () => {} };
+    // A backlog: one run after another, the watch never idle.
+    for (let i = 0; i < 100; i++) {
+      const o = {
+        clock,
+        stopSignal: stop.signal,
+        timeoutMs: 1_000,
+        abandonGraceMs: 500,
+        stops,
+        startedAt: clock.now(),
+      };
+      await invoke(quick, 'q', context, o).outcome;
+      await clock.advance(5);
+    }
+    // 500 ms of runs: the first run's timer is still the one armed.
+    expect(armed).toHaveBeenCalledTimes(1);
+    stops.idle();
     expect(clock.pendingTimers).toBe(0);
   });
 });

@@ -12,6 +12,8 @@ export interface InvokeOptions {
   readonly stopSignal: AbortSignal;
   readonly timeoutMs: number;
   readonly abandonGraceMs: number;
+  /** When the run started, on `clock` (read here when not given). */
+  readonly startedAt?: number;
 }
 
 /** One reconcile in progress. */
@@ -39,24 +41,43 @@ const FINISHED: Error = Object.freeze(
 );
 
 /**
- * The runs under way that one stop signal stops: one `abort` listener for all of them instead of
- * one added and removed per run (with the run's own AbortController, the larger part of what a
- * reconcile over a cache allocated; `npm run bench:steady-state` counts the collections). The runs
- * are kept in a list through their own links: no Set whose table is rebuilt as runs come and go.
- * A controller keeps one for its workers and passes it to every {@link invoke}.
+ * The runs under way that one stop signal stops, and when given the clock and timeout they share,
+ * times out: one `abort` listener for all of them instead of one added and removed per run (with
+ * the run's own AbortController, the larger part of what a reconcile over a cache allocated;
+ * `npm run bench:steady-state` counts the collections), and one timer for all their deadlines
+ * instead of a timer armed and cancelled per run (a Node timer object and its list insertion per
+ * reconcile). The timer is armed for the earliest deadline and, when it fires, times out the runs
+ * whose deadline passed and is armed again for the next; while runs follow each other it stays
+ * armed, and {@link StopWatch.idle} (a worker about to wait for work) cancels it once none runs.
+ * The runs are kept in a list through their own links: no Set whose table is rebuilt as runs come
+ * and go. A controller keeps one for its workers and passes it to every {@link invoke}.
  *
  * @internal
  */
 export class StopWatch {
   readonly signal: AbortSignal;
+  readonly #timeouts: { readonly clock: Clock; readonly timeoutMs: number } | undefined;
   #head: Run | undefined;
   #listening = false;
+  #timer: Timer | undefined;
+  /** When the armed timer fires (clock ms); +Infinity when none is armed. */
+  #timerAt = Number.POSITIVE_INFINITY;
 
-  constructor(signal: AbortSignal) {
+  constructor(signal: AbortSignal, timeouts?: { readonly clock: Clock; readonly timeoutMs: number }) {
     this.signal = signal;
+    if (timeouts !== undefined && timeouts.timeoutMs > 0) this.#timeouts = timeouts;
   }
 
-  /** Aborts `run` when the signal aborts (at once if it has). */
+  /** Whether this watch times out the runs of `options` (same clock and timeout). */
+  timesOut(options: Pick<InvokeOptions, 'clock' | 'timeoutMs'>): boolean {
+    const t = this.#timeouts;
+    return t !== undefined && t.clock === options.clock && t.timeoutMs === options.timeoutMs;
+  }
+
+  /**
+   * Aborts `run` when the signal aborts (at once if it has), and when `run.deadline` is set, once
+   * the clock reaches it.
+   */
   add(run: Run): void {
     if (this.signal.aborted) {
       run.abort(this.signal.reason);
@@ -70,6 +91,10 @@ export class StopWatch {
       this.#listening = true;
       this.signal.addEventListener('abort', () => this.#stop(), { once: true });
     }
+    // Its deadline is its start plus the timeout: no clock read to arm for it.
+    const deadline = run.deadline;
+    if (deadline !== undefined && deadline < this.#timerAt)
+      this.#arm(deadline, deadline - (this.#timeouts as { readonly timeoutMs: number }).timeoutMs);
   }
 
   delete(run: Run): void {
@@ -82,7 +107,53 @@ export class StopWatch {
     run.next = undefined;
   }
 
+  /** No run is under way and none is about to start: the deadline timer need not stay armed. */
+  idle(): void {
+    if (this.#head === undefined) this.#disarm();
+  }
+
+  /** Arms the timer for `at`, the clock being at `now`. */
+  #arm(at: number, now: number): void {
+    const t = this.#timeouts as { readonly clock: Clock; readonly timeoutMs: number };
+    this.#timer?.cancel();
+    this.#timerAt = at;
+    this.#timer = t.clock.setTimer(() => this.#expire(), Math.max(0, at - now));
+  }
+
+  #disarm(): void {
+    this.#timer?.cancel();
+    this.#timer = undefined;
+    this.#timerAt = Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * The timer fired: the runs whose deadline passed time out, and it is armed for the earliest
+   * left. Every run is looked at (a controller's runs are at most its workers), so a deadline
+   * earlier than an older run's (the wall clock set back) is not missed.
+   */
+  #expire(): void {
+    const t = this.#timeouts as { readonly clock: Clock; readonly timeoutMs: number };
+    this.#timer = undefined;
+    this.#timerAt = Number.POSITIVE_INFINITY;
+    const now = t.clock.now();
+    const due: Run[] = [];
+    let next = Number.POSITIVE_INFINITY;
+    for (let run = this.#head; run !== undefined; run = run.next) {
+      const deadline = run.deadline;
+      if (deadline === undefined) continue;
+      if (deadline <= now) due.push(run);
+      else if (deadline < next) next = deadline;
+    }
+    for (const run of due) {
+      // Out of the list: its signal has aborted, a stop has nothing left to tell it.
+      this.delete(run);
+      run.abort(new ReconcileTimeoutError(t.timeoutMs));
+    }
+    if (next !== Number.POSITIVE_INFINITY) this.#arm(next, now);
+  }
+
   #stop(): void {
+    this.#disarm();
     const runs: Run[] = [];
     for (let run = this.#head; run !== undefined; run = run.next) runs.push(run);
     for (const run of runs) this.delete(run);
@@ -107,6 +178,8 @@ class Run {
   #grace: Timer | undefined;
   onStop: (() => void) | undefined;
   resolve: ((outcome: InvokeOutcome) => void) | undefined;
+  /** When a StopWatch times it out (clock ms), if one does. */
+  deadline: number | undefined = undefined;
   // A StopWatch's list.
   watched = false;
   prev: Run | undefined;
@@ -195,6 +268,9 @@ export function invoke<R>(
   const outcome = new Promise<InvokeOutcome>((resolve) => {
     run.resolve = resolve;
   });
+  // The watch's one timer times the run out, instead of a timer of its own.
+  const watched = timeoutMs > 0 && run.stops?.timesOut(options) === true;
+  if (watched) run.deadline = (options.startedAt ?? clock.now()) + timeoutMs;
   if (run.stops !== undefined) run.stops.add(run);
   else if (stopSignal.aborted) run.abort(stopSignal.reason);
   else {
@@ -202,7 +278,7 @@ export function invoke<R>(
     run.onStop = onStop;
     stopSignal.addEventListener('abort', onStop, { once: true });
   }
-  if (timeoutMs > 0 && !run.aborted)
+  if (timeoutMs > 0 && !run.aborted && !watched)
     run.timeout = clock.setTimer(() => run.abort(new ReconcileTimeoutError(timeoutMs)), timeoutMs);
 
   // The signal is made here, not on first read through a getter: an object literal with an
