@@ -732,16 +732,22 @@ export class Controller<R> implements Runnable {
     );
     this.#running.add(running);
     this.#activeWorkersChanged();
-    void invocation.settled.then(() => {
-      this.#running.delete(running);
-      this.#activeWorkersChanged();
-    });
     return running;
+  }
+
+  /** The run's reconciler has settled: it no longer runs. */
+  #unlist(running: Running<R>): void {
+    this.#running.delete(running);
+    this.#activeWorkersChanged();
   }
 
   /** Applies a run's outcome to the queue, logs it and tells the metrics. */
   #end(running: Running<R>, outcome: InvokeOutcome): Finished {
     const { request, invocation, abort, logger, started, causes, cell } = running;
+    // A run that was not abandoned has settled by now (its outcome is its settling): it leaves
+    // the list at once, with no reaction of its own per run; an abandoned one when it settles.
+    if (outcome.abandoned) void invocation.settled.then(() => this.#unlist(running));
+    else this.#unlist(running);
     if (cell !== undefined) {
       if (outcome.abandoned) cell.retired = true;
       else cell.scope = undefined;
