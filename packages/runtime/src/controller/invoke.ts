@@ -40,6 +40,12 @@ const FINISHED: Error = Object.freeze(
   }),
 );
 
+/** The clock and the timeout a controller's runs share. */
+interface Timeouts {
+  readonly clock: Clock;
+  readonly timeoutMs: number;
+}
+
 /**
  * The runs under way that one stop signal stops, and when given the clock and timeout they share,
  * times out: one `abort` listener for all of them instead of one added and removed per run (with
@@ -56,14 +62,14 @@ const FINISHED: Error = Object.freeze(
  */
 export class StopWatch {
   readonly signal: AbortSignal;
-  readonly #timeouts: { readonly clock: Clock; readonly timeoutMs: number } | undefined;
+  readonly #timeouts: Timeouts | undefined;
   #head: Run | undefined;
   #listening = false;
   #timer: Timer | undefined;
   /** When the armed timer fires (clock ms); +Infinity when none is armed. */
   #timerAt = Number.POSITIVE_INFINITY;
 
-  constructor(signal: AbortSignal, timeouts?: { readonly clock: Clock; readonly timeoutMs: number }) {
+  constructor(signal: AbortSignal, timeouts?: Timeouts) {
     this.signal = signal;
     if (timeouts !== undefined && timeouts.timeoutMs > 0) this.#timeouts = timeouts;
   }
@@ -93,8 +99,9 @@ export class StopWatch {
     }
     // Its deadline is its start plus the timeout: no clock read to arm for it.
     const deadline = run.deadline;
-    if (deadline !== undefined && deadline < this.#timerAt)
-      this.#arm(deadline, deadline - (this.#timeouts as { readonly timeoutMs: number }).timeoutMs);
+    const t = this.#timeouts;
+    if (deadline !== undefined && t !== undefined && deadline < this.#timerAt)
+      this.#arm(t, deadline, deadline - t.timeoutMs);
   }
 
   delete(run: Run): void {
@@ -113,11 +120,10 @@ export class StopWatch {
   }
 
   /** Arms the timer for `at`, the clock being at `now`. */
-  #arm(at: number, now: number): void {
-    const t = this.#timeouts as { readonly clock: Clock; readonly timeoutMs: number };
+  #arm(t: Timeouts, at: number, now: number): void {
     this.#timer?.cancel();
     this.#timerAt = at;
-    this.#timer = t.clock.setTimer(() => this.#expire(), Math.max(0, at - now));
+    this.#timer = t.clock.setTimer(() => this.#expire(t), Math.max(0, at - now));
   }
 
   #disarm(): void {
@@ -131,8 +137,7 @@ export class StopWatch {
    * left. Every run is looked at (a controller's runs are at most its workers), so a deadline
    * earlier than an older run's (the wall clock set back) is not missed.
    */
-  #expire(): void {
-    const t = this.#timeouts as { readonly clock: Clock; readonly timeoutMs: number };
+  #expire(t: Timeouts): void {
     this.#timer = undefined;
     this.#timerAt = Number.POSITIVE_INFINITY;
     const now = t.clock.now();
@@ -149,7 +154,7 @@ export class StopWatch {
       this.delete(run);
       run.abort(new ReconcileTimeoutError(t.timeoutMs));
     }
-    if (next !== Number.POSITIVE_INFINITY) this.#arm(next, now);
+    if (next !== Number.POSITIVE_INFINITY) this.#arm(t, next, now);
   }
 
   #stop(): void {

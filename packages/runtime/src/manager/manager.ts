@@ -493,19 +493,16 @@ export class Manager implements Runnable {
    */
   #readyReader(type: ResourceType, metadataOnly: boolean): ObjectReader | undefined {
     const i = metadataOnly ? 1 : 0;
-    const known = this.#readyReaders.get(type)?.[i];
+    const both = this.#readyReaders.get(type);
+    const known = both?.[i];
     if (known !== undefined) return known;
     const handle = this.#readers.get(readerId(type, metadataOnly));
     if (handle === undefined || !handle.informer.hasSynced()) return undefined;
     const reader = this.#shardedKinds.has(readerId(type, false))
       ? partialReader(handle.informer.cache)
       : handle.informer.cache;
-    let both = this.#readyReaders.get(type);
-    if (both === undefined) {
-      both = [undefined, undefined];
-      this.#readyReaders.set(type, both);
-    }
-    both[i] = reader;
+    if (both === undefined) this.#readyReaders.set(type, i === 0 ? [reader, undefined] : [undefined, reader]);
+    else both[i] = reader;
     return reader;
   }
 
