@@ -1,29 +1,39 @@
 /**
  * The cost of cause chains and hot-loop detection (issue 31): reconcile throughput of a steady
  * write → reconcile loop with both on (the default) and with `causeChains: false, hotLoop: false`,
- * alternated in one process. Run with `npm run bench:cause-chains`.
+ * in one process. Run with `npm run bench:cause-chains`.
  *
  * Two loops over the runtime's FakeBackend (in process, no sockets: the controller path is most of
  * the work), on the real clock, KEYS Widgets each:
- * - steady (the goal): someone else edits every Widget's spec, ROUNDS times; each edit runs its
- *   key, which writes `status.observed` through the manager's client, and the echo of that write
- *   runs it once more, with nothing left to do. Chains on: every write recorded, every echo named,
- *   every run counted by the detector, nothing flagged.
- * - hot loop (the worst case, reported): each reconcile writes `status.n + 1` until WRITES, so
- *   every run is the echo of the one before, every key is flagged and chains grow.
- * Throughput is reconciles per second of this process's CPU time (user + system), which a busy
- * machine disturbs far less than wall time; wall-time figures are shown too.
+ * - steady (the goal): someone else edits every Widget's spec; each edit runs its key, which
+ *   writes `status.observed` through the manager's client, and the echo of that write runs it once
+ *   more, with nothing left to do. Chains on: every write recorded, every echo named, every run
+ *   counted by the detector, nothing flagged.
+ * - hot loop (the worst case, reported): someone else sets every Widget's `status.n` to 0, and each
+ *   reconcile writes `status.n + 1` until WRITES, so every run but the first is the echo of the one
+ *   before, every key is flagged and chains grow.
  *
- * Environment knobs: BENCH_KEYS (default 200), BENCH_ROUNDS (default 25), BENCH_WRITES per key
- * (default 50), BENCH_RUNS per variant (default 61; the verdict needs at least 5). Runs are short
- * (~0.2 s) and on a shared virtual machine the on/off ratio of one pair ranges 0.65–1.5 (a GC or a
- * preempted vCPU lands in one run): with 15 pairs the median moved ±3 points between runs minutes
- * apart, with 61 about ±1.
+ * How it is measured: each variant is one manager, started once and kept for the whole part (its
+ * own FakeBackend, warmed up first); the two run one round each in turn (ABBA: which goes first
+ * alternates), a round being one edit of every Widget and the reconciles it leads to (~5 ms in the
+ * steady loop). Throughput is reconciles per second of this process's CPU time (user + system).
+ * The verdict is the ratio of the totals: every reconcile's CPU time with the feature on against
+ * off, over all rounds. Rounds this short and this close in time see the same machine: a slow
+ * spell of a shared vCPU, which lasts far longer than a round, weighs on both alike. A garbage
+ * collection lands in whichever round's allocation triggers it, so each variant pays its own
+ * share in proportion to what it allocates. The interval is a bootstrap over the pairs of rounds.
+ * (Until session 21 each pair was two fresh managers run ~0.2 s each, and the verdict the median of
+ * the pairs' ratios: one run's throughput ranged 2.5× on this VM, and the verdict moved 3 points
+ * between runs of the same code.)
  *
- * Exit status: 1 when a correctness check fails (a key that did not reach WRITES, chains missing
- * or present where they should not be); a missed goal does not fail it.
+ * Environment knobs: BENCH_KEYS (default 200), BENCH_ROUNDS steady rounds per variant (default
+ * 1000; the verdict needs at least 20), BENCH_HOT_ROUNDS hot-loop rounds per variant (default 40),
+ * BENCH_WRITES per key and hot round (default 50).
+ *
+ * Exit status: 1 when a correctness check fails (a round that ran a key more or fewer times than
+ * its writes call for, chains missing or present where they should not be); a missed goal does
+ * not fail it.
  */
-import { performance } from 'node:perf_hooks';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import { resourceType } from '../packages/runtime/src/backend/index.ts';
 import type { Controller } from '../packages/runtime/src/controller/index.ts';
@@ -36,11 +46,14 @@ import { type CorrectnessCheck, finishPart, type GoalVerdict } from './part-resu
 
 const KEYS = positiveInt('BENCH_KEYS', 200);
 const WRITES = positiveInt('BENCH_WRITES', 50);
-const ROUNDS = positiveInt('BENCH_ROUNDS', 25);
-const RUNS = positiveInt('BENCH_RUNS', 61);
-const WARMUP_RUNS = 2;
+const ROUNDS = positiveInt('BENCH_ROUNDS', 1000);
+const HOT_ROUNDS = positiveInt('BENCH_HOT_ROUNDS', 40);
+/** Rounds per variant the verdict needs. */
+const MIN_ROUNDS = 20;
 /** Issue 31: the controller path with chains and detection on is at most 5 % slower. */
 const GOAL_RATIO = 0.95;
+/** Bootstrap resamples of the pairs for the interval. */
+const RESAMPLES = 2000;
 
 const widgets = resourceType({
   group: 'example.com',
@@ -51,177 +64,275 @@ const widgets = resourceType({
 });
 type Widget = KubeObject & { spec?: { size?: number }; status?: { n?: number; observed?: number } };
 type Scenario = 'steady' | 'hot-loop';
+/** Rounds each variant runs first, not measured: the steady loop's are short (JIT tiers settle). */
+const WARMUP_ROUNDS: Record<Scenario, number> = { steady: 100, 'hot-loop': 2 };
 
-interface Run {
-  readonly reconcilesPerS: number;
-  /** Per second of this process's CPU time (user + system): what a busy machine disturbs least. */
-  readonly reconcilesPerCpuS: number;
+/** One round of one variant. */
+interface Round {
   readonly reconciles: number;
-  readonly ok: boolean;
+  /** This process's CPU time (user + system), µs. */
+  readonly cpuMicros: number;
+  readonly wallMs: number;
+  /** Reconciles whose first cause named a writer. */
   readonly echoesAttributed: number;
+  /** Keys flagged at the round's end. */
   readonly hotLoopKeys: number;
+  /** The reconciles the round's edits call for, exactly (no more came after it either). */
+  readonly ok: boolean;
 }
 
-async function once(chains: boolean, scenario: Scenario): Promise<Run> {
-  const backend = new FakeBackend();
-  for (let i = 0; i < KEYS; i++) {
-    backend.set(widgets, {
-      apiVersion: 'example.com/v1',
-      kind: 'Widget',
-      metadata: { name: `w${i}`, namespace: 'bench' },
-      spec: { size: 0 },
-      status: { n: 0, observed: 0 },
-    } as Widget);
-  }
-  const manager = new Manager({ backend });
-  let go = false;
-  let reconciles = 0;
-  let reached = 0;
-  let echoesAttributed = 0;
-  let finished: () => void = () => {};
-  /** Steady: the reconciles a round ends at, and what to call then. */
-  let target = -1;
-  let reachedTarget: () => void = () => {};
-  const all = new Promise<void>((resolve) => {
-    finished = resolve;
-  });
-  const controller: Controller<ObjectKey> = manager
-    .controller(widgets)
-    .withOptions(chains ? {} : { causeChains: false, hotLoop: false })
-    .complete(async (key, { causes }) => {
-      if (!go) return done();
-      if (++reconciles === target) reachedTarget();
-      if (causes[0]?.writtenBy !== undefined) echoesAttributed++;
-      const w = await manager.client.get<Widget>(widgets, key);
-      if (scenario === 'steady') {
-        const size = w.spec?.size ?? 0;
-        if (w.status?.observed === size) return done();
-        await manager.client.updateStatus(widgets, { ...w, status: { ...w.status, observed: size } });
-        return done();
-      }
-      const n = w.status?.n ?? 0;
-      if (n >= WRITES) {
-        if (++reached === KEYS) finished();
-        return done();
-      }
-      await manager.client.updateStatus(widgets, { ...w, status: { n: n + 1 } });
-      return done();
-    });
-  const stop = new AbortController();
-  const running = manager.start(stop.signal);
-  while (controller.state !== 'running' || controller.queue.length + controller.queue.processingCount > 0)
-    await nextMacrotask();
-  go = true;
-  const started = performance.now();
-  const cpu = process.cpuUsage();
-  if (scenario === 'hot-loop') {
-    for (let i = 0; i < KEYS; i++) controller.queue.add({ namespace: 'bench', name: `w${i}` });
-    await all;
-  } else {
-    for (let round = 1; round <= ROUNDS; round++) {
-      // Each edit runs its key, and the echo of its status write once more.
-      target = 2 * KEYS * round;
-      const roundDone = new Promise<void>((resolve) => {
-        reachedTarget = resolve;
-      });
-      for (const w of backend.objects<Widget>(widgets)) backend.set(widgets, { ...w, spec: { size: round } });
-      await roundDone;
+/** A manager with one controller, started once, run a round at a time. */
+class Loop {
+  readonly chains: boolean;
+  readonly #scenario: Scenario;
+  readonly #backend = new FakeBackend({ historyLimit: 4 * KEYS });
+  readonly #manager: Manager;
+  readonly #controller: Controller<ObjectKey>;
+  readonly #stop = new AbortController();
+  #running: Promise<void> | undefined;
+  #go = false;
+  #round = 0;
+  #reconciles = 0;
+  #echoesAttributed = 0;
+  /** Hot loop: keys that reached WRITES this round. */
+  #reached = 0;
+  #target = -1;
+  #reachedTarget: () => void = () => {};
+
+  constructor(chains: boolean, scenario: Scenario) {
+    this.chains = chains;
+    this.#scenario = scenario;
+    for (let i = 0; i < KEYS; i++) {
+      this.#backend.set(widgets, {
+        apiVersion: 'example.com/v1',
+        kind: 'Widget',
+        metadata: { name: `w${i}`, namespace: 'bench' },
+        spec: { size: 0 },
+        status: { n: WRITES, observed: 0 },
+      } as Widget);
     }
+    this.#manager = new Manager({ backend: this.#backend });
+    this.#controller = this.#manager
+      .controller(widgets)
+      .withOptions(chains ? {} : { causeChains: false, hotLoop: false })
+      .complete(async (key, { causes }) => this.#reconcile(key, causes[0]?.writtenBy !== undefined));
   }
-  const seconds = (performance.now() - started) / 1000;
-  const used = process.cpuUsage(cpu);
-  const cpuSeconds = (used.user + used.system) / 1e6;
-  const hotLoopKeys = controller.hotLoopKeys();
-  stop.abort();
-  await running;
-  return {
-    reconcilesPerS: reconciles / seconds,
-    reconcilesPerCpuS: reconciles / cpuSeconds,
-    reconciles,
-    ok:
-      scenario === 'steady'
-        ? reconciles === 2 * KEYS * ROUNDS
-        : reached === KEYS && reconciles === KEYS * (WRITES + 1),
-    echoesAttributed,
-    hotLoopKeys,
-  };
+
+  async #reconcile(key: ObjectKey, echo: boolean): Promise<ReturnType<typeof done>> {
+    if (!this.#go) return done();
+    if (echo) this.#echoesAttributed++;
+    const client = this.#manager.client;
+    const w = await client.get<Widget>(widgets, key);
+    if (this.#scenario === 'steady') {
+      if (++this.#reconciles === this.#target) this.#reachedTarget();
+      const size = w.spec?.size ?? 0;
+      if (w.status?.observed !== size)
+        await client.updateStatus(widgets, { ...w, status: { ...w.status, observed: size } });
+      return done();
+    }
+    this.#reconciles++;
+    const n = w.status?.n ?? 0;
+    if (n >= WRITES) {
+      if (++this.#reached === KEYS) this.#reachedTarget();
+      return done();
+    }
+    await client.updateStatus(widgets, { ...w, status: { n: n + 1 } });
+    return done();
+  }
+
+  async start(): Promise<void> {
+    this.#running = this.#manager.start(this.#stop.signal);
+    const c = this.#controller;
+    while (c.state !== 'running' || c.queue.length + c.queue.processingCount > 0) await nextMacrotask();
+    this.#go = true;
+  }
+
+  /** Edits every Widget as someone else and waits for the reconciles that follow. */
+  async round(): Promise<Round> {
+    const round = ++this.#round;
+    const before = this.#reconciles;
+    const attributedBefore = this.#echoesAttributed;
+    const expected = this.#scenario === 'steady' ? 2 * KEYS : KEYS * (WRITES + 1);
+    this.#reached = 0;
+    this.#target = before + expected;
+    const finished = new Promise<void>((resolve) => {
+      this.#reachedTarget = resolve;
+    });
+    const started = performance.now();
+    const cpu = process.cpuUsage();
+    for (const w of this.#backend.objects<Widget>(widgets)) {
+      this.#backend.set(
+        widgets,
+        this.#scenario === 'steady' ? { ...w, spec: { size: round } } : { ...w, status: { n: 0 } },
+      );
+    }
+    await finished;
+    const used = process.cpuUsage(cpu);
+    const wallMs = performance.now() - started;
+    // Anything still queued or running now would be a reconcile the edits did not call for.
+    await nextMacrotask();
+    const c = this.#controller;
+    const idle = c.queue.length + c.queue.processingCount === 0;
+    return {
+      reconciles: this.#reconciles - before,
+      cpuMicros: used.user + used.system,
+      wallMs,
+      echoesAttributed: this.#echoesAttributed - attributedBefore,
+      hotLoopKeys: c.hotLoopKeys(),
+      ok: idle && this.#reconciles - before === expected,
+    };
+  }
+
+  /** Stops the manager once nothing has run for a few turns of the event loop; all reconciles counted. */
+  async stop(): Promise<number> {
+    for (let i = 0; i < 10; i++) await nextMacrotask();
+    this.#stop.abort();
+    await this.#running;
+    return this.#reconciles;
+  }
 }
 
 interface Pairs {
-  readonly on: Run[];
-  readonly off: Run[];
+  readonly on: Round[];
+  readonly off: Round[];
 }
 
-async function measure(scenario: Scenario): Promise<Pairs> {
-  const pairs: Pairs = { on: [], off: [] };
-  for (let i = 0; i < WARMUP_RUNS; i++) {
-    await once(true, scenario);
-    await once(false, scenario);
+async function measure(scenario: Scenario, rounds: number): Promise<Pairs & { readonly ok: boolean }> {
+  const warmup = WARMUP_ROUNDS[scenario];
+  const on = new Loop(true, scenario);
+  const off = new Loop(false, scenario);
+  await on.start();
+  await off.start();
+  for (let i = 0; i < warmup; i++) {
+    await on.round();
+    await off.round();
   }
-  for (let i = 0; i < RUNS; i++) {
-    // Alternate which goes first, so that a drift of the machine weighs on both alike.
+  const pairs = { on: [] as Round[], off: [] as Round[] };
+  for (let i = 0; i < rounds; i++) {
+    // ABBA: which goes first alternates, so that neither always runs right after the other's garbage.
     if (i % 2 === 0) {
-      pairs.on.push(await once(true, scenario));
-      pairs.off.push(await once(false, scenario));
+      pairs.on.push(await on.round());
+      pairs.off.push(await off.round());
     } else {
-      pairs.off.push(await once(false, scenario));
-      pairs.on.push(await once(true, scenario));
+      pairs.off.push(await off.round());
+      pairs.on.push(await on.round());
     }
   }
-  return pairs;
+  // A reconcile no edit called for would come after the last round: none may.
+  const totals = [await on.stop(), await off.stop()];
+  const expected = (warmup + rounds) * (scenario === 'steady' ? 2 * KEYS : KEYS * (WRITES + 1));
+  return { ...pairs, ok: totals.every((t) => t === expected) };
 }
 
-/** The median over pairs of on / off, per CPU second: each pair ran back to back. */
+/** Reconciles per CPU second over the rounds taken together. */
+function throughput(rounds: readonly Round[]): number {
+  let reconciles = 0;
+  let micros = 0;
+  for (const r of rounds) {
+    reconciles += r.reconciles;
+    micros += r.cpuMicros;
+  }
+  return (reconciles / micros) * 1e6;
+}
+
+/** On / off throughput over all rounds: the verdict. */
 function ratioOf(p: Pairs): number {
-  return median(p.on.map((r, i) => r.reconcilesPerCpuS / (p.off[i] as Run).reconcilesPerCpuS));
+  return throughput(p.on) / throughput(p.off);
 }
 
-const steady = await measure('steady');
-const hot = await measure('hot-loop');
+/** The pairs' ratio, resampled: its 5th and 95th percentiles (a fixed seed: a rerun gives the same). */
+function interval(p: Pairs): [number, number] {
+  let seed = 0x2545f491;
+  const random = (): number => {
+    // xorshift32
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) / 2 ** 32;
+  };
+  const n = p.on.length;
+  const ratios: number[] = [];
+  for (let b = 0; b < RESAMPLES; b++) {
+    let onRec = 0;
+    let onCpu = 0;
+    let offRec = 0;
+    let offCpu = 0;
+    for (let k = 0; k < n; k++) {
+      const i = Math.floor(random() * n);
+      const a = p.on[i] as Round;
+      const o = p.off[i] as Round;
+      onRec += a.reconciles;
+      onCpu += a.cpuMicros;
+      offRec += o.reconciles;
+      offCpu += o.cpuMicros;
+    }
+    ratios.push(onRec / onCpu / (offRec / offCpu));
+  }
+  ratios.sort((a, b) => a - b);
+  return [ratios[Math.floor(0.05 * RESAMPLES)] as number, ratios[Math.floor(0.95 * RESAMPLES)] as number];
+}
+
+const pairRatios = (p: Pairs): number[] =>
+  p.on.map(
+    (r, i) => r.reconciles / r.cpuMicros / ((p.off[i] as Round).reconciles / (p.off[i] as Round).cpuMicros),
+  );
+
+const steady = await measure('steady', ROUNDS);
+const hot = await measure('hot-loop', HOT_ROUNDS);
 const steadyRatio = ratioOf(steady);
 const hotRatio = ratioOf(hot);
+const [steadyLow, steadyHigh] = interval(steady);
+const perRound = (r: Round): number => (r.reconciles / r.cpuMicros) * 1e6;
 const rows = (scenario: string, p: Pairs): string[][] =>
   (
     [
       ['on (default)', p.on],
       ['off (causeChains: false, hotLoop: false)', p.off],
     ] as const
-  ).map(([label, runs]) => [
-    scenario,
-    label,
-    fmt(median(runs.map((r) => r.reconcilesPerCpuS)), 0),
-    `${fmt(Math.min(...runs.map((r) => r.reconcilesPerCpuS)), 0)}–${fmt(Math.max(...runs.map((r) => r.reconcilesPerCpuS)), 0)}`,
-    fmt(median(runs.map((r) => r.reconcilesPerS)), 0),
-  ]);
+  ).map(([label, rounds]) => {
+    const cpuMicros = rounds.reduce((sum, r) => sum + r.cpuMicros, 0);
+    const reconciles = rounds.reduce((sum, r) => sum + r.reconciles, 0);
+    return [
+      scenario,
+      label,
+      fmt(throughput(rounds), 0),
+      fmt(cpuMicros / reconciles, 2),
+      `${fmt(Math.min(...rounds.map(perRound)), 0)}–${fmt(Math.max(...rounds.map(perRound)), 0)}`,
+      fmt((reconciles / rounds.reduce((sum, r) => sum + r.wallMs, 0)) * 1000, 0),
+    ];
+  });
 const slower = (ratio: number): string => `${fmt((1 - ratio) * 100, 1)} % slower`;
+const µsPerReconcile = (rounds: readonly Round[]): number => 1e6 / throughput(rounds);
 const goals: GoalVerdict[] =
-  RUNS >= 5
+  ROUNDS >= MIN_ROUNDS
     ? [
         {
           goal: 'the controller path with cause chains and hot-loop detection on is at most 5 % slower than without (steady write → reconcile loop)',
           met: steadyRatio >= GOAL_RATIO,
-          measured: `${slower(steadyRatio)}: median on/off ratio of reconciles per CPU second over ${RUNS} alternated pairs ${fmt(steadyRatio, 3)} (pairs ${steady.on.map((r, i) => fmt(r.reconcilesPerCpuS / (steady.off[i] as Run).reconcilesPerCpuS, 3)).join(', ')})`,
+          measured: `${slower(steadyRatio)}: on/off ratio of reconciles per CPU second over ${ROUNDS} alternated pairs of rounds ${fmt(steadyRatio, 3)} (90 % bootstrap interval ${fmt(steadyLow, 3)}–${fmt(steadyHigh, 3)}; median of the pairs' own ratios ${fmt(median(pairRatios(steady)), 3)}); the feature costs ${fmt(µsPerReconcile(steady.on) - µsPerReconcile(steady.off), 2)} µs of CPU per reconcile against ${fmt(µsPerReconcile(steady.off), 2)} µs for a whole reconcile without it`,
           ...(steadyRatio >= GOAL_RATIO
             ? {}
             : {
-                explanation: `In this loop the feature costs ${fmt(1e6 / median(steady.on.map((r) => r.reconcilesPerCpuS)) - 1e6 / median(steady.off.map((r) => r.reconcilesPerCpuS)), 1)} µs of CPU per reconcile (the difference of the medians), against ${fmt(1e6 / median(steady.off.map((r) => r.reconcilesPerCpuS)), 1)} µs for a whole reconcile over the in-process FakeBackend (no I/O at all). CPU profiles of each variant run alone (steady loop, 60 runs each, session 20) put the code that runs only with the feature on at ~3.8 % of the samples: naming the writes a run's causes echo ~43 % of that (the ledger's entry of the object by uid and the attributed copy), the hot-loop detector ~30 % (one map lookup of the key's state per run: memory latency, since every run's garbage cycles the caches), recording a write and making its writer ~25 %; a sampling heap profile puts the feature at 153 B per reconcile (the attributed copy, the writer, the run's writer scope) and its extra scavenging at ~0.2 µs. In session 20 the means of CPU time over 30–40 runs per variant (a separate harness, 5 ms between runs) gave 0.1–8.5 % on the same commits for which this bench's median of paired ratios gave 5.5–8.5 %: on this 2-vCPU VM one run's throughput ranges 2.5× (the min–max above), far more than the effect measured. Over a real API server a reconcile costs milliseconds and the same microseconds are well under 1 %.`,
+                explanation: `CPU profiles of each variant (steady loop, session 20) put the code that runs only with the feature on at ~3.8 % of the samples: naming the writes a run's causes echo ~43 % of that (the ledger's entry of the object by uid and the attributed copy), the hot-loop detector ~30 % (one map lookup of the key's state per run), recording a write and making its writer ~25 %; a sampling heap profile puts the feature at 153 B per reconcile (the attributed copy, the writer, the run's writer scope). Over a real API server a reconcile costs milliseconds and the same microseconds are well under 1 %.`,
               }),
         },
       ]
     : [];
+const steadyRounds = [...steady.on, ...steady.off];
+const hotRounds = [...hot.on, ...hot.off];
 const correctness: CorrectnessCheck[] = [
   {
-    check: `steady: every edit ran its key twice (the edit, then the echo of its status write), ${2 * KEYS * ROUNDS} reconciles, both ways`,
-    ok: [...steady.on, ...steady.off].every((r) => r.ok),
+    check: `steady: every edit ran its key twice (the edit, then the echo of its status write), ${2 * KEYS} reconciles a round and none after, both ways`,
+    ok: steady.ok && steadyRounds.every((r) => r.ok),
   },
   {
     check: 'steady: with chains on every echo names its writer and no key is flagged',
-    ok: steady.on.every((r) => r.echoesAttributed === KEYS * ROUNDS && r.hotLoopKeys === 0),
-    detail: steady.on.map((r) => `${r.echoesAttributed} attributed, ${r.hotLoopKeys} flagged`).join('; '),
+    ok: steady.on.every((r) => r.echoesAttributed === KEYS && r.hotLoopKeys === 0),
+    detail: `${steady.on.filter((r) => r.echoesAttributed !== KEYS || r.hotLoopKeys !== 0).length} rounds otherwise`,
   },
   {
     check: `hot loop: every key reached ${WRITES} writes with exactly one reconcile per write, both ways`,
-    ok: [...hot.on, ...hot.off].every((r) => r.ok),
+    ok: hot.ok && hotRounds.every((r) => r.ok),
   },
   {
     check: 'hot loop: with chains on every echo names its writer and every key is flagged',
@@ -237,14 +348,21 @@ finishPart({
   part: 'cause-chains',
   title: 'Cause chains and hot-loop detection: reconcile throughput on and off',
   method: [
-    `${KEYS} Widgets over the runtime's FakeBackend, one manager and one builder controller (1 worker) per run, real clock.`,
-    `Steady: ${ROUNDS} rounds of an edit of every Widget's spec by someone else; each edit runs its key, which writes status.observed through the manager's client, and the echo runs it once more (${2 * KEYS * ROUNDS} reconciles a run). Hot loop: each reconcile writes status.n + 1 until ${WRITES}, every run the echo of the one before, every key flagged (${KEYS * (WRITES + 1)} reconciles a run).`,
-    `On: the defaults (causeChains, hotLoop); off: causeChains: false, hotLoop: false. ${WARMUP_RUNS} warm-up pairs, then ${RUNS} pairs alternating which goes first; throughput is reconciles per second of the process's CPU time (wall time disturbed by other processes far more); the verdict is the median of the per-pair ratios.`,
+    `${KEYS} Widgets over the runtime's FakeBackend per variant; each variant one manager and one builder controller (1 worker), started once and kept for the part; real clock.`,
+    `Steady: a round is an edit of every Widget's spec by someone else; each edit runs its key, which writes status.observed through the manager's client, and the echo runs it once more (${2 * KEYS} reconciles a round). Hot loop: a round sets every Widget's status.n to 0 as someone else; each reconcile writes status.n + 1 until ${WRITES}, every run but the first the echo of the one before, every key flagged (${KEYS * (WRITES + 1)} reconciles a round).`,
+    `On: the defaults (causeChains, hotLoop); off: causeChains: false, hotLoop: false. ${WARMUP_ROUNDS.steady} steady and ${WARMUP_ROUNDS['hot-loop']} hot-loop warm-up rounds each, then ${ROUNDS} steady and ${HOT_ROUNDS} hot-loop rounds per variant, one round of each in turn (which goes first alternates). Throughput is reconciles per second of the process's CPU time; the verdict is on/off over all rounds taken together, with a 90 % bootstrap interval over the pairs of rounds.`,
   ],
   tables: [
     {
       title: 'Reconciles per second',
-      columns: ['loop', 'variant', 'median per CPU s', 'min–max per CPU s', 'median per wall s'],
+      columns: [
+        'loop',
+        'variant',
+        'per CPU s (all rounds)',
+        'CPU µs per reconcile',
+        'min–max of a round, per CPU s',
+        'per wall s (all rounds)',
+      ],
       rows: [...rows('steady', steady), ...rows('hot loop', hot)],
     },
   ],
@@ -252,6 +370,10 @@ finishPart({
   goals,
   correctness,
   notes: [
-    `Hot loop (the worst case: every reconcile writes, every key flagged, chains grow): ${slower(hotRatio)} (median on/off ratio ${fmt(hotRatio, 3)}).`,
+    `Hot loop (the worst case: every reconcile writes, every key flagged, chains grow): ${slower(hotRatio)} (on/off ratio ${fmt(hotRatio, 3)}, 90 % interval ${interval(
+      hot,
+    )
+      .map((x) => fmt(x, 3))
+      .join('–')}).`,
   ],
 });

@@ -226,7 +226,7 @@ export const PARTS: readonly PartSpec[] = [
     nodeFlags: SRC,
     npmScript: 'bench:cause-chains',
     fullEnv: {},
-    smallEnv: { BENCH_KEYS: '50', BENCH_WRITES: '20', BENCH_RUNS: '1' },
+    smallEnv: { BENCH_KEYS: '50', BENCH_WRITES: '20', BENCH_ROUNDS: '5', BENCH_HOT_ROUNDS: '1' },
     fullTimeoutMs: 10 * MIN,
     smallTimeoutMs: SMALL_HANG_MS,
     smallSeconds: 3,

@@ -81,14 +81,10 @@ export class WriteLedger {
     let writes = this.#objects.get(id);
     if (writes === undefined) {
       if (this.#objects.size >= this.#max) this.#makeRoom(now);
-      writes = { version: resourceVersion, writer, older: [], next: 0, at: now, latest: resourceVersion };
+      writes = new ObjectWrites(resourceVersion, writer, now);
       this.#objects.set(id, writes);
     } else {
-      // The newest so far joins the older ones.
-      const i = writes.next;
-      writes.older[i] = writes.version;
-      writes.older[i + 1] = writes.writer;
-      writes.next = (i + 2) % OLDER_LENGTH;
+      writes.push();
       writes.version = resourceVersion;
       writes.writer = writer;
       // Writes may return out of order (two in flight at once): the latest is not always the last.
@@ -118,13 +114,7 @@ export class WriteLedger {
     // A version after every write remembered is someone else's (the common miss: an edit by
     // another writer): no need to read the older versions kept.
     if (isAfter(rv, writes.latest)) return undefined;
-    const older = writes.older;
-    const n = older.length;
-    for (let k = 2; k <= n; k += 2) {
-      const i = (writes.next - k + OLDER_LENGTH) % OLDER_LENGTH;
-      if (older[i] === rv) return older[i + 1] as CauseWriter;
-    }
-    return undefined;
+    return writes.olderWriterOf(rv);
   }
 
   /**
@@ -194,24 +184,62 @@ export class WriteLedger {
  * loop of `npm run bench:cause-chains` measurably more scavenging than four.
  */
 const VERSIONS_PER_OBJECT = 4;
-const OLDER_LENGTH = 2 * (VERSIONS_PER_OBJECT - 1);
+const OLDER = VERSIONS_PER_OBJECT - 1;
 
-/** The recent writes of one object. */
-interface ObjectWrites {
+/**
+ * The recent writes of one object. The versions before the newest are a ring of three slots in
+ * fields of the entry itself, not an array beside it: an array is one more object to reach (a
+ * cache miss on a write, in `npm run bench:cause-chains`) and to collect.
+ */
+class ObjectWrites {
   /** The newest version written, and its writer. */
   version: string;
   writer: CauseWriter;
-  /**
-   * The versions before it, with their writers: a ring of (resourceVersion, writer) pairs in one
-   * array, the version at even slots, its writer after it.
-   */
-  readonly older: (string | CauseWriter)[];
-  /** The slot of `older` the next version pushed out of `version` goes to. */
-  next: number;
   /** When it was last written. */
   at: number;
   /** The latest version written (by {@link isAfter}). */
   latest: string;
+  /** The slot the version pushed out of `version` goes to next (0–2). */
+  next = 0;
+  v0: string | undefined = undefined;
+  w0: CauseWriter | undefined = undefined;
+  v1: string | undefined = undefined;
+  w1: CauseWriter | undefined = undefined;
+  v2: string | undefined = undefined;
+  w2: CauseWriter | undefined = undefined;
+
+  constructor(version: string, writer: CauseWriter, at: number) {
+    this.version = version;
+    this.writer = writer;
+    this.at = at;
+    this.latest = version;
+  }
+
+  /** Moves the newest version to the ring of older ones (the oldest there goes). */
+  push(): void {
+    const slot = this.next;
+    if (slot === 0) {
+      this.v0 = this.version;
+      this.w0 = this.writer;
+    } else if (slot === 1) {
+      this.v1 = this.version;
+      this.w1 = this.writer;
+    } else {
+      this.v2 = this.version;
+      this.w2 = this.writer;
+    }
+    this.next = slot === OLDER - 1 ? 0 : slot + 1;
+  }
+
+  /** The writer of `version` among the older ones, the newest first. */
+  olderWriterOf(version: string): CauseWriter | undefined {
+    for (let k = 1; k <= OLDER; k++) {
+      const slot = (this.next - k + OLDER) % OLDER;
+      if (slot === 0 ? this.v0 === version : slot === 1 ? this.v1 === version : this.v2 === version)
+        return slot === 0 ? this.w0 : slot === 1 ? this.w1 : this.w2;
+    }
+    return undefined;
+  }
 }
 
 function objectId(kind: string | undefined, namespace: string | undefined, name: string | undefined): string {

@@ -21,7 +21,7 @@ import {
   type WorkQueueMetrics,
 } from '../workqueue/index.ts';
 import { ShutdownTimeoutError, SourceFailedError, SourceSyncError } from './errors.ts';
-import { HotLoopDetector, type HotLoopInfo, hotLoopSettings } from './hot-loop.ts';
+import { HotLoopDetector, type HotLoopInfo, type HotLoopVerdict, hotLoopSettings } from './hot-loop.ts';
 import { type ControllerKeyInfo, keyInfo, type LastError } from './inspect.ts';
 import {
   type Finished,
@@ -602,6 +602,7 @@ export class Controller<R> implements Runnable {
     let causes: CauseSet;
     let key: string | undefined;
     let now: number | undefined;
+    let streakStart = Number.NaN;
     if (ledger === undefined) causes = this.#queue.causesOf(request);
     else {
       // One clock read for the ledger, the detector and the run's start, one key for the queue
@@ -609,11 +610,17 @@ export class Controller<R> implements Runnable {
       now = this.#clock.now();
       key = this.#keyOf(request);
       causes = this.#queue.attributedCausesOf(request, ledger, now, key);
-      if (this.#hotLoops !== undefined && !this.#watchLoop(request, key, causes, now)) return undefined;
+      if (this.#hotLoops !== undefined) {
+        const verdict = this.#watchLoop(request, key, causes, now);
+        if (verdict === undefined) return undefined;
+        if (verdict.first) streakStart = now;
+      }
     }
     const id = `${this.name}-${(++this.#seq).toString(36)}`;
     const scope =
-      ledger === undefined ? undefined : new ReconcileWriter(ledger, this.name, id, key as string, causes);
+      ledger === undefined
+        ? undefined
+        : new ReconcileWriter(ledger, this.name, id, key as string, causes, streakStart);
     const failures = this.#queue.numRequeues(request);
     const interceptor = this.#interceptor;
     if (interceptor === undefined)
@@ -633,16 +640,16 @@ export class Controller<R> implements Runnable {
   }
 
   /**
-   * Counts a run for hot-loop detection; false when the brake holds it back (it is then requeued
-   * after the brake's wait, its causes kept).
+   * Counts a run for hot-loop detection: the detector's verdict, or undefined when the brake holds
+   * it back (it is then requeued after the brake's wait, its causes kept).
    */
-  #watchLoop(request: R, key: string, causes: CauseSet, now: number): boolean {
+  #watchLoop(request: R, key: string, causes: CauseSet, now: number): HotLoopVerdict | undefined {
     const verdict = (this.#hotLoops as HotLoopDetector).observe(key, causes.causes, now);
-    if (!verdict.selfCaused) return true;
+    if (!verdict.selfCaused) return verdict;
     if (verdict.deferMs > 0) {
       const last = causes.causes[causes.causes.length - 1] as Cause;
       this.#queue.requeueAfter(request, verdict.deferMs, { keepCauses: true, cause: last });
-      return false;
+      return undefined;
     }
     if (this.#metrics?.onSelfCausedReconcile !== undefined)
       this.#hook(() => this.#metrics?.onSelfCausedReconcile?.(this.name));
@@ -657,7 +664,7 @@ export class Controller<R> implements Runnable {
         'Hot loop detected',
       );
     }
-    return true;
+    return verdict;
   }
 
   /** A whole run, for an interceptor to wrap. */

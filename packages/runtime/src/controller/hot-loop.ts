@@ -1,7 +1,8 @@
 import { OptionsError } from '../errors.ts';
 import { durationMs, integer } from '../options.ts';
-import type { Cause } from '../workqueue/index.ts';
-import { chainReaches, followedEcho } from '../workqueue/index.ts';
+import type { Cause, CauseWriter } from '../workqueue/index.ts';
+import { chainReaches, followedEcho, MAX_CHAIN_LINKS } from '../workqueue/index.ts';
+import { streakStartOf } from './reconcile-writer.ts';
 
 /**
  * Options of hot-loop detection (`ControllerOptions.hotLoop`). The rule: a run is **self-caused**
@@ -12,6 +13,12 @@ import { chainReaches, followedEcho } from '../workqueue/index.ts';
  * `metadata.generation` in between. Any other run (an event no reconcile of the chain wrote, a
  * retry, a requeue, a manual add) and a generation change start the count again. A flagged key
  * is cleared when no self-caused run came for `windowMs`.
+ *
+ * One corner: a key's first self-caused run is remembered in the writes it makes, not in a state
+ * per key (most keys stop there: a reconcile that converges after its own echo). So its second
+ * self-caused run counts as the second when the nearest write of its own in its causes' chains is
+ * one the first made (within `windowMs`, same generation), whatever other runs came in between;
+ * from the second on the count is kept per key, exactly as above.
  */
 export interface HotLoopOptions {
   /** Self-caused runs in a row that flag a key. Default 10. */
@@ -51,6 +58,11 @@ export interface HotLoopVerdict {
   readonly flagged: boolean;
   /** The brake holds this run back this long (0: run now). */
   readonly deferMs: number;
+  /**
+   * The first self-caused run of a streak, for a key with no state kept: its writes carry the
+   * streak (`ReconcileWriter`'s `streakStart`), so that the next one can count as the second.
+   */
+  readonly first: boolean;
 }
 
 interface KeyState {
@@ -73,8 +85,19 @@ interface KeyState {
   braked: number;
 }
 
-const NOT_SELF: HotLoopVerdict = Object.freeze({ selfCaused: false, flagged: false, deferMs: 0 });
-const SELF: HotLoopVerdict = Object.freeze({ selfCaused: true, flagged: false, deferMs: 0 });
+const NOT_SELF: HotLoopVerdict = Object.freeze({
+  selfCaused: false,
+  flagged: false,
+  deferMs: 0,
+  first: false,
+});
+const SELF: HotLoopVerdict = Object.freeze({ selfCaused: true, flagged: false, deferMs: 0, first: false });
+const SELF_FIRST: HotLoopVerdict = Object.freeze({
+  selfCaused: true,
+  flagged: false,
+  deferMs: 0,
+  first: true,
+});
 
 /** Settings of a detector, checked. @internal */
 export interface HotLoopSettings {
@@ -107,8 +130,9 @@ export function hotLoopSettings(value: boolean | HotLoopOptions | undefined): Ho
 
 /**
  * Counts self-caused runs per key and flags hot loops (the rule is on {@link HotLoopOptions}).
- * Costs a map lookup per run; keeps a small state per key that had a self-caused run, at most
- * `maxKeys`. @internal
+ * Keeps a small state per key from its second self-caused run in a row, at most `maxKeys`; a run
+ * of a controller with no such key costs no lookup, and a key's first self-caused run is carried
+ * by its writes (a converging key never gets a state). @internal
  */
 export class HotLoopDetector {
   readonly #controller: string;
@@ -124,22 +148,31 @@ export class HotLoopDetector {
   /** Counts a run of `key` with `causes` starting at `now`. */
   observe(key: string, causes: readonly Cause[], now: number): HotLoopVerdict {
     const s = this.#s;
-    let state = this.#keys.get(key);
+    // Most runs of most controllers: no key with a streak of two, nothing to look up (the map
+    // lookup of a key's state was ~30 % of what the feature cost per run: memory latency).
+    let state = this.#keys.size === 0 ? undefined : this.#keys.get(key);
     if (state !== undefined) this.#expire(key, state, now);
     const selfCaused = isSelfCaused(causes, this.#controller, key);
     const generation = primaryGeneration(causes);
     if (!selfCaused) {
-      // The state stays (a key that converges after one echo per edit keeps one, reused): the
-      // map does not churn, and `maxKeys` bounds it.
+      // The state stays (a key that loops now and then keeps one, reused): the map does not
+      // churn, and `maxKeys` bounds it.
       if (state === undefined) return NOT_SELF;
       state.count = 0;
       if (generation !== undefined) state.generation = generation;
       return NOT_SELF;
     }
     if (state === undefined) {
+      let first = Number.NaN;
+      if (s.threshold > 1) {
+        const previous = streakBefore(causes, this.#controller, key, now, s.windowMs, generation);
+        // No first run of a streak behind this one: it is the first, carried by its writes.
+        if (previous === undefined) return SELF_FIRST;
+        first = previous;
+      }
       state = {
-        count: 0,
-        first: 0,
+        count: Number.isNaN(first) ? 0 : 1,
+        first: Number.isNaN(first) ? 0 : first,
         times: undefined,
         oldest: 0,
         generation,
@@ -157,7 +190,7 @@ export class HotLoopDetector {
     }
     const flag = state.flag;
     if (flag !== undefined && s.brake && now < state.allowedAt) {
-      return { selfCaused: true, flagged: false, deferMs: state.allowedAt - now };
+      return { selfCaused: true, flagged: false, deferMs: state.allowedAt - now, first: false };
     }
     state.lastSelfCausedAt = now;
     const cause = followedEcho(causes, this.#controller, key) ?? lastCause(causes);
@@ -172,7 +205,12 @@ export class HotLoopDetector {
     state.flag = { since: now, runs: state.count, cause };
     this.#flagged.add(key);
     this.#brake(state, now);
-    return { selfCaused: true, flagged: true, deferMs: 0 };
+    return { selfCaused: true, flagged: true, deferMs: 0, first: false };
+  }
+
+  /** Keys with a state kept (a streak of two or more, or a flag), expired ones included. */
+  get trackedKeys(): number {
+    return this.#keys.size;
   }
 
   /** The key's flag, if it is flagged at `now`; `chain` is left to the caller to format. */
@@ -277,6 +315,54 @@ function isSelfCaused(causes: readonly Cause[], controller: string, key: string)
   for (let i = 0; i < causes.length; i++)
     if (!chainReaches(causes[i] as Cause, controller, key)) return false;
   return true;
+}
+
+/**
+ * For a self-caused run of `key` with no state kept: when the first run of its streak started, if
+ * the nearest write of the key's own in each cause's chain (up to {@link MAX_CHAIN_LINKS} links)
+ * includes one made by such a first run less than `windowMs` before `now`, at the same
+ * `generation` (either unknown counts as the same); the latest of those. Undefined otherwise.
+ */
+function streakBefore(
+  causes: readonly Cause[],
+  controller: string,
+  key: string,
+  now: number,
+  windowMs: number,
+  generation: number | undefined,
+): number | undefined {
+  let latest: number | undefined;
+  for (let i = 0; i < causes.length; i++) {
+    const writer = (causes[i] as Cause).writtenBy;
+    if (writer === undefined) continue;
+    const own = nearestOwnWriter(writer, controller, key, MAX_CHAIN_LINKS);
+    if (own === undefined) continue;
+    const start = streakStartOf(own);
+    if (Number.isNaN(start) || now - start >= windowMs) continue;
+    const before = primaryGeneration(own.causes);
+    if (generation !== undefined && before !== undefined && generation !== before) continue;
+    if (latest === undefined || start > latest) latest = start;
+  }
+  return latest;
+}
+
+/** `writer`, or the first writer of `key` by `controller` up its causes' chains. */
+function nearestOwnWriter(
+  writer: CauseWriter,
+  controller: string,
+  key: string,
+  links: number,
+): CauseWriter | undefined {
+  if (writer.key === key && writer.controller === controller) return writer;
+  if (links <= 1) return undefined;
+  const causes = writer.causes;
+  for (let i = 0; i < causes.length; i++) {
+    const w = (causes[i] as Cause).writtenBy;
+    if (w === undefined) continue;
+    const own = nearestOwnWriter(w, controller, key, links - 1);
+    if (own !== undefined) return own;
+  }
+  return undefined;
 }
 
 /** The generation of the run's primary object, from its own (not secondary) object causes. */

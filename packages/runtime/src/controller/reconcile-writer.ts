@@ -12,20 +12,42 @@ export class ReconcileWriter implements WriterScope {
   readonly #id: string;
   readonly #key: string;
   readonly #causes: CauseSet;
+  readonly #streakStart: number;
   #writer: CauseWriter | undefined;
 
-  constructor(ledger: WriteLedger, controller: string, id: string, key: string, causes: CauseSet) {
+  /**
+   * `streakStart`: when the run started, if hot-loop detection found it the first self-caused run
+   * of a streak that it keeps no state for (see {@link streakStartOf}); else NaN.
+   */
+  constructor(
+    ledger: WriteLedger,
+    controller: string,
+    id: string,
+    key: string,
+    causes: CauseSet,
+    streakStart = Number.NaN,
+  ) {
     this.ledger = ledger;
     this.#controller = controller;
     this.#id = id;
     this.#key = key;
     this.#causes = causes;
+    this.#streakStart = streakStart;
   }
 
   writer(): CauseWriter {
-    this.#writer ??= Writer.of(this.#controller, this.#id, this.#key, this.#causes.causes);
+    this.#writer ??= Writer.of(this.#controller, this.#id, this.#key, this.#causes.causes, this.#streakStart);
     return this.#writer;
   }
+}
+
+/**
+ * When the run that made `writer` started, if it was the first self-caused run of a streak that
+ * hot-loop detection keeps no state for (a streak of one is carried by the run's writes, not
+ * looked up per key: see `HotLoopOptions`); NaN for any other writer. @internal
+ */
+export function streakStartOf(writer: CauseWriter): number {
+  return Writer.streakStartOf(writer);
 }
 
 /** Links a writer's causes may carry before they are cut back to {@link MAX_CHAIN_LINKS} - 1. */
@@ -45,6 +67,7 @@ class Writer implements CauseWriter {
   readonly key: string;
   readonly causes: readonly Cause[];
   readonly #links: number;
+  readonly #streakStart: number;
 
   private constructor(
     controller: string,
@@ -52,16 +75,24 @@ class Writer implements CauseWriter {
     key: string,
     causes: readonly Cause[],
     links: number,
+    streakStart: number,
   ) {
     this.controller = controller;
     this.reconcileId = reconcileId;
     this.key = key;
     this.causes = causes;
     this.#links = links;
+    this.#streakStart = streakStart;
     Object.freeze(this);
   }
 
-  static of(controller: string, reconcileId: string, key: string, causes: readonly Cause[]): Writer {
+  static of(
+    controller: string,
+    reconcileId: string,
+    key: string,
+    causes: readonly Cause[],
+    streakStart: number,
+  ): Writer {
     let below = 0;
     for (let i = 0; i < causes.length; i++) {
       const w = (causes[i] as Cause).writtenBy;
@@ -71,7 +102,11 @@ class Writer implements CauseWriter {
       causes = limitLinks(causes, MAX_CHAIN_LINKS - 1);
       below = MAX_CHAIN_LINKS - 1;
     }
-    return new Writer(controller, reconcileId, key, causes, below + 1);
+    return new Writer(controller, reconcileId, key, causes, below + 1, streakStart);
+  }
+
+  static streakStartOf(writer: CauseWriter): number {
+    return #streakStart in writer ? (writer as Writer).#streakStart : Number.NaN;
   }
 
   static linksOf(writer: CauseWriter): number {
