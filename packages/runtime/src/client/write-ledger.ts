@@ -104,17 +104,24 @@ export class WriteLedger {
         : objectId(object.kind, object.namespace, object.name);
     const writes = this.#objects.get(id);
     if (writes === undefined) return undefined;
+    // Newest first: an echo is most often of the last write, and the newest is kept in the entry
+    // itself (one object read, not the ring of older ones too). A version after every write
+    // remembered is someone else's (the common miss: an edit by another writer): no need to read
+    // the older versions kept.
+    const writer =
+      writes.version === rv
+        ? writes.writer
+        : isAfter(rv, writes.latest)
+          ? undefined
+          : writes.olderWriterOf(rv);
+    // The age is read only for a writer found: a miss is a miss whatever the age, and the time
+    // (a number in a box of its own) is one more read of memory no other step touches.
+    if (writer === undefined) return undefined;
     if ((now ?? this.#clock.now()) - writes.at > this.#ttlMs) {
       this.#objects.delete(id);
       return undefined;
     }
-    // Newest first: an echo is most often of the last write, and the newest is kept in the entry
-    // itself (one object read, not the ring of older ones too).
-    if (writes.version === rv) return writes.writer;
-    // A version after every write remembered is someone else's (the common miss: an edit by
-    // another writer): no need to read the older versions kept.
-    if (isAfter(rv, writes.latest)) return undefined;
-    return writes.olderWriterOf(rv);
+    return writer;
   }
 
   /**

@@ -602,7 +602,7 @@ export class Controller<R> implements Runnable {
     let causes: CauseSet;
     let key: string | undefined;
     let now: number | undefined;
-    let streakStart = Number.NaN;
+    let streakStart: number | undefined;
     if (ledger === undefined) causes = this.#queue.causesOf(request);
     else {
       // One clock read for the ledger, the detector and the run's start, one key for the queue

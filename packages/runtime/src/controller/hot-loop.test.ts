@@ -182,7 +182,7 @@ function run(
       `c-${i}`,
       s.key,
       { causes, dropped: 0 },
-      verdict.first ? now : Number.NaN,
+      verdict.first ? now : undefined,
     );
     written.push({
       key: s.key,

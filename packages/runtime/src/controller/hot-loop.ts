@@ -163,7 +163,7 @@ export class HotLoopDetector {
       return NOT_SELF;
     }
     if (state === undefined) {
-      let first = Number.NaN;
+      let first: number | undefined;
       if (s.threshold > 1) {
         const previous = streakBefore(causes, this.#controller, key, now, s.windowMs, generation);
         // No first run of a streak behind this one: it is the first, carried by its writes.
@@ -171,8 +171,8 @@ export class HotLoopDetector {
         first = previous;
       }
       state = {
-        count: Number.isNaN(first) ? 0 : 1,
-        first: Number.isNaN(first) ? 0 : first,
+        count: first === undefined ? 0 : 1,
+        first: first ?? 0,
         times: undefined,
         oldest: 0,
         generation,
@@ -338,7 +338,7 @@ function streakBefore(
     const own = nearestOwnWriter(writer, controller, key, MAX_CHAIN_LINKS);
     if (own === undefined) continue;
     const start = streakStartOf(own);
-    if (Number.isNaN(start) || now - start >= windowMs) continue;
+    if (start === undefined || now - start >= windowMs) continue;
     const before = primaryGeneration(own.causes);
     if (generation !== undefined && before !== undefined && generation !== before) continue;
     if (latest === undefined || start > latest) latest = start;

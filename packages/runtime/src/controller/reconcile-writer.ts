@@ -12,12 +12,12 @@ export class ReconcileWriter implements WriterScope {
   readonly #id: string;
   readonly #key: string;
   readonly #causes: CauseSet;
-  readonly #streakStart: number;
+  readonly #streakStart: number | undefined;
   #writer: CauseWriter | undefined;
 
   /**
    * `streakStart`: when the run started, if hot-loop detection found it the first self-caused run
-   * of a streak that it keeps no state for (see {@link streakStartOf}); else NaN.
+   * of a streak that it keeps no state for (see {@link streakStartOf}).
    */
   constructor(
     ledger: WriteLedger,
@@ -25,7 +25,7 @@ export class ReconcileWriter implements WriterScope {
     id: string,
     key: string,
     causes: CauseSet,
-    streakStart = Number.NaN,
+    streakStart?: number,
   ) {
     this.ledger = ledger;
     this.#controller = controller;
@@ -44,9 +44,10 @@ export class ReconcileWriter implements WriterScope {
 /**
  * When the run that made `writer` started, if it was the first self-caused run of a streak that
  * hot-loop detection keeps no state for (a streak of one is carried by the run's writes, not
- * looked up per key: see `HotLoopOptions`); NaN for any other writer. @internal
+ * looked up per key: see `HotLoopOptions`); undefined for any other writer (no number kept in a box
+ * of its own: the detector reads this field of every writer it finds). @internal
  */
-export function streakStartOf(writer: CauseWriter): number {
+export function streakStartOf(writer: CauseWriter): number | undefined {
   return Writer.streakStartOf(writer);
 }
 
@@ -67,7 +68,7 @@ class Writer implements CauseWriter {
   readonly key: string;
   readonly causes: readonly Cause[];
   readonly #links: number;
-  readonly #streakStart: number;
+  readonly #streakStart: number | undefined;
 
   private constructor(
     controller: string,
@@ -75,7 +76,7 @@ class Writer implements CauseWriter {
     key: string,
     causes: readonly Cause[],
     links: number,
-    streakStart: number,
+    streakStart: number | undefined,
   ) {
     this.controller = controller;
     this.reconcileId = reconcileId;
@@ -91,7 +92,7 @@ class Writer implements CauseWriter {
     reconcileId: string,
     key: string,
     causes: readonly Cause[],
-    streakStart: number,
+    streakStart: number | undefined,
   ): Writer {
     let below = 0;
     for (let i = 0; i < causes.length; i++) {
@@ -105,8 +106,8 @@ class Writer implements CauseWriter {
     return new Writer(controller, reconcileId, key, causes, below + 1, streakStart);
   }
 
-  static streakStartOf(writer: CauseWriter): number {
-    return #streakStart in writer ? (writer as Writer).#streakStart : Number.NaN;
+  static streakStartOf(writer: CauseWriter): number | undefined {
+    return #streakStart in writer ? (writer as Writer).#streakStart : undefined;
   }
 
   static linksOf(writer: CauseWriter): number {
