@@ -27,15 +27,24 @@
  * managers run ~0.2 s each: one run's throughput ranged 2.5× on this VM, and the verdict moved 3
  * points between runs of the same code.)
  *
- * Environment knobs: BENCH_KEYS (default 200), BENCH_ROUNDS steady rounds per variant (default
- * 1000; the verdict needs at least 20), BENCH_HOT_ROUNDS hot-loop rounds per variant (default 40),
- * BENCH_WRITES per key and hot round (default 50).
+ * The whole is run in BENCH_PROCESSES processes one after another (each a child of this script),
+ * and their pairs pooled: one process's figure moved ~2 points from process to process.
+ *
+ * Environment knobs: BENCH_KEYS (default 200), BENCH_ROUNDS steady rounds per variant and process
+ * (default 1000; the verdict needs at least 20), BENCH_HOT_ROUNDS hot-loop rounds (default 40),
+ * BENCH_WRITES per key and hot round (default 50), BENCH_PROCESSES (default 3).
  *
  * Exit status: 1 when a correctness check fails (a round that ran a key more or fewer times than
  * its writes call for, chains missing or present where they should not be); a missed goal does
  * not fail it.
  */
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { resourceType } from '../packages/runtime/src/backend/index.ts';
 import type { Controller } from '../packages/runtime/src/controller/index.ts';
 import { FakeBackend } from '../packages/runtime/src/informer/testing/index.ts';
@@ -49,6 +58,14 @@ const KEYS = positiveInt('BENCH_KEYS', 200);
 const WRITES = positiveInt('BENCH_WRITES', 50);
 const ROUNDS = positiveInt('BENCH_ROUNDS', 1000);
 const HOT_ROUNDS = positiveInt('BENCH_HOT_ROUNDS', 40);
+/**
+ * Processes the rounds are spread over, one after another: the figure of one process moved ~2
+ * points from process to process (what a process's JIT and heap layout settle on), more than
+ * within one.
+ */
+const PROCESSES = positiveInt('BENCH_PROCESSES', 3);
+/** Set in a child process: where it writes its rounds. */
+const CHILD_OUT = process.env.BENCH_CHILD_OUT;
 /** Rounds per variant the verdict needs. */
 const MIN_ROUNDS = 20;
 /** Issue 31: the controller path with chains and detection on is at most 5 % slower. */
@@ -198,12 +215,23 @@ interface Pairs {
   readonly off: Round[];
 }
 
-async function measure(scenario: Scenario, rounds: number): Promise<Pairs & { readonly ok: boolean }> {
+interface Measured extends Pairs {
+  readonly ok: boolean;
+}
+
+/** `onFirst`: which variant's manager is made and started first (it alternates by process). */
+async function measure(scenario: Scenario, rounds: number, onFirst: boolean): Promise<Measured> {
   const warmup = WARMUP_ROUNDS[scenario];
-  const on = new Loop(true, scenario);
-  const off = new Loop(false, scenario);
-  await on.start();
-  await off.start();
+  let on: Loop;
+  let off: Loop;
+  if (onFirst) {
+    on = new Loop(true, scenario);
+    off = new Loop(false, scenario);
+  } else {
+    off = new Loop(false, scenario);
+    on = new Loop(true, scenario);
+  }
+  for (const loop of onFirst ? [on, off] : [off, on]) await loop.start();
   for (let i = 0; i < warmup; i++) {
     await on.round();
     await off.round();
@@ -288,8 +316,40 @@ const totalsInterval = (p: Pairs): [number, number] =>
     ),
   );
 
-const steady = await measure('steady', ROUNDS);
-const hot = await measure('hot-loop', HOT_ROUNDS);
+interface ProcessResult {
+  readonly steady: Measured;
+  readonly hot: Measured;
+}
+
+if (CHILD_OUT !== undefined) {
+  const onFirst = process.env.BENCH_ON_FIRST === '1';
+  const result: ProcessResult = {
+    steady: await measure('steady', ROUNDS, onFirst),
+    hot: await measure('hot-loop', HOT_ROUNDS, onFirst),
+  };
+  await writeFile(CHILD_OUT, JSON.stringify(result));
+  process.exit(0);
+}
+
+const processes: ProcessResult[] = [];
+for (let i = 0; i < PROCESSES; i++) {
+  const out = join(tmpdir(), `converge-cause-chains-${process.pid}-${i}.json`);
+  const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], {
+    env: { ...process.env, BENCH_CHILD_OUT: out, BENCH_ON_FIRST: i % 2 === 0 ? '1' : '0' },
+    stdio: 'inherit',
+  });
+  if (child.status !== 0) throw new Error(`bench process ${i} failed: ${child.status ?? child.signal}`);
+  processes.push(JSON.parse(readFileSync(out, 'utf8')) as ProcessResult);
+  rmSync(out, { force: true });
+}
+const pooled = (pick: (r: ProcessResult) => Measured): Measured => ({
+  on: processes.flatMap((r) => pick(r).on),
+  off: processes.flatMap((r) => pick(r).off),
+  ok: processes.every((r) => pick(r).ok),
+});
+const steady = pooled((r) => r.steady);
+const hot = pooled((r) => r.hot);
+const perProcess = processes.map((r) => fmt(ratioOf(r.steady), 3)).join(', ');
 const steadyRatio = ratioOf(steady);
 const hotRatio = ratioOf(hot);
 const [steadyLow, steadyHigh] = medianInterval(steady);
@@ -322,7 +382,7 @@ const goals: GoalVerdict[] =
         {
           goal: 'the controller path with cause chains and hot-loop detection on is at most 5 % slower than without (steady write → reconcile loop)',
           met: steadyRatio >= GOAL_RATIO,
-          measured: `${slower(steadyRatio)}: median of the on/off ratios of reconciles per CPU second of ${ROUNDS} alternated pairs of rounds ${fmt(steadyRatio, 3)} (90 % bootstrap interval ${fmt(steadyLow, 3)}–${fmt(steadyHigh, 3)}); over all rounds taken together ${slower(steadyTotals)} (ratio of the totals ${fmt(steadyTotals, 3)}, interval ${fmt(totalsLow, 3)}–${fmt(totalsHigh, 3)}); the feature costs ${fmt(µsPerReconcile(steady.on) - µsPerReconcile(steady.off), 2)} µs of CPU per reconcile against ${fmt(µsPerReconcile(steady.off), 2)} µs for a whole reconcile without it`,
+          measured: `${slower(steadyRatio)}: median of the on/off ratios of reconciles per CPU second of ${PROCESSES} × ${ROUNDS} alternated pairs of rounds ${fmt(steadyRatio, 3)} (90 % bootstrap interval over the pairs ${fmt(steadyLow, 3)}–${fmt(steadyHigh, 3)}; each process's own median ${perProcess}); over all rounds taken together ${slower(steadyTotals)} (ratio of the totals ${fmt(steadyTotals, 3)}, interval ${fmt(totalsLow, 3)}–${fmt(totalsHigh, 3)}); the feature costs ${fmt(µsPerReconcile(steady.on) - µsPerReconcile(steady.off), 2)} µs of CPU per reconcile against ${fmt(µsPerReconcile(steady.off), 2)} µs for a whole reconcile without it`,
           ...(steadyRatio >= GOAL_RATIO
             ? {}
             : {
@@ -363,7 +423,7 @@ finishPart({
   method: [
     `${KEYS} Widgets over the runtime's FakeBackend per variant; each variant one manager and one builder controller (1 worker), started once and kept for the part; real clock.`,
     `Steady: a round is an edit of every Widget's spec by someone else; each edit runs its key, which writes status.observed through the manager's client, and the echo runs it once more (${2 * KEYS} reconciles a round). Hot loop: a round sets every Widget's status.n to 0 as someone else; each reconcile writes status.n + 1 until ${WRITES}, every run but the first the echo of the one before, every key flagged (${KEYS * (WRITES + 1)} reconciles a round).`,
-    `On: the defaults (causeChains, hotLoop); off: causeChains: false, hotLoop: false. ${WARMUP_ROUNDS.steady} steady and ${WARMUP_ROUNDS['hot-loop']} hot-loop warm-up rounds each, then ${ROUNDS} steady and ${HOT_ROUNDS} hot-loop rounds per variant, one round of each in turn (which goes first alternates). Throughput is reconciles per second of the process's CPU time; the verdict is the median of the pairs' on/off ratios, with a 90 % bootstrap interval over the pairs; the ratio of the totals over all rounds (which counts every garbage collection in full, and swings with where the collections land) is shown beside it.`,
+    `On: the defaults (causeChains, hotLoop); off: causeChains: false, hotLoop: false. ${WARMUP_ROUNDS.steady} steady and ${WARMUP_ROUNDS['hot-loop']} hot-loop warm-up rounds each, then ${ROUNDS} steady and ${HOT_ROUNDS} hot-loop rounds per variant, one round of each in turn (which goes first alternates); in ${PROCESSES} processes one after another (which variant's manager is made first alternates by process), their pairs pooled. Throughput is reconciles per second of the process's CPU time; the verdict is the median of the pairs' on/off ratios, with a 90 % bootstrap interval over the pairs; the ratio of the totals over all rounds (which counts every garbage collection in full, and swings with where the collections land) is shown beside it.`,
   ],
   tables: [
     {
