@@ -39,12 +39,20 @@ export class WriteLedger {
   /** The attributed copy of each cause attributed, for as long as the cause lives. */
   readonly #attributed = new WeakMap<Cause, Cause>();
   readonly #clock: Clock;
+  /**
+   * The clock's time when the ledger was made: entries keep their times as milliseconds since, a
+   * small whole number that V8 keeps in the entry itself, where the clock's own reading (~1.7e12)
+   * would be a number in a box of its own (one more read of memory, and a cache miss, per write).
+   */
+  readonly #epoch: number;
   readonly #ttlMs: number;
   readonly #max: number;
+  /** When it last swept, in milliseconds since its epoch. */
   #sweptAt = 0;
 
   constructor(options: WriteLedgerOptions = {}) {
     this.#clock = options.clock ?? realClock;
+    this.#epoch = this.#clock.now();
     this.#ttlMs = durationMs('ttlMs', options.ttlMs, 60_000);
     this.#max = integer('maxEntries', options.maxEntries, 10_000, 1);
   }
@@ -78,10 +86,11 @@ export class WriteLedger {
             typeof namespace === 'string' ? namespace : undefined,
             typeof name === 'string' ? name : undefined,
           );
+    const at = now - this.#epoch;
     let writes = this.#objects.get(id);
     if (writes === undefined) {
-      if (this.#objects.size >= this.#max) this.#makeRoom(now);
-      writes = new ObjectWrites(resourceVersion, writer, now);
+      if (this.#objects.size >= this.#max) this.#makeRoom(at);
+      writes = new ObjectWrites(resourceVersion, writer, at);
       this.#objects.set(id, writes);
     } else {
       writes.push();
@@ -90,8 +99,8 @@ export class WriteLedger {
       // Writes may return out of order (two in flight at once): the latest is not always the last.
       if (isAfter(resourceVersion, writes.latest)) writes.latest = resourceVersion;
     }
-    writes.at = now;
-    if (now - this.#sweptAt > this.#ttlMs) this.#sweep(now);
+    writes.at = at;
+    if (at - this.#sweptAt > this.#ttlMs) this.#sweep(at);
   }
 
   /** The reconcile that wrote this version of the object, if remembered (at `now`, the clock's). */
@@ -117,7 +126,7 @@ export class WriteLedger {
     // The age is read only for a writer found: a miss is a miss whatever the age, and the time
     // (a number in a box of its own) is one more read of memory no other step touches.
     if (writer === undefined) return undefined;
-    if ((now ?? this.#clock.now()) - writes.at > this.#ttlMs) {
+    if ((now ?? this.#clock.now()) - this.#epoch - writes.at > this.#ttlMs) {
       this.#objects.delete(id);
       return undefined;
     }
@@ -168,15 +177,18 @@ export class WriteLedger {
     return out === undefined ? set : Object.freeze({ causes: Object.freeze(out), dropped: set.dropped });
   }
 
-  /** Drops the objects not written for `ttlMs` (a walk, at most once per `ttlMs`). */
-  #sweep(now: number): void {
-    this.#sweptAt = now;
-    for (const [id, writes] of this.#objects) if (now - writes.at > this.#ttlMs) this.#objects.delete(id);
+  /**
+   * Drops the objects not written for `ttlMs` (a walk, at most once per `ttlMs`). `at`: now, in
+   * milliseconds since the ledger's epoch.
+   */
+  #sweep(at: number): void {
+    this.#sweptAt = at;
+    for (const [id, writes] of this.#objects) if (at - writes.at > this.#ttlMs) this.#objects.delete(id);
   }
 
   /** Full: drops expired objects, else the least recently written tenth. */
-  #makeRoom(now: number): void {
-    this.#sweep(now);
+  #makeRoom(at: number): void {
+    this.#sweep(at);
     if (this.#objects.size < this.#max) return;
     const oldest = [...this.#objects].sort(([, a], [, b]) => a.at - b.at);
     const count = Math.ceil(oldest.length / 10);
@@ -202,7 +214,7 @@ class ObjectWrites {
   /** The newest version written, and its writer. */
   version: string;
   writer: CauseWriter;
-  /** When it was last written. */
+  /** When it was last written, in milliseconds since the ledger's epoch. */
   at: number;
   /** The latest version written (by {@link isAfter}). */
   latest: string;
