@@ -1,7 +1,7 @@
 import { OptionsError } from '../errors.ts';
 import { durationMs, integer } from '../options.ts';
-import type { Cause, CauseWriter } from '../workqueue/index.ts';
-import { chainReaches, followedEcho, MAX_CHAIN_LINKS } from '../workqueue/index.ts';
+import type { Cause } from '../workqueue/index.ts';
+import { chainReaches, chainWriterOf, followedEcho } from '../workqueue/index.ts';
 import { streakStartOf } from './reconcile-writer.ts';
 
 /**
@@ -319,8 +319,8 @@ function isSelfCaused(causes: readonly Cause[], controller: string, key: string)
 
 /**
  * For a self-caused run of `key` with no state kept: when the first run of its streak started, if
- * the nearest write of the key's own in each cause's chain (up to {@link MAX_CHAIN_LINKS} links)
- * includes one made by such a first run less than `windowMs` before `now`, at the same
+ * the write of the key's own in each cause's chain (`chainWriterOf`) includes one made by such a
+ * first run less than `windowMs` before `now`, at the same
  * `generation` (either unknown counts as the same); the latest of those. Undefined otherwise.
  */
 function streakBefore(
@@ -333,9 +333,7 @@ function streakBefore(
 ): number | undefined {
   let latest: number | undefined;
   for (let i = 0; i < causes.length; i++) {
-    const writer = (causes[i] as Cause).writtenBy;
-    if (writer === undefined) continue;
-    const own = nearestOwnWriter(writer, controller, key, MAX_CHAIN_LINKS);
+    const own = chainWriterOf(causes[i] as Cause, controller, key);
     if (own === undefined) continue;
     const start = streakStartOf(own);
     if (start === undefined || now - start >= windowMs) continue;
@@ -344,25 +342,6 @@ function streakBefore(
     if (latest === undefined || start > latest) latest = start;
   }
   return latest;
-}
-
-/** `writer`, or the first writer of `key` by `controller` up its causes' chains. */
-function nearestOwnWriter(
-  writer: CauseWriter,
-  controller: string,
-  key: string,
-  links: number,
-): CauseWriter | undefined {
-  if (writer.key === key && writer.controller === controller) return writer;
-  if (links <= 1) return undefined;
-  const causes = writer.causes;
-  for (let i = 0; i < causes.length; i++) {
-    const w = (causes[i] as Cause).writtenBy;
-    if (w === undefined) continue;
-    const own = nearestOwnWriter(w, controller, key, links - 1);
-    if (own !== undefined) return own;
-  }
-  return undefined;
 }
 
 /** The generation of the run's primary object, from its own (not secondary) object causes. */

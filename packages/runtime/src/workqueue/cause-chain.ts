@@ -59,19 +59,35 @@ export function chainOf(causes: readonly Cause[]): string[] | undefined {
  * echoes was made by that reconcile, or by one that ran (a few links up) because of such a write.
  */
 export function chainReaches(cause: Cause, controller: string, key: string): boolean {
-  const writer = cause.writtenBy;
-  return writer !== undefined && writerReaches(writer, controller, key, MAX_CHAIN_LINKS);
+  return chainWriterOf(cause, controller, key) !== undefined;
 }
 
-function writerReaches(writer: CauseWriter, controller: string, key: string, links: number): boolean {
-  if (writer.key === key && writer.controller === controller) return true;
-  if (links <= 1) return false;
+/**
+ * The writer of `key` by `controller` that the chain of `cause` passes through (see
+ * {@link chainReaches}), up to {@link MAX_CHAIN_LINKS} links: the first found, walking each
+ * writer's causes in order. Undefined when the chain reaches none. @internal
+ */
+export function chainWriterOf(cause: Cause, controller: string, key: string): CauseWriter | undefined {
+  const writer = cause.writtenBy;
+  return writer === undefined ? undefined : writerOf(writer, controller, key, MAX_CHAIN_LINKS);
+}
+
+function writerOf(
+  writer: CauseWriter,
+  controller: string,
+  key: string,
+  links: number,
+): CauseWriter | undefined {
+  if (writer.key === key && writer.controller === controller) return writer;
+  if (links <= 1) return undefined;
   const causes = writer.causes;
   for (let i = 0; i < causes.length; i++) {
     const w = (causes[i] as Cause).writtenBy;
-    if (w !== undefined && writerReaches(w, controller, key, links - 1)) return true;
+    if (w === undefined) continue;
+    const own = writerOf(w, controller, key, links - 1);
+    if (own !== undefined) return own;
   }
-  return false;
+  return undefined;
 }
 
 /**

@@ -33,6 +33,7 @@ export {
   chainDepth,
   chainOf,
   chainReaches,
+  chainWriterOf,
   followedEcho,
   limitLinks,
 } from './cause-chain.ts';
