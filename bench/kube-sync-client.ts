@@ -22,6 +22,7 @@
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { Agent, type IncomingMessage, request } from 'node:http';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -34,6 +35,8 @@ import { type ClientResult, PEERS, type Peer } from './kube-sync-protocol.ts';
 import type { ServerReady } from './kube-sync-server.ts';
 
 const PAGE_SIZE = 500;
+/** @converge/kube's own undici (its version may differ from the one the root resolves). */
+const KUBE_PACKAGE = new URL('../packages/kube/package.json', import.meta.url);
 
 type Meta = { namespace?: string; name?: string; managedFields?: unknown };
 
@@ -300,20 +303,48 @@ async function fluent(ready: ServerReady, expected: number): Promise<Synced> {
   };
 }
 
+/**
+ * With BENCH_CPU_PROFILE=PREFIX: a CPU profile of the sync alone (from the start call until
+ * synced, 100 µs sampling), written to PREFIX-PEER-PID.cpuprofile; `--cpu-prof` in
+ * BENCH_CLIENT_FLAGS profiles the whole process instead (start-up, baseline GCs and the exit).
+ */
+async function startCpuProfile(): Promise<{ stop: () => Promise<void> } | undefined> {
+  const prefix = process.env.BENCH_CPU_PROFILE;
+  if (prefix === undefined || prefix === '') return undefined;
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('Profiler.start');
+  return {
+    stop: async () => {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      writeFileSync(`${prefix}-${process.env.BENCH_PEER}-${process.pid}.cpuprofile`, JSON.stringify(profile));
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const peer = process.env.BENCH_PEER as Peer;
   const ready = JSON.parse(process.env.BENCH_SERVER ?? '{}') as ServerReady;
   if (!PEERS.includes(peer) || process.send === undefined)
     throw new Error('kube-sync-client.ts is started by kube-sync.bench.ts');
   const expected = ready.objects;
-  // A peer's library is loaded before the baseline, so its code is not counted as cache.
+  // A peer's library is loaded before the baseline and the clock, so neither its code nor the
+  // time to load it is counted as sync: client-node and fluent here; Converge's packages by the
+  // imports above, and its HTTP client, undici, here (@converge/kube loads it on its first
+  // connection instead of at import, and it is ~110 modules: 0.1-0.3 s of a 10 000-object sync).
   if (peer === 'client-node') await import('@kubernetes/client-node');
   if (peer === 'fluent') await import('kubernetes-fluent-client');
+  if (peer.startsWith('converge')) createRequire(KUBE_PACKAGE)('undici');
   collectGarbage(3);
   const heapBefore = process.memoryUsage().heapUsed;
   const rssBeforeBytes = process.memoryUsage().rss;
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
+  const profile = await startCpuProfile();
   const started = performance.now();
   let synced: Synced | undefined;
   let note: string | undefined;
@@ -333,6 +364,7 @@ async function main(): Promise<void> {
   }
   const ms = performance.now() - started;
   histogram.disable();
+  await profile?.stop();
   const peakRssBytes = process.resourceUsage().maxRSS * 1024;
   collectGarbage(3);
   const heapPerObject =

@@ -27,12 +27,37 @@ export interface WatchSessionOptions {
 }
 
 /**
+ * Bytes of complete lines the session holds for its consumer before it pauses the body: the
+ * consumer is this far behind the socket, and the server's writes wait in the kernel and TCP.
+ */
+export const QUEUE_HIGH_BYTES = 1024 * 1024;
+/** The body is resumed once the consumer has brought the queue down to this. */
+const QUEUE_LOW_BYTES = QUEUE_HIGH_BYTES / 4;
+/** Events handed out between two looks at the cooperator's clock. */
+const COOPERATE_EVERY = 32;
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+/** A consumer waiting in `next()` for bytes. */
+interface Waiter {
+  readonly resolve: (result: IteratorResult<WatchEvent>) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
  * One watch request and its stream. {@link open} sends it (typed errors for non-2xx answers);
  * {@link events} decodes the NDJSON stream line by line — each line capped at `maxLineBytes`,
  * ERROR events thrown as typed errors — and ends cleanly when the server closes the stream or the
  * caller's signal aborts. A watchdog measures only the time spent *waiting for bytes* (never the
  * time the consumer holds an event): past `idleLimitMs` it closes the stream and the iteration
- * throws a retryable {@link WatchStalledError}. {@link close} always releases the connection.
+ * throws a retryable {@link WatchStalledError}. {@link close} always releases the connection, and
+ * so does the end of the iteration (done, failed or left early).
+ *
+ * The body is read as it arrives ('data' events), not through the stream's async iterator: each
+ * chunk is split into lines at once and queued as text, and `next()` parses one line per event
+ * and answers with a settled promise while lines are queued, so an event costs one promise and no
+ * generator. The queue is bounded ({@link QUEUE_HIGH_BYTES}: past it the body is paused, which
+ * stops reading the socket), and a long drain lets the event loop turn every few milliseconds.
  *
  * @example
  * const session = new WatchSession({ transport, clock, path, query, typeMeta, idleLimitMs: 180_000, maxLineBytes, bookmarks: true, signal, onStall });
@@ -51,10 +76,29 @@ export class WatchSession {
   #waitingSince: number | undefined;
   #stalled: WatchStalledError | undefined;
   #body: Readable | undefined;
+  // The iteration (events()): complete lines not yet handed out, from #head on.
+  #lines: string[] = [];
+  #head = 0;
+  #queuedBytes = 0;
+  #paused = false;
+  /** The body ended (its last line queued). */
+  #ended = false;
+  /** Why the body failed, once it did: reported after the lines queued before it. */
+  #failure: { readonly error: unknown } | undefined;
+  /** The iteration is over: every next() answers done. */
+  #done = false;
+  #waiter: Waiter | undefined;
+  #served = 0;
+  #decoder: LineDecoder | undefined;
+  #cooperator: Cooperator | undefined;
 
   constructor(options: WatchSessionOptions) {
     this.#o = options;
-    this.#onAbort = () => this.#controller.abort(options.signal?.reason);
+    this.#onAbort = () => {
+      this.#controller.abort(options.signal?.reason);
+      // A consumer waiting for bytes ends now, whatever the body does after the abort.
+      if (this.#waiter !== undefined) this.#finish();
+    };
     options.signal?.addEventListener('abort', this.#onAbort, { once: true });
     if (options.signal?.aborted === true) this.#controller.abort(options.signal.reason);
   }
@@ -62,6 +106,16 @@ export class WatchSession {
   /** Whether the caller aborted (the watch then ends without an error). */
   get callerAborted(): boolean {
     return this.#o.signal?.aborted === true;
+  }
+
+  /** Bytes of complete lines received and not yet handed out. */
+  get queuedBytes(): number {
+    return this.#queuedBytes;
+  }
+
+  /** Whether the body is paused because the consumer is {@link QUEUE_HIGH_BYTES} behind. */
+  get paused(): boolean {
+    return this.#paused;
   }
 
   /**
@@ -83,32 +137,35 @@ export class WatchSession {
     this.#arm(this.#o.idleLimitMs);
   }
 
-  /** The decoded events, until the stream ends (clean return) or fails (typed error). */
-  async *events<T extends KubeObject>(): AsyncGenerator<WatchEvent<T>, void, undefined> {
+  /**
+   * The decoded events, until the stream ends (done) or fails (a typed error); call once, after
+   * {@link open}. Leaving the iteration early (`break`, `return()`) closes the session.
+   */
+  events<T extends KubeObject>(): AsyncIterableIterator<WatchEvent<T>> {
+    const iterator: AsyncIterableIterator<WatchEvent> = {
+      next: () => this.#next(),
+      return: () => {
+        this.#finish();
+        return Promise.resolve(DONE);
+      },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
     const body = this.#body;
-    if (body === undefined) return;
-    const decoder = new LineDecoder(this.#o.maxLineBytes);
-    const cooperator = new Cooperator();
-    try {
-      for await (const chunk of body as AsyncIterable<Buffer>) {
-        this.#waitingSince = undefined;
-        for (const line of decoder.push(chunk)) {
-          const event = this.#decode<T>(line);
-          if (event !== undefined) yield event;
-        }
-        const pause = cooperator.maybeYield();
-        if (pause !== undefined) await pause;
-        this.#waiting();
-      }
-      this.#waitingSince = undefined;
-      const last = decoder.end();
-      const event = last === undefined ? undefined : this.#decode<T>(last);
-      if (event !== undefined) yield event;
-    } catch (error) {
-      if (this.#stalled !== undefined) throw this.#stalled;
-      if (this.callerAborted) return;
-      throw isConvergeError(error) ? error : transportError(`watch ${this.#o.path}`, error);
+    if (body === undefined || this.#decoder !== undefined) {
+      this.#done = true;
+      return iterator as AsyncIterableIterator<WatchEvent<T>>;
     }
+    this.#decoder = new LineDecoder(this.#o.maxLineBytes);
+    this.#cooperator = new Cooperator();
+    body.on('data', (chunk: Buffer) => this.#onData(chunk));
+    body.on('end', () => this.#onEnd());
+    body.on('error', (error: unknown) => this.#onFailure(error));
+    body.on('close', () => {
+      if (!this.#ended) this.#onFailure(new Error('the watch stream closed before it ended'));
+    });
+    return iterator as AsyncIterableIterator<WatchEvent<T>>;
   }
 
   /** Stops the watchdog and releases the connection. Idempotent. */
@@ -120,8 +177,148 @@ export class WatchSession {
     this.#body?.destroy();
   }
 
-  #decode<T extends KubeObject>(line: string): WatchEvent<T> | undefined {
-    const event = decodeWatchEvent<T>(line, this.#o.typeMeta, this.#o.metadataOnly === true);
+  #onData(chunk: Buffer): void {
+    if (this.#done) return;
+    this.#waitingSince = undefined;
+    let lines: string[];
+    try {
+      lines = (this.#decoder as LineDecoder).push(chunk);
+    } catch (error) {
+      this.#onFailure(error);
+      this.#body?.destroy();
+      return;
+    }
+    for (const line of lines) {
+      this.#lines.push(line);
+      this.#queuedBytes += line.length;
+    }
+    if (this.#queuedBytes >= QUEUE_HIGH_BYTES && !this.#paused) {
+      this.#paused = true;
+      this.#body?.pause();
+    }
+    this.#wake();
+  }
+
+  #onEnd(): void {
+    this.#waitingSince = undefined;
+    const last = (this.#decoder as LineDecoder).end();
+    if (last !== undefined) {
+      this.#lines.push(last);
+      this.#queuedBytes += last.length;
+    }
+    this.#ended = true;
+    this.#wake();
+  }
+
+  #onFailure(error: unknown): void {
+    this.#waitingSince = undefined;
+    this.#failure ??= { error };
+    this.#wake();
+  }
+
+  /** Answers a consumer waiting in next(), if what came lets it. */
+  #wake(): void {
+    const waiter = this.#waiter;
+    if (waiter === undefined) return;
+    let result: IteratorResult<WatchEvent> | undefined;
+    try {
+      result = this.#take();
+    } catch (error) {
+      this.#waiter = undefined;
+      const failure = this.#fail(error);
+      if (failure === undefined) waiter.resolve(DONE);
+      else waiter.reject(failure);
+      return;
+    }
+    if (result === undefined) {
+      this.#waiting();
+      return;
+    }
+    this.#waiter = undefined;
+    waiter.resolve(result);
+  }
+
+  #next(): Promise<IteratorResult<WatchEvent>> {
+    if (this.#done) return Promise.resolve(DONE);
+    if (this.callerAborted) {
+      this.#finish();
+      return Promise.resolve(DONE);
+    }
+    let result: IteratorResult<WatchEvent> | undefined;
+    try {
+      result = this.#take();
+    } catch (error) {
+      const failure = this.#fail(error);
+      return failure === undefined ? Promise.resolve(DONE) : Promise.reject(failure);
+    }
+    if (result === undefined) {
+      // Nothing queued: from here the session waits for bytes (what the watchdog measures).
+      (this.#cooperator as Cooperator).reset();
+      this.#waiting();
+      return new Promise((resolve, reject) => {
+        this.#waiter = { resolve, reject };
+      });
+    }
+    if ((++this.#served & (COOPERATE_EVERY - 1)) === 0 && result.done !== true) {
+      const pause = (this.#cooperator as Cooperator).maybeYield();
+      if (pause !== undefined) return pause.then(() => result);
+    }
+    return Promise.resolve(result);
+  }
+
+  /**
+   * The next event from the queued lines; done once the body ended and every line was handed
+   * out; undefined when the consumer must wait for bytes. Throws what ended the stream (a decode
+   * error, an ERROR event, the body's failure) once the lines before it were handed out.
+   */
+  #take(): IteratorResult<WatchEvent> | undefined {
+    const lines = this.#lines;
+    while (this.#head < lines.length) {
+      const line = lines[this.#head] as string;
+      lines[this.#head++] = '';
+      this.#queuedBytes -= line.length;
+      if (this.#paused && this.#queuedBytes <= QUEUE_LOW_BYTES) {
+        this.#paused = false;
+        this.#body?.resume();
+      }
+      const event = this.#decode(line);
+      if (event !== undefined) return { done: false, value: event };
+    }
+    if (this.#head > 0) {
+      this.#lines = [];
+      this.#head = 0;
+    }
+    if (this.#failure !== undefined) throw this.#failure.error;
+    if (this.#ended) {
+      this.#finish();
+      return DONE;
+    }
+    return undefined;
+  }
+
+  /** Ends the iteration with `error`: the error to throw, or undefined when it ends cleanly. */
+  #fail(error: unknown): Error | undefined {
+    this.#finish();
+    if (this.#stalled !== undefined) return this.#stalled;
+    if (this.callerAborted) return undefined;
+    return isConvergeError(error) ? error : transportError(`watch ${this.#o.path}`, error);
+  }
+
+  #finish(): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#waitingSince = undefined;
+    this.#lines = [];
+    this.#head = 0;
+    this.#queuedBytes = 0;
+    this.close();
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    waiter?.resolve(DONE);
+  }
+
+  #decode(line: string): WatchEvent | undefined {
+    const event = decodeWatchEvent(line, this.#o.typeMeta, this.#o.metadataOnly === true);
     if (event.type === 'BOOKMARK' && !this.#o.bookmarks && event.initialEventsEnd !== true) return undefined;
     return event;
   }
@@ -137,7 +334,7 @@ export class WatchSession {
   #check(): void {
     const since = this.#waitingSince;
     if (since === undefined) {
-      this.#arm(this.#o.idleLimitMs);
+      if (!this.#done) this.#arm(this.#o.idleLimitMs);
       return;
     }
     const idle = this.#o.clock.now() - since;

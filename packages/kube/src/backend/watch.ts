@@ -167,10 +167,11 @@ export function watchEvents<T extends KubeObject>(
   ctx: WatchContext,
   type: ResourceType,
   options: WatchOptions,
-): AsyncGenerator<WatchEvent<T>, void, undefined> {
+): AsyncIterableIterator<WatchEvent<T>> {
   const { shardSelector } = options;
-  // Unsharded, the events as they come: no generator of its own passing each one on.
-  if (shardSelector === undefined || shardSelector === '') return unsharded<T>(ctx, type, options);
+  // Unsharded, the session's own iterator once it is open: no generator passing each event on.
+  if (shardSelector === undefined || shardSelector === '')
+    return new OpenedOnFirstRead<WatchEvent<T>>(() => openUnsharded<T>(ctx, type, options));
   return sharded<T>(ctx, type, options, shardSelector);
 }
 
@@ -181,7 +182,8 @@ async function* sharded<T extends KubeObject>(
   options: WatchOptions,
   shardSelector: string,
 ): AsyncGenerator<WatchEvent<T>, void, undefined> {
-  yield* inShard(parseShardSelector(shardSelector), unsharded<T>(ctx, type, options));
+  const shard = parseShardSelector(shardSelector);
+  yield* inShard(shard, new OpenedOnFirstRead<WatchEvent<T>>(() => openUnsharded<T>(ctx, type, options)));
 }
 
 /**
@@ -198,42 +200,79 @@ async function* inShard<T extends KubeObject>(
   }
 }
 
-async function* unsharded<T extends KubeObject>(
+/**
+ * Sends the watch and answers the iterator of its events: the session's own, or, where the
+ * server rejects `sendInitialEvents`, the list + watch that stands in for it. Undefined when the
+ * caller aborted first (no events).
+ */
+async function openUnsharded<T extends KubeObject>(
   ctx: WatchContext,
   type: ResourceType,
   options: WatchOptions,
-): AsyncGenerator<WatchEvent<T>, void, undefined> {
-  if (options.signal?.aborted === true) return;
-  if (options.sendInitialEvents !== true) {
-    yield* stream<T>(session(ctx, type, options, false));
-    return;
-  }
-  if (!ctx.state.watchListUnsupported) {
-    const s = session(ctx, type, options, true);
-    let rejected = false;
-    try {
-      try {
-        await s.open();
-      } catch (error) {
-        if (s.callerAborted) return;
-        if (!(error instanceof InvalidError || error instanceof BadRequestError)) throw error;
-        rejected = true;
-        ctx.state.watchListUnsupported = true;
-        ctx.counters.watchListFallbacks++;
-        ctx.logger.info(
-          { err: error },
-          'The API server rejected sendInitialEvents; using list + watch instead',
-        );
-      }
-      if (!rejected) {
-        yield* s.events<T>();
-        return;
-      }
-    } finally {
-      s.close();
-    }
-  } else {
+): Promise<AsyncIterator<WatchEvent<T>> | undefined> {
+  if (options.signal?.aborted === true) return undefined;
+  const initialEvents = options.sendInitialEvents === true;
+  if (initialEvents && ctx.state.watchListUnsupported) {
     ctx.counters.watchListFallbacks++;
+    return emulateWatchList<T>(ctx, type, options);
   }
-  yield* emulateWatchList<T>(ctx, type, options);
+  const s = session(ctx, type, options, initialEvents);
+  try {
+    await s.open();
+  } catch (error) {
+    s.close();
+    if (s.callerAborted) return undefined;
+    if (!initialEvents || !(error instanceof InvalidError || error instanceof BadRequestError)) throw error;
+    ctx.state.watchListUnsupported = true;
+    ctx.counters.watchListFallbacks++;
+    ctx.logger.info({ err: error }, 'The API server rejected sendInitialEvents; using list + watch instead');
+    return emulateWatchList<T>(ctx, type, options);
+  }
+  return s.events<T>();
+}
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+/**
+ * An async iterator whose source is opened by its first `next()`, and to which every later call
+ * goes straight on (one function call, no promise of its own per item). `return()` reaches the
+ * source, or keeps it from opening.
+ */
+class OpenedOnFirstRead<T> implements AsyncIterableIterator<T> {
+  #open: (() => Promise<AsyncIterator<T> | undefined>) | undefined;
+  #source: AsyncIterator<T> | undefined;
+  #closed = false;
+
+  constructor(open: () => Promise<AsyncIterator<T> | undefined>) {
+    this.#open = open;
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    const source = this.#source;
+    if (source !== undefined) return source.next();
+    const open = this.#open;
+    if (open === undefined) return Promise.resolve(DONE);
+    this.#open = undefined;
+    return open().then((opened) => {
+      if (opened === undefined) return DONE;
+      if (this.#closed) {
+        opened.return?.()?.catch(() => {});
+        return DONE;
+      }
+      this.#source = opened;
+      return opened.next();
+    });
+  }
+
+  return(): Promise<IteratorResult<T>> {
+    this.#closed = true;
+    this.#open = undefined;
+    const source = this.#source;
+    this.#source = undefined;
+    return source?.return !== undefined ? source.return() : Promise.resolve(DONE);
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<T> {
+    return this;
+  }
 }
