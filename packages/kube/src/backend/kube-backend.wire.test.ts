@@ -99,6 +99,29 @@ describe('KubeBackend on the wire', () => {
     ]);
   });
 
+  it('cuts managedFields out of each event before decoding when asked to omit them, and only then', async () => {
+    const managedFields = [
+      { manager: 'kubectl', operation: 'Apply', fieldsV1: { 'f:data': { 'k:{"a":"b"}': {} } } },
+    ];
+    const object = {
+      metadata: { name: 'a', namespace: 'home', resourceVersion: '5', managedFields, uid: 'u' },
+      data: { managedFields: 'kept' },
+    };
+    const { backend } = await fake((_r, res) => stream(res, [{ type: 'ADDED', object }]));
+    const [omitted] = await collect(backend.watch(configMaps, { omitManagedFields: true }));
+    expect(omitted).toEqual({
+      type: 'ADDED',
+      object: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'a', namespace: 'home', resourceVersion: '5', uid: 'u' },
+        data: { managedFields: 'kept' },
+      },
+    });
+    const [kept] = await collect(backend.watch(configMaps, {}));
+    expect(kept?.type !== 'BOOKMARK' && kept?.object.metadata.managedFields).toEqual(managedFields);
+  });
+
   it('ends a watch with WatchLineTooLongError when one event line exceeds maxWatchLineBytes', async () => {
     const { backend } = await fake(
       (_r, res) => stream(res, [{ type: 'ADDED', object: { metadata: { name: 'x'.repeat(5_000) } } }]),

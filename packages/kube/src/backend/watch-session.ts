@@ -1,6 +1,12 @@
 import type { Readable } from 'node:stream';
 import { type Clock, isConvergeError, type KubeObject, type Timer, type WatchEvent } from '@converge/runtime';
-import { Cooperator, decodeWatchEvent, LineDecoder, type TypeMeta } from '../decode/index.ts';
+import {
+  Cooperator,
+  decodeWatchEvent,
+  LineDecoder,
+  type TypeMeta,
+  withoutManagedFields,
+} from '../decode/index.ts';
 import { WatchStalledError } from '../errors.ts';
 import { type Transport, transportError } from '../http/index.ts';
 
@@ -15,6 +21,8 @@ export interface WatchSessionOptions {
   readonly accept?: string;
   /** Objects are reduced to their metadata (see `decodeWatchEvent`). Default false. */
   readonly metadataOnly?: boolean;
+  /** Each line's `object.metadata.managedFields` is cut out before it is parsed. Default false. */
+  readonly omitManagedFields?: boolean;
   /** No byte for this long while waiting for one: the stream is stalled. */
   readonly idleLimitMs: number;
   readonly maxLineBytes: number;
@@ -318,7 +326,8 @@ export class WatchSession {
   }
 
   #decode(line: string): WatchEvent | undefined {
-    const event = decodeWatchEvent(line, this.#o.typeMeta, this.#o.metadataOnly === true);
+    const text = this.#o.omitManagedFields === true ? withoutManagedFields(line) : line;
+    const event = decodeWatchEvent(text, this.#o.typeMeta, this.#o.metadataOnly === true);
     if (event.type === 'BOOKMARK' && !this.#o.bookmarks && event.initialEventsEnd !== true) return undefined;
     return event;
   }

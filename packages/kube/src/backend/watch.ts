@@ -81,6 +81,7 @@ function session(
     // kube-apiserver transforms every watch event's object to PartialObjectMetadata for this
     // (ERROR events keep their Status); the session projects full objects of servers that do not.
     ...(options.metadataOnly === true ? { accept: METADATA_OBJECT_ACCEPT, metadataOnly: true } : {}),
+    ...(options.omitManagedFields === true ? { omitManagedFields: true } : {}),
     idleLimitMs,
     maxLineBytes: o.maxWatchLineBytes,
     bookmarks: options.allowBookmarks === true,

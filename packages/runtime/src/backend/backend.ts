@@ -74,6 +74,13 @@ export interface WatchOptions extends SelectorOptions, MetadataOnlyOption {
   readonly timeoutMs?: number;
   /** As {@link ListOptions.shardSelector}: only events of objects in the shard. */
   readonly shardSelector?: string;
+  /**
+   * The caller drops `metadata.managedFields` from every object (an informer with the default
+   * transform does): a backend may leave them out instead of decoding them. A hint, not a filter:
+   * objects may still carry them. The Kubernetes backend cuts them out of each watch line's text
+   * before parsing it; the others ignore it. Default false.
+   */
+  readonly omitManagedFields?: boolean;
   /** Ends the watch (the iterator returns). */
   readonly signal?: AbortSignal;
 }

@@ -47,6 +47,18 @@ describe('Informer list and watch', () => {
     await h.stop();
   });
 
+  it('tells every watch that managedFields may be left out only while the transform is the default, which drops them', async () => {
+    for (const initialList of ['paginated', 'watch-list'] as const) {
+      const plain = await startInformer(three, { initialList });
+      expect(plain.backend.watchCalls.length).toBeGreaterThan(0);
+      for (const call of plain.backend.watchCalls) expect(call.omitManagedFields).toBe(true);
+      await plain.stop();
+      const keeping = await startInformer(three, { initialList, transform: (object) => object });
+      for (const call of keeping.backend.watchCalls) expect(call.omitManagedFields).toBeUndefined();
+      await keeping.stop();
+    }
+  });
+
   it('passes a shard selector, in canonical form, to every list and watch and caches only its shard', async () => {
     const h = fnv1a64('default');
     const hex = (v: bigint): string => `0x${v.toString(16).padStart(16, '0')}`;

@@ -25,6 +25,7 @@ import { type ResolvedInformerOptions, reportInformerError } from './options.ts'
 import { isOlderResourceVersion } from './resource-version.ts';
 import { normalizeShardSelector } from './selectors.ts';
 import type { InformerCounters, InformerMetrics, ListReason, WatchEndReason } from './stats.ts';
+import { stripManagedFields } from './transform.ts';
 import { YIELD_EVERY, yieldToEventLoop } from './yield.ts';
 
 /** Where a list starts: a consistent read of the latest state, or not older than the last seen version. */
@@ -134,6 +135,8 @@ export class Reflector<T extends KubeObject> {
   #hooks: InformerMetrics | undefined;
   /** Lists are streamed (`sendInitialEvents`); false for `paginated` and after an `auto` fallback. */
   #streamLists: boolean;
+  /** The transform is the default, which drops managedFields: watches need not decode them. */
+  readonly #omitManagedFields: boolean;
 
   constructor(
     options: ResolvedInformerOptions<T>,
@@ -148,6 +151,7 @@ export class Reflector<T extends KubeObject> {
     this.#backoff = new Backoff(options.clock, options.backoff);
     this.#check = objectCheck(options.type, options.namespace);
     this.#streamLists = options.initialList !== 'paginated';
+    this.#omitManagedFields = options.transform === stripManagedFields;
     const { namespace, labelSelector, fieldSelector, shardSelector, metadataOnly } = options;
     this.#selectors = {
       ...(metadataOnly ? { metadataOnly } : {}),
@@ -496,6 +500,7 @@ export class Reflector<T extends KubeObject> {
         ...this.#selectors,
         ...(initial === undefined || from !== '' ? { resourceVersion: from } : {}),
         allowBookmarks: true,
+        ...(this.#omitManagedFields ? { omitManagedFields: true } : {}),
         ...(initial === undefined ? {} : { sendInitialEvents: true }),
         timeoutMs,
         signal: stop.signal,
