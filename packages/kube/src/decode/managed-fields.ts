@@ -105,24 +105,46 @@ interface Span {
 }
 
 /**
- * In the object opening at `at` (`{`), the span of the member named `keys[depth]` when it is the
- * last key of the path, or the search one level down when its value is an object (`found`), and
- * the index after the object (`end`); undefined when the object is not well-formed. Every member of a level is walked, so with a
- * duplicated key the last one (the one `JSON.parse` keeps) is the one found.
+ * The index after the object or array opening at `at`, matching brackets and jumping over strings
+ * without checking the grammar between them: the cheapest way over a value that is cut out unread.
+ * -1 when the brackets do not match or the text ends first.
  */
-function findMember(
-  text: string,
-  at: number,
-  keys: readonly string[],
-  depth: number,
-): { readonly found: Span | undefined; readonly end: number } | undefined {
+function skipBrackets(text: string, at: number): number {
+  const first = text.charCodeAt(at);
+  if (first !== OPEN_OBJECT && first !== OPEN_ARRAY) return skipValue(text, at);
+  const closers: number[] = [];
+  let i = at;
+  while (i < text.length) {
+    const code = text.charCodeAt(i);
+    if (code === QUOTE) {
+      i = skipString(text, i);
+      if (i < 0) return -1;
+      continue;
+    }
+    if (code === OPEN_OBJECT) closers.push(CLOSE_OBJECT);
+    else if (code === OPEN_ARRAY) closers.push(CLOSE_ARRAY);
+    else if (code === CLOSE_OBJECT || code === CLOSE_ARRAY) {
+      if (closers.pop() !== code) return -1;
+      if (closers.length === 0) return i + 1;
+    }
+    i++;
+  }
+  return -1;
+}
+
+/**
+ * In the object opening at `at` (`{`), the span of the first member named `keys[depth]` when it is
+ * the last key of the path, or the search in its value when that is an object; undefined when
+ * there is none or the text is not JSON on the way. The walk stops there: what follows is left to
+ * `JSON.parse`, and so is a duplicated key (the cut one is then dropped by the parse anyway, and
+ * the one it keeps by the informer's transform).
+ */
+function findMember(text: string, at: number, keys: readonly string[], depth: number): Span | undefined {
   const wanted = keys[depth] as string;
   const last = depth === keys.length - 1;
-  let found: Span | undefined;
   /** After the previous member's value: a member after it is cut from there (its comma included). */
   let previousEnd = -1;
   let i = skipSpace(text, at + 1);
-  if (text.charCodeAt(i) === CLOSE_OBJECT) return { found: undefined, end: i + 1 };
   for (;;) {
     if (text.charCodeAt(i) !== QUOTE) return undefined;
     const keyStart = i;
@@ -131,26 +153,24 @@ function findMember(
     i = skipSpace(text, keyEnd);
     if (text.charCodeAt(i) !== COLON) return undefined;
     const valueStart = skipSpace(text, i + 1);
-    const valueEnd = skipValue(text, valueStart);
-    if (valueEnd < 0) return undefined;
     const matches = keyEnd - keyStart === wanted.length && text.startsWith(wanted, keyStart);
+    if (matches && !last) {
+      return text.charCodeAt(valueStart) === OPEN_OBJECT
+        ? findMember(text, valueStart, keys, depth + 1)
+        : undefined;
+    }
+    const valueEnd = matches ? skipBrackets(text, valueStart) : skipValue(text, valueStart);
+    if (valueEnd < 0) return undefined;
     i = skipSpace(text, valueEnd);
     const next = text.charCodeAt(i);
     if (next !== COMMA && next !== CLOSE_OBJECT) return undefined;
     if (matches) {
-      if (!last) {
-        found =
-          text.charCodeAt(valueStart) === OPEN_OBJECT
-            ? findMember(text, valueStart, keys, depth + 1)?.found
-            : undefined;
-      } else if (previousEnd >= 0) {
-        found = { start: previousEnd, end: valueEnd };
-      } else {
-        // The first member: cut through the comma after it (if any) and the space before the next.
-        found = { start: keyStart, end: next === COMMA ? skipSpace(text, i + 1) : valueEnd };
-      }
+      // After another member: from the end of its value (the comma between goes too). The first
+      // member: through the comma after it (if any) and the space before the next.
+      if (previousEnd >= 0) return { start: previousEnd, end: valueEnd };
+      return { start: keyStart, end: next === COMMA ? skipSpace(text, i + 1) : valueEnd };
     }
-    if (next === CLOSE_OBJECT) return { found, end: i + 1 };
+    if (next === CLOSE_OBJECT) return undefined;
     previousEnd = valueEnd;
     i = skipSpace(text, i + 1);
   }
@@ -160,10 +180,14 @@ function findMember(
  * A watch event line (`{"type": …, "object": {…}}`) without its object's
  * `metadata.managedFields`, cut out of the text so that `JSON.parse` never builds them: on a Pod
  * they are a third of the bytes and most of its objects, and an informer with the default
- * transform drops them on arrival anyway. The line comes back unchanged when it has none, or
- * when it is not well-formed where the walk goes (`JSON.parse` then reports it as before). Only
- * that one member is removed; the walk jumps over strings with `indexOf`, so it costs a step per
- * member on the way and per string and bracket inside the managedFields, not one per character.
+ * transform drops them on arrival anyway. The line comes back unchanged when it has none, or when
+ * it is not JSON on the way there (`JSON.parse` then reports it as before).
+ *
+ * The walk reads the members before `object` and before `metadata` and `managedFields` by the
+ * grammar, jumping over strings with `indexOf`, and stops at the member it cuts: the rest is
+ * parsed as usual. The managedFields value itself is skipped by matching its brackets and strings
+ * only, not read; so a line that `JSON.parse` would refuse only for something inside that value
+ * (a bad escape, a missing colon) is accepted, with it dropped.
  *
  * @example
  * withoutManagedFields('{"type":"ADDED","object":{"metadata":{"name":"a","managedFields":[{"manager":"k"}]}}}');
@@ -173,13 +197,12 @@ export function withoutManagedFields(line: string): string {
   if (!line.includes(MANAGED_FIELDS)) return line;
   const at = skipSpace(line, 0);
   if (line.charCodeAt(at) !== OPEN_OBJECT) return line;
-  let walked: ReturnType<typeof findMember>;
+  let span: Span | undefined;
   try {
-    walked = findMember(line, at, KEYS, 0);
+    span = findMember(line, at, KEYS, 0);
   } catch {
     return line; // nested too deep for the stack: JSON.parse decides
   }
-  const span = walked?.found;
-  if (span === undefined || skipSpace(line, (walked as { end: number }).end) !== line.length) return line;
+  if (span === undefined) return line;
   return line.slice(0, span.start) + line.slice(span.end);
 }
