@@ -184,6 +184,30 @@ describe('WatchSession', () => {
     await served.closed;
   });
 
+  it('answers overlapping next() calls in order, then done after the last event', async () => {
+    const served = await serve((res) => {
+      res.write(line(0));
+      setTimeout(() => res.end(line(1) + line(2)), 20);
+    });
+    const s = session(served.url);
+    await s.open();
+    const events = s.events();
+    const results = await Promise.all([
+      events.next(),
+      events.next(),
+      events.next(),
+      events.next(),
+      events.next(),
+    ]);
+    expect(results.map((r) => (r.done === true ? 'done' : nameOf(r.value)))).toEqual([
+      'cm-0',
+      'cm-1',
+      'cm-2',
+      'done',
+      'done',
+    ]);
+  });
+
   it('closes the connection when the consumer leaves the loop early', async () => {
     const served = await serve((res) => {
       res.write(line(0) + line(1) + line(2));

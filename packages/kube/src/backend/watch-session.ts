@@ -95,7 +95,8 @@ export class WatchSession {
   #failure: { readonly error: unknown } | undefined;
   /** The iteration is over: every next() answers done. */
   #done = false;
-  #waiter: Waiter | undefined;
+  /** Consumers waiting in next() for bytes, in the order they called it. */
+  #waiters: Waiter[] = [];
   #served = 0;
   #decoder: LineDecoder | undefined;
   #cooperator: Cooperator | undefined;
@@ -105,7 +106,7 @@ export class WatchSession {
     this.#onAbort = () => {
       this.#controller.abort(options.signal?.reason);
       // A consumer waiting for bytes ends now, whatever the body does after the abort.
-      if (this.#waiter !== undefined) this.#finish();
+      if (this.#waiters.length > 0) this.#finish();
     };
     options.signal?.addEventListener('abort', this.#onAbort, { once: true });
     if (options.signal?.aborted === true) this.#controller.abort(options.signal.reason);
@@ -224,26 +225,26 @@ export class WatchSession {
     this.#wake();
   }
 
-  /** Answers a consumer waiting in next(), if what came lets it. */
+  /** Answers the consumers waiting in next(), in order, as far as what came lets it. */
   #wake(): void {
-    const waiter = this.#waiter;
-    if (waiter === undefined) return;
-    let result: IteratorResult<WatchEvent> | undefined;
-    try {
-      result = this.#take();
-    } catch (error) {
-      this.#waiter = undefined;
-      const failure = this.#fail(error);
-      if (failure === undefined) waiter.resolve(DONE);
-      else waiter.reject(failure);
-      return;
+    while (this.#waiters.length > 0) {
+      let result: IteratorResult<WatchEvent> | undefined;
+      try {
+        result = this.#take();
+      } catch (error) {
+        const waiter = this.#waiters.shift() as Waiter;
+        const failure = this.#fail(error); // the waiters after it are answered done
+        if (failure === undefined) waiter.resolve(DONE);
+        else waiter.reject(failure);
+        return;
+      }
+      if (result === undefined) {
+        this.#waiting();
+        return;
+      }
+      // After the last event, #take finished the iteration: every waiter was answered done.
+      this.#waiters.shift()?.resolve(result);
     }
-    if (result === undefined) {
-      this.#waiting();
-      return;
-    }
-    this.#waiter = undefined;
-    waiter.resolve(result);
   }
 
   #next(): Promise<IteratorResult<WatchEvent>> {
@@ -252,6 +253,9 @@ export class WatchSession {
       this.#finish();
       return Promise.resolve(DONE);
     }
+    // Calls that overlap (not for-await's way, but allowed) are answered in the order they came.
+    if (this.#waiters.length > 0)
+      return new Promise((resolve, reject) => this.#waiters.push({ resolve, reject }));
     let result: IteratorResult<WatchEvent> | undefined;
     try {
       result = this.#take();
@@ -263,9 +267,7 @@ export class WatchSession {
       // Nothing queued: from here the session waits for bytes (what the watchdog measures).
       (this.#cooperator as Cooperator).reset();
       this.#waiting();
-      return new Promise((resolve, reject) => {
-        this.#waiter = { resolve, reject };
-      });
+      return new Promise((resolve, reject) => this.#waiters.push({ resolve, reject }));
     }
     if ((++this.#served & (COOPERATE_EVERY - 1)) === 0 && result.done !== true) {
       const pause = (this.#cooperator as Cooperator).maybeYield();
@@ -320,9 +322,7 @@ export class WatchSession {
     this.#head = 0;
     this.#queuedBytes = 0;
     this.close();
-    const waiter = this.#waiter;
-    this.#waiter = undefined;
-    waiter?.resolve(DONE);
+    for (const waiter of this.#waiters.splice(0)) waiter.resolve(DONE);
   }
 
   #decode(line: string): WatchEvent | undefined {
