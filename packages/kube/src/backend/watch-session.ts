@@ -35,8 +35,9 @@ export interface WatchSessionOptions {
 }
 
 /**
- * Bytes of complete lines the session holds for its consumer before it pauses the body: the
- * consumer is this far behind the socket, and the server's writes wait in the kernel and TCP.
+ * How much complete lines' text the session holds for its consumer before it pauses the body
+ * (counted in characters, which are bytes for the ASCII of Kubernetes JSON): the consumer is this
+ * far behind the socket, and the server's writes wait in the kernel and TCP.
  */
 export const QUEUE_HIGH_BYTES = 1024 * 1024;
 /** The body is resumed once the consumer has brought the queue down to this. */
@@ -117,7 +118,7 @@ export class WatchSession {
     return this.#o.signal?.aborted === true;
   }
 
-  /** Bytes of complete lines received and not yet handed out. */
+  /** Characters of complete lines received and not yet handed out. */
   get queuedBytes(): number {
     return this.#queuedBytes;
   }
