@@ -208,6 +208,18 @@ describe('WatchSession', () => {
     ]);
   });
 
+  it('refuses a second iteration of one session rather than splitting its events between two', async () => {
+    const served = await serve((res) => {
+      res.end(line(0));
+    });
+    const s = session(served.url);
+    await s.open();
+    const events = s.events();
+    expect(() => s.events()).toThrow('already called');
+    expect((await events.next()).done).toBe(false);
+    expect(await events.next()).toEqual({ done: true, value: undefined });
+  });
+
   it('closes the connection when the consumer leaves the loop early', async () => {
     const served = await serve((res) => {
       res.write(line(0) + line(1) + line(2));

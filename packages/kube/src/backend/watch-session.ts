@@ -45,7 +45,8 @@ const QUEUE_LOW_BYTES = QUEUE_HIGH_BYTES / 4;
 /** Events handed out between two looks at the cooperator's clock. */
 const COOPERATE_EVERY = 32;
 
-const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+/** The result of an iteration that is over. */
+export const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
 /** A consumer waiting in `next()` for bytes. */
 interface Waiter {
@@ -162,8 +163,9 @@ export class WatchSession {
         return this;
       },
     };
+    if (this.#decoder !== undefined) throw new Error('WatchSession.events() was already called');
     const body = this.#body;
-    if (body === undefined || this.#decoder !== undefined) {
+    if (body === undefined) {
       this.#done = true;
       return iterator as AsyncIterableIterator<WatchEvent<T>>;
     }

@@ -16,7 +16,7 @@ import { METADATA_OBJECT_ACCEPT } from '../decode/index.ts';
 import type { Transport } from '../http/index.ts';
 import type { ResolvedKubeBackendOptions } from './options.ts';
 import { resourcePath } from './paths.ts';
-import { WatchSession } from './watch-session.ts';
+import { DONE, WatchSession } from './watch-session.ts';
 
 /** A watch past its `timeoutSeconds` gets this long to be closed by the server before it counts as stalled. */
 const SERVER_CLOSE_GRACE_MS = 30_000;
@@ -93,23 +93,6 @@ function session(
   });
 }
 
-/** Opens a session and yields its events; a caller abort ends it cleanly. */
-async function* stream<T extends KubeObject>(
-  s: WatchSession,
-): AsyncGenerator<WatchEvent<T>, void, undefined> {
-  try {
-    try {
-      await s.open();
-    } catch (error) {
-      if (s.callerAborted) return;
-      throw error;
-    }
-    yield* s.events<T>();
-  } finally {
-    s.close();
-  }
-}
-
 /**
  * `sendInitialEvents` where the server rejects it: the initial events from a paginated list, the
  * initial-events-end BOOKMARK at the list's resourceVersion, then a watch from there.
@@ -151,7 +134,9 @@ async function* emulateWatchList<T extends KubeObject>(
   const resourceVersion = listVersion as string;
   yield { type: 'BOOKMARK', resourceVersion, initialEventsEnd: true };
   const { sendInitialEvents: _s, ...rest } = options;
-  yield* stream<T>(session(ctx, type, { ...rest, resourceVersion }, false));
+  yield* new OpenedOnFirstRead<WatchEvent<T>>(() =>
+    openUnsharded<T>(ctx, type, { ...rest, resourceVersion }),
+  );
 }
 
 /**
@@ -231,8 +216,6 @@ async function openUnsharded<T extends KubeObject>(
   }
   return s.events<T>();
 }
-
-const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
 /**
  * An async iterator whose source is opened by its first `next()`, and to which every later call

@@ -7,10 +7,9 @@ const CLOSE_OBJECT = 0x7d;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 
-/** The members a watch line's `managedFields` sits under: the event's object, then its metadata. */
-const PATH = ['"object"', '"metadata"'] as const;
 const MANAGED_FIELDS = '"managedFields"';
-const KEYS = [...PATH, MANAGED_FIELDS];
+/** The path to the member cut, as the keys read in the text: the event's object, its metadata. */
+const KEYS = ['"object"', '"metadata"', MANAGED_FIELDS];
 
 /** Whether `code` is JSON whitespace. */
 function isSpace(code: number): boolean {
