@@ -147,6 +147,21 @@ describe('withoutManagedFields', () => {
     );
   });
 
+  it('keeps a trailing comma after a first-member managedFields for JSON.parse to refuse', () => {
+    // Found by the property above (seed 1756097827): the cut took the comma with the member and
+    // left `{ }`, a line JSON.parse accepts although the original has a trailing comma.
+    for (const line of [
+      '{"object":{"metadata":{"managedFields":[{"manager":"a"}]\n,  }}}',
+      '{"object":{"metadata":{"managedFields":[],}}}',
+    ]) {
+      expect(parses(line)).toBe(false);
+      expect(parses(withoutManagedFields(line))).toBe(false);
+    }
+    expect(withoutManagedFields('{"object":{"metadata":{"managedFields":[] , "name":"a"}}}')).toBe(
+      '{"object":{"metadata":{"name":"a"}}}',
+    );
+  });
+
   it('cuts a managedFields nested to any depth, and leaves a line nested too deep before it to JSON.parse', () => {
     const depth = 200_000;
     const deepFields = `{"object":{"metadata":{"managedFields":${'['.repeat(depth)}${']'.repeat(depth)}}}}`;

@@ -167,7 +167,11 @@ function findMember(text: string, at: number, keys: readonly string[], depth: nu
       // After another member: from the end of its value (the comma between goes too). The first
       // member: through the comma after it (if any) and the space before the next.
       if (previousEnd >= 0) return { start: previousEnd, end: valueEnd };
-      return { start: keyStart, end: next === COMMA ? skipSpace(text, i + 1) : valueEnd };
+      if (next === CLOSE_OBJECT) return { start: keyStart, end: valueEnd };
+      // A comma the cut takes must be followed by a member: `{"managedFields": […], }` stays
+      // whole, so that JSON.parse refuses its trailing comma as it would without the cut.
+      const following = skipSpace(text, i + 1);
+      return text.charCodeAt(following) === QUOTE ? { start: keyStart, end: following } : undefined;
     }
     if (next === CLOSE_OBJECT) return undefined;
     previousEnd = valueEnd;
