@@ -73,6 +73,8 @@ export default defineConfig({
     // Hang detectors, not bounds: the heaviest in-process tests (a type check of the typed client
     // against client-node, ~14 s quiet) took 20.5 s with a second suite beside this one.
     testTimeout: 60_000,
+    // `CONVERGE_TEST_CPU=FILE`: each test file's CPU appended to FILE (`npm run test:cpu`).
+    setupFiles: process.env.CONVERGE_TEST_CPU ? ['./test/cpu-usage.ts'] : [],
     hookTimeout: 60_000,
     // vitest's default on 2 cores is one worker, so every file waited for the one before it, and
     // most of the suite's wall time was child processes and sockets waited on with a core idle.

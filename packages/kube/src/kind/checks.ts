@@ -4,8 +4,9 @@
  * What needs the server (CEL type checking, value limits of defaults) is left to it.
  */
 import type { JSONSchemaProps } from '@converge/runtime';
-import type { TSchema } from 'typebox';
-import { Value } from 'typebox/value';
+// `typebox/schema`'s Check is what `Value.Check` calls; `typebox/value` would load 140 more
+// modules (its Clean, Default, Convert, Diff, …) into every process that imports this package.
+import { Check, type XSchema } from 'typebox/schema';
 
 type Json = Record<string, unknown>;
 /** Throws the caller's KindSchemaError for the node being converted. */
@@ -64,7 +65,7 @@ export function checkValues(schema: Json, fail: Fail): void {
   if (value === undefined || (value === null && schema.nullable === true)) return;
   let valid: boolean;
   try {
-    valid = Value.Check(schema as TSchema, value);
+    valid = Check(schema as XSchema, value);
   } catch {
     valid = true; // a schema TypeBox cannot check (it will be refused below, or by the server)
   }
