@@ -19,12 +19,17 @@ export interface Observation {
  * The outcome of one attempt:
  * - `holding`: we hold the lock now (acquired or renewed by a write that started at `startedAt`);
  * - `held`: another identity holds it and its lease has not expired by our clock;
- * - `failed`: the lock could not be read or written (an error, a conflict, a timeout).
+ * - `failed`: the lock could not be read or written (an error, a conflict, a timeout);
+ * - `interrupted` (renewals only): the record is not the one this term wrote — deleted, passed to
+ *   another holder whose lease has expired, or ours with other `leaderTransitions` — so others may
+ *   have led, and written with higher fencing epochs, since the term began. The term is over; a new
+ *   one starts by acquiring (and announcing its fence), not by renewing.
  */
 export type AttemptOutcome =
   | { readonly type: 'holding'; readonly observation: Observation; readonly startedAt: number }
   | { readonly type: 'held'; readonly observation: Observation }
-  | { readonly type: 'failed'; readonly error: unknown; readonly observation: Observation | undefined };
+  | { readonly type: 'failed'; readonly error: unknown; readonly observation: Observation | undefined }
+  | { readonly type: 'interrupted'; readonly reason: string; readonly observation: Observation | undefined };
 
 /** What an attempt needs from its elector. */
 export interface AttemptContext {
@@ -46,6 +51,13 @@ export interface AttemptContext {
  * Every write names a version, so of two electors that both judge the lease expired at most one
  * wins; the other gets a ConflictError.
  *
+ * A renewal (`term` given: the leaderTransitions of the term being renewed) differs from client-go
+ * in step 2 and 4: it never creates the record and never takes it from an expired holder, and a
+ * record of ours with other transitions is not renewed either — each is `interrupted`. client-go
+ * re-creates a deleted lock and leads on; with fencing that term's epoch may be below what the
+ * backends hold by then (a Lease created again counts from 0, and a holder in between raised the
+ * marks), and a leader whose every write is refused would hold the lock for good.
+ *
  * @internal
  */
 export async function tryAcquireOrRenew(
@@ -53,6 +65,7 @@ export async function tryAcquireOrRenew(
   observed: Observation | undefined,
   fastPath: boolean,
   signal: AbortSignal,
+  term?: { readonly fencingToken: number },
 ): Promise<AttemptOutcome> {
   const { lock, identity, clock } = ctx;
   const startedAt = clock.now();
@@ -86,6 +99,8 @@ export async function tryAcquireOrRenew(
     return { type: 'failed', error, observation: observed };
   }
   if (current === undefined) {
+    if (term !== undefined)
+      return { type: 'interrupted', reason: 'the lock was deleted', observation: observed };
     const next = record(formatMicroTime(startedAt), 0);
     try {
       return holding(next, await untilAborted(lock.create(next, signal), signal));
@@ -103,6 +118,19 @@ export async function tryAcquireOrRenew(
   if (holder !== '' && holder !== identity) {
     const expiresAt = observation.observedAt + current.record.leaseDurationMs;
     if (clock.now() < expiresAt) return { type: 'held', observation };
+  }
+  if (term !== undefined) {
+    if (holder !== identity) {
+      const by = holder === '' ? 'was released' : `passed to ${JSON.stringify(holder)}`;
+      return { type: 'interrupted', reason: `the lock ${by} since this term began`, observation };
+    }
+    if (current.record.leaderTransitions !== term.fencingToken) {
+      return {
+        type: 'interrupted',
+        reason: `the lock's leaderTransitions is ${current.record.leaderTransitions}, not this term's ${term.fencingToken}`,
+        observation,
+      };
+    }
   }
 
   const next =

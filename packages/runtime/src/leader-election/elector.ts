@@ -6,7 +6,7 @@ import type { Logger } from '../log/index.ts';
 import type { LeaderElection } from '../runnable/index.ts';
 import { scopedSignal } from '../runnable/index.ts';
 import { type AttemptOutcome, type Observation, tryAcquireOrRenew } from './attempt.ts';
-import { type LeaderLostError, type LeaderStalledError, LeaderSupersededError } from './errors.ts';
+import { LeaderLostError, type LeaderStalledError, LeaderSupersededError } from './errors.ts';
 import {
   JITTER_FACTOR,
   type LeaderElectorOptions,
@@ -300,6 +300,10 @@ export class LeaderElector implements LeaderElection {
           term.renewed(outcome.startedAt);
         } else if (outcome.type === 'held') {
           term.lose(new LeaderSupersededError(this.identity, outcome.observation.record.holderIdentity));
+        } else if (outcome.type === 'interrupted') {
+          term.lose(
+            new LeaderLostError(this.identity, `${this.identity} lost leadership: ${outcome.reason}`),
+          );
         } else {
           fastPath = false;
           this.#logger.warn(
@@ -328,7 +332,7 @@ export class LeaderElector implements LeaderElection {
       () => new TimeoutError('leader lock call timed out'),
     );
     try {
-      return await tryAcquireOrRenew(this.#o, this.#observed, fastPath, scoped.signal);
+      return await tryAcquireOrRenew(this.#o, this.#observed, fastPath, scoped.signal, term);
     } finally {
       scoped.dispose();
     }

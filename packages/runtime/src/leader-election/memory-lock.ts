@@ -111,6 +111,14 @@ export class MemoryLock {
     return this.#store(record);
   }
 
+  /**
+   * Deletes the record as `kubectl delete lease` does: the next write creates it again, with its
+   * history (`leaderTransitions`) restarted by whoever creates it.
+   */
+  remove(): void {
+    this.#current = undefined;
+  }
+
   #store(record: LeaderRecord): string {
     const version = String(++this.#version);
     this.#current = Object.freeze({ record: Object.freeze({ ...record }), version });
