@@ -1,4 +1,4 @@
-import type { Manager, ShardMember } from '@converge/runtime';
+import type { LeaderElector, Manager, ShardMember } from '@converge/runtime';
 import type { VirtualClock } from '@converge/runtime/testing';
 import { ProcessClock } from './process-clock.ts';
 import type { Random } from './random.ts';
@@ -36,6 +36,8 @@ export class SimProcess {
   /** Served by a lagging replica at `revision` until `until`. */
   stale: { readonly revision: number; readonly until: number } | undefined;
   manager: Manager | undefined;
+  /** Its leader elector, when the replicas elect a leader (not sharded). */
+  elector: LeaderElector | undefined;
   /** Its shard membership, when the replicas shard. */
   member: ShardMember | undefined;
   /** How many times it has been paused (the overlap oracle tells a frozen run from a live one). */

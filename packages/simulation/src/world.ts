@@ -14,6 +14,7 @@ import {
   type ManagerAddOptions,
   type ManagerOptions,
   memberLeaseName,
+  parseMicroTime,
   type ReconcileInfo,
   type ResourceType,
   type Runnable,
@@ -252,6 +253,8 @@ export class World implements WorldPort {
   readonly #logs: string[] = [];
   readonly #watched = new Set<ResourceType>();
   readonly #stopWatches = new AbortController();
+  /** When `lease-loss` last deleted the leader's Lease (not sharded), for the overlap oracle. */
+  #leaseDeletedAt: number | undefined;
   /** Reconciles in progress by `controller key`, across processes (the overlap oracle). */
   readonly #running = new Map<string, Set<RunningReconcile>>();
 
@@ -624,7 +627,7 @@ export class World implements WorldPort {
         ? { sharding: p.member }
         : this.#config.replicas > 1
           ? {
-              leaderElection: new LeaderElector({
+              leaderElection: (p.elector = new LeaderElector({
                 lock: new LeaseLock({
                   backend,
                   namespace: 'default',
@@ -634,7 +637,7 @@ export class World implements WorldPort {
                 clock: p.clock,
                 logger,
                 ...LEASE,
-              }),
+              })),
             }
           : {}),
     };
@@ -789,7 +792,10 @@ export class World implements WorldPort {
    * otherwise); another process running the same
    * key at this moment is a violation (`overlap`) — unless that process was paused since its run
    * began: a member paused past its lease loses its keys while its run is frozen, and its writes
-   * after it resumes are refused by its raised fence (the store checks them).
+   * after it resumes are refused by its raised fence (the store checks them) — or the leader's
+   * Lease was deleted (`lease-loss`) since either process last renewed it: the next leader may take
+   * the lock at once, and the former one cannot know before its next renewal (which ends its term);
+   * its writes meanwhile carry the lower epoch the new leader's announcement refuses.
    */
   #begin(p: SimProcess, id: string): RunningReconcile | undefined {
     if (this.#config.replicas === 1) return undefined;
@@ -801,6 +807,7 @@ export class World implements WorldPort {
     for (const other of runs) {
       const q = other.process;
       if (q === p || q.dead || q.paused || q.pauses !== other.pausesAtStart) continue;
+      if (this.#unawareOfLeaseLoss(q) || this.#unawareOfLeaseLoss(p)) continue;
       this.#fatal ??= {
         kind: 'oracle',
         name: 'overlap',
@@ -810,6 +817,16 @@ export class World implements WorldPort {
     const mine = { process: p, pausesAtStart: p.pauses };
     runs.add(mine);
     return mine;
+  }
+
+  /** Whether the leader Lease was deleted since `q` last wrote it as its holder. */
+  #unawareOfLeaseLoss(q: SimProcess): boolean {
+    const deleted = this.#leaseDeletedAt;
+    const record = q.elector?.observedRecord;
+    if (deleted === undefined || record === undefined) return false;
+    if (record.holderIdentity !== q.elector?.identity) return false;
+    const renewed = parseMicroTime(record.renewTime);
+    return renewed !== undefined && renewed <= deleted;
   }
 
   /** Sharded: every live member is a member of the group and counts the same live members. */
@@ -886,6 +903,7 @@ export class World implements WorldPort {
           )
         : leaseName(this.#scenario.name);
       if (this.decide('lease-loss', FAULT_RATES.leaseLoss, `the Lease ${name} is deleted by hand`)) {
+        if (!sharded) this.#leaseDeletedAt = this.clock.now();
         void this.store.delete(leaseType, { namespace: 'default', name }).catch(() => {
           // Not there (yet, or already): nothing was lost.
         });
