@@ -28,8 +28,8 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { KubeObject, ResourceType } from '@converge/runtime';
 import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
-import { KubeBackend } from '../packages/kube/src/index.ts';
-import { Informer } from '../packages/runtime/src/informer/index.ts';
+import type { KubeBackend } from '../packages/kube/src/backend/index.ts';
+import type { Informer } from '../packages/runtime/src/informer/index.ts';
 import { collectGarbage } from './harness.ts';
 import { type ClientResult, PEERS, type Peer } from './kube-sync-protocol.ts';
 import type { ServerReady } from './kube-sync-server.ts';
@@ -158,12 +158,17 @@ async function limitPages(ready: ServerReady): Promise<Synced> {
   return { objects: map.size, keep: map, stop: async () => {} };
 }
 
+/** Loaded by main for the Converge peers only, before the baseline. */
+let KubeBackendClass: typeof KubeBackend | undefined;
+let InformerClass: typeof Informer | undefined;
+
 async function converge(
   ready: ServerReady,
   initialList: 'watch-list' | 'paginated',
   metadataOnly = false,
 ): Promise<Synced> {
-  const backend = new KubeBackend({
+  if (KubeBackendClass === undefined || InformerClass === undefined) throw new Error('Converge is not loaded');
+  const backend = new KubeBackendClass({
     config: { server: ready.url, namespace: 'default', tls: {}, auth: { type: 'token', token: ready.token } },
     fieldManager: 'bench',
   });
@@ -175,7 +180,7 @@ async function converge(
     namespaced: true,
   };
   let events = 0;
-  const informer = new Informer({ backend, type, initialList, pageSize: PAGE_SIZE, metadataOnly });
+  const informer = new InformerClass({ backend, type, initialList, pageSize: PAGE_SIZE, metadataOnly });
   informer.subscribe(() => {
     events++;
   });
@@ -331,14 +336,23 @@ async function main(): Promise<void> {
   const ready = JSON.parse(process.env.BENCH_SERVER ?? '{}') as ServerReady;
   if (!PEERS.includes(peer) || process.send === undefined)
     throw new Error('kube-sync-client.ts is started by kube-sync.bench.ts');
+  // Its parent gone (killed, or its output closed), the sync is no one's: a client whose server
+  // went too would otherwise retry its watch for good.
+  process.once('disconnect', () => process.exit(1));
   const expected = ready.objects;
   // A peer's library is loaded before the baseline and the clock, so neither its code nor the
-  // time to load it is counted as sync: client-node and fluent here; Converge's packages by the
-  // imports above, and its HTTP client, undici, here (@converge/kube loads it on its first
-  // connection instead of at import, and it is ~110 modules: 0.1-0.3 s of a 10 000-object sync).
+  // time to load it is counted as sync: client-node and fluent here, and Converge's backend and
+  // informer with its HTTP client, undici (@converge/kube loads it on its first connection
+  // instead of at import, and it is ~110 modules: 0.1-0.3 s of a 10 000-object sync).
   if (peer === 'client-node') await import('@kubernetes/client-node');
   if (peer === 'fluent') await import('kubernetes-fluent-client');
-  if (peer.startsWith('converge')) createRequire(KUBE_PACKAGE)('undici');
+  if (peer.startsWith('converge')) {
+    // The backend and the informer, not the packages' indexes: the rest of @converge/kube (kinds
+    // and TypeBox, webhooks, manifests: 580 modules) plays no part in a sync.
+    KubeBackendClass = (await import('../packages/kube/src/backend/index.ts')).KubeBackend;
+    InformerClass = (await import('../packages/runtime/src/informer/index.ts')).Informer;
+    createRequire(KUBE_PACKAGE)('undici');
+  }
   collectGarbage(3);
   const heapBefore = process.memoryUsage().heapUsed;
   const rssBeforeBytes = process.memoryUsage().rss;
