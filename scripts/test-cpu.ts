@@ -9,7 +9,7 @@
  *   (`CONVERGE_TEST_CPU=FILE npx vitest run …`).
  * - `--top N`: the N costliest files (default 25).
  */
-import { spawnSync } from 'node:child_process';
+import { ChildProcess, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -35,12 +35,57 @@ export function childrenSeconds(): number {
   return (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
 }
 
+/**
+ * A child process's name for the table: the command's file name, and for node the script it ran
+ * (`converge.js`, `vitest.mjs`; `node -e` when it ran none).
+ */
+export function processName(file: string, args: readonly string[]): string {
+  const base = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
+  const command = base(file);
+  if (command !== 'node' && !/^node\d*$/.test(command)) return command;
+  // args[0] is argv0 (the command itself) when it comes from ChildProcess.spawn's options.
+  for (const arg of args.slice(1)) {
+    if (arg === '-e' || arg === '--eval' || arg === '-p' || arg === '--print') return 'node -e';
+    if (!arg.startsWith('-')) return base(arg);
+  }
+  return 'node';
+}
+
+const COUNTS = Symbol.for('converge.test-cpu.spawns');
+
+/**
+ * The child processes this process starts from now on, by {@link processName}, counted where
+ * every asynchronous spawn goes (`ChildProcess.prototype.spawn`: spawn, execFile, exec, fork;
+ * not `spawnSync`). Made once per process: a vitest worker runs many files and evaluates the
+ * setup file once for each, and every call returns the same map (clear it to count afresh).
+ */
+export function countSpawns(): Map<string, number> {
+  const holder = globalThis as { [COUNTS]?: Map<string, number> };
+  const existing = holder[COUNTS];
+  if (existing !== undefined) return existing;
+  const counts = new Map<string, number>();
+  holder[COUNTS] = counts;
+  // Node's own (undocumented, untyped) method that spawn, execFile, exec and fork all call.
+  const proto = ChildProcess.prototype as unknown as {
+    spawn(this: ChildProcess, options: { file: string; args?: string[] }): unknown;
+  };
+  const spawn = proto.spawn;
+  proto.spawn = function (options) {
+    const name = processName(options.file, options.args ?? []);
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+    return spawn.call(this, options);
+  };
+  return counts;
+}
+
 /** One test file's record (test/cpu-usage.ts). */
 export interface CpuRecord {
   readonly file: string;
   readonly selfSeconds: number;
   readonly childrenSeconds: number;
   readonly wallSeconds: number;
+  /** The child processes the file started, by {@link processName}; absent in older records. */
+  readonly processes?: Readonly<Record<string, number>>;
 }
 
 /** A record that is not what test/cpu-usage.ts writes, with its line number. */
@@ -72,12 +117,29 @@ export function parseRecords(text: string): CpuRecord[] {
       if (typeof n !== 'number' || !Number.isFinite(n) || n < 0)
         throw new CpuRecordError(i + 1, `${key} is not a number of seconds`);
     }
+    const processes = record.processes;
+    if (processes !== undefined) {
+      if (typeof processes !== 'object' || processes === null || Array.isArray(processes))
+        throw new CpuRecordError(i + 1, 'processes is not an object of counts');
+      for (const n of Object.values(processes))
+        if (!Number.isInteger(n) || (n as number) < 0)
+          throw new CpuRecordError(i + 1, 'processes is not an object of counts');
+    }
     records.push(record as unknown as CpuRecord);
   }
   return records;
 }
 
 const seconds = (n: number): string => n.toFixed(1);
+
+/** `41: kubectl 30, converge.js 8, npm 3`: the total, then the `most` commonest names. */
+function spawned(counts: Readonly<Record<string, number>>, most: number): string {
+  const entries = Object.entries(counts).toSorted((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const total = entries.reduce((sum, [, n]) => sum + n, 0);
+  if (total === 0) return '0';
+  const named = entries.slice(0, most).map(([name, n]) => `${name} ${n}`);
+  return `${total}: ${named.join(', ')}${entries.length > most ? ', …' : ''}`;
+}
 
 /**
  * The table: the totals, then the `top` files by CPU (own + children), each with its share of the
@@ -100,13 +162,17 @@ export function cpuTable(records: readonly CpuRecord[], top: number, root = ''):
     .map((r) => {
       const share = total === 0 ? 0 : (cpu(r) / total) * 100;
       const path = root !== '' && r.file.startsWith(root) ? relative(root, r.file) : r.file;
-      return `| ${path} | ${seconds(cpu(r))} | ${share.toFixed(1)} % | ${seconds(r.selfSeconds)} | ${seconds(r.childrenSeconds)} | ${seconds(r.wallSeconds)} |`;
+      return `| ${path} | ${seconds(cpu(r))} | ${share.toFixed(1)} % | ${seconds(r.selfSeconds)} | ${seconds(r.childrenSeconds)} | ${spawned(r.processes ?? {}, 3)} | ${seconds(r.wallSeconds)} |`;
     });
+  const all: Record<string, number> = {};
+  for (const r of records)
+    for (const [name, n] of Object.entries(r.processes ?? {})) all[name] = (all[name] ?? 0) + n;
   return [
     `${records.length} files: ${seconds(total)} s of CPU (${seconds(self)} s in the workers, ${seconds(children)} s in the processes they started), ${seconds(wall)} s of wall time summed over the files`,
+    `child processes started: ${spawned(all, 12)}`,
     '',
-    '| file | CPU, s | of the suite | worker, s | child processes, s | wall, s |',
-    '| --- | --- | --- | --- | --- | --- |',
+    '| file | CPU, s | of the suite | worker, s | child processes, s | processes started | wall, s |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
   ].join('\n');
 }

@@ -14,14 +14,20 @@
  *   `/proc/self/stat`, in the kernel's USER_HZ (100 a second). A process still running after the
  *   file's own `afterAll` is not counted, nor is what a shared server (NATS, PostgreSQL) spends.
  *
+ * - processes: how many child processes the file started, by name (`kubectl`, `npm`, and for
+ *   node the script it ran: `converge.js`, `vitest.mjs`, …), counted where every asynchronous
+ *   spawn goes (`ChildProcess.prototype.spawn`; `spawnSync` and `execSync` are not counted).
+ *
  * Import time is outside the window (it is before the first hook); the main vitest process
  * (transforms, reporting) is in neither column. Off Linux the children column is 0.
  */
 import { appendFileSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
-import { childrenSeconds } from '../scripts/test-cpu.ts';
+import { childrenSeconds, countSpawns } from '../scripts/test-cpu.ts';
 
 const out = process.env.CONVERGE_TEST_CPU;
+
+const spawns = countSpawns();
 let file = '';
 let self = process.cpuUsage();
 let children = 0;
@@ -34,6 +40,7 @@ beforeAll(({}, suite) => {
   file = suite.file.filepath;
   self = process.cpuUsage();
   children = childrenSeconds();
+  spawns.clear();
   started = performance.now();
 });
 
@@ -45,6 +52,7 @@ afterAll(() => {
     selfSeconds: (used.user + used.system) / 1e6,
     childrenSeconds: childrenSeconds() - children,
     wallSeconds: (performance.now() - started) / 1000,
+    processes: Object.fromEntries(spawns),
   };
   appendFileSync(out, `${JSON.stringify(line)}\n`);
 });

@@ -11,7 +11,14 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CpuRecordError, childrenSeconds, cpuTable, parseRecords } from '../../scripts/test-cpu.ts';
+import {
+  CpuRecordError,
+  childrenSeconds,
+  countSpawns,
+  cpuTable,
+  parseRecords,
+  processName,
+} from '../../scripts/test-cpu.ts';
 
 const exec = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -35,6 +42,23 @@ describe('npm run test:cpu', () => {
     }
   });
 
+  it('names a child process by its command, and a node process by the script it runs', () => {
+    expect(processName('/usr/bin/kubectl', ['kubectl', 'get', 'pods'])).toBe('kubectl');
+    expect(processName('/x/node', ['/x/node', '--conditions=a', '/r/bin/converge.js', 'dev'])).toBe(
+      'converge.js',
+    );
+    expect(processName(process.execPath, [process.execPath, '-e', '1'])).toBe('node -e');
+    expect(processName('node', ['node'])).toBe('node');
+  });
+
+  it('counts the child processes started, by name, in one map per process', async () => {
+    const counts = countSpawns();
+    expect(countSpawns()).toBe(counts);
+    const before = counts.get('node -e') ?? 0;
+    await exec(process.execPath, ['-e', '0']);
+    expect(counts.get('node -e')).toBe(before + 1);
+  });
+
   it('counts the CPU of the child processes that exited', () => {
     const before = childrenSeconds();
     // A child that burns 0.3 s of CPU (its own clock, not the wall's), then exits and is reaped.
@@ -50,7 +74,13 @@ describe('npm run test:cpu', () => {
     const table = cpuTable(
       [
         { file: `${root}a.test.ts`, selfSeconds: 1, childrenSeconds: 0, wallSeconds: 2 },
-        { file: `${root}b.test.ts`, selfSeconds: 0.5, childrenSeconds: 2.5, wallSeconds: 4 },
+        {
+          file: `${root}b.test.ts`,
+          selfSeconds: 0.5,
+          childrenSeconds: 2.5,
+          wallSeconds: 4,
+          processes: { kubectl: 5, 'converge.js': 2, npm: 1, tsc: 1 },
+        },
         { file: `${root}c.test.ts`, selfSeconds: 0, childrenSeconds: 0, wallSeconds: 0.1 },
       ],
       2,
@@ -60,9 +90,10 @@ describe('npm run test:cpu', () => {
     expect(lines[0]).toBe(
       '3 files: 4.0 s of CPU (1.5 s in the workers, 2.5 s in the processes they started), 6.1 s of wall time summed over the files',
     );
-    expect(lines.slice(4)).toEqual([
-      '| b.test.ts | 3.0 | 75.0 % | 0.5 | 2.5 | 4.0 |',
-      '| a.test.ts | 1.0 | 25.0 % | 1.0 | 0.0 | 2.0 |',
+    expect(lines[1]).toBe('child processes started: 9: kubectl 5, converge.js 2, npm 1, tsc 1');
+    expect(lines.slice(5)).toEqual([
+      '| b.test.ts | 3.0 | 75.0 % | 0.5 | 2.5 | 9: kubectl 5, converge.js 2, npm 1, … | 4.0 |',
+      '| a.test.ts | 1.0 | 25.0 % | 1.0 | 0.0 | 0 | 2.0 |',
     ]);
   });
 
@@ -73,6 +104,9 @@ describe('npm run test:cpu', () => {
     );
     expect(() => parseRecords(`${good}\n\n[1]`)).toThrow(new CpuRecordError(3, 'not an object'));
     expect(() => parseRecords('{"file":')).toThrow(new CpuRecordError(1, 'not JSON'));
+    expect(() => parseRecords(good.replace('}', ',"processes":{"npm":-1}}'))).toThrow(
+      new CpuRecordError(1, 'processes is not an object of counts'),
+    );
     expect(parseRecords(`\n${good}\n\n`)).toHaveLength(1);
     fc.assert(
       fc.property(fc.array(fc.oneof(fc.string(), fc.json(), fc.constant(good))), (lines) => {
