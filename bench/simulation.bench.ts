@@ -15,54 +15,17 @@
  *
  * Exit status: 1 when a seed fails (the copier is correct: a failure is a simulator defect), else 0.
  */
-import { type ConfigMap, configMapType } from '../packages/runtime/src/index.ts';
-import { copier } from '../packages/simulation/src/copier-test-support.ts';
-import { defineScenario, formatReport, simulate } from '../packages/simulation/src/index.ts';
+import { COPIER_OBJECTS, copierScenario } from '../packages/simulation/src/copier-test-support.ts';
+import { formatReport, simulate } from '../packages/simulation/src/index.ts';
 import { fmt, median, positiveInt } from './harness.ts';
 import { finishPart, type GoalVerdict, type ResultTable } from './part-result.ts';
 
 const SEEDS = positiveInt('BENCH_SEEDS', 300);
 const RUNS = positiveInt('BENCH_RUNS', 3);
-const OBJECTS = 20;
+const OBJECTS = COPIER_OBJECTS;
 const LIMIT_MS_PER_SEED = 50;
 
-const scenario = defineScenario({
-  name: 'copier',
-  operator: copier,
-  setup: async ({ client, sleep }) => {
-    for (let i = 0; i < OBJECTS; i++) {
-      await client.create(configMapType, {
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { name: `cm-${i}`, namespace: 'default', labels: { copy: 'yes' } },
-        data: { v: '0' },
-      });
-      await sleep(50);
-    }
-    for (let i = 0; i < 5; i++) {
-      await client.patch(
-        configMapType,
-        { namespace: 'default', name: `cm-${i}` },
-        { type: 'merge', patch: { data: { v: '1' } } },
-      );
-      await sleep(100);
-    }
-    for (let i = 17; i < OBJECTS; i++)
-      await client.delete(configMapType, { namespace: 'default', name: `cm-${i}` });
-  },
-  invariants: {
-    'every copy holds its source data': async ({ client }) => {
-      for (let i = 0; i < 17; i++) {
-        const copy = await client.get<ConfigMap>(configMapType, {
-          namespace: 'default',
-          name: `cm-${i}-copy`,
-        });
-        if (copy.data?.v !== (i < 5 ? '1' : '0'))
-          throw new Error(`cm-${i}-copy holds ${JSON.stringify(copy.data)}`);
-      }
-    },
-  },
-});
+const scenario = copierScenario;
 
 interface Row {
   readonly label: string;

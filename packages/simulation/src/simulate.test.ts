@@ -9,7 +9,7 @@ import {
 } from '@converge/runtime';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { copier } from './copier-test-support.ts';
+import { copier, copierScenario } from './copier-test-support.ts';
 import {
   defineScenario,
   FAULTS,
@@ -584,38 +584,7 @@ describe('bad input', () => {
 
 describe('two replicas with the Lease deleted by hand (bench:simulation found both)', () => {
   // bench:simulation's scenario: 20 ConfigMaps created, 5 updated, 3 deleted.
-  const benchCopies = defineScenario({
-    name: 'copier',
-    operator: copier,
-    setup: async ({ client, sleep }) => {
-      for (let i = 0; i < 20; i++) {
-        await client.create(configMapType, configMap(`cm-${i}`, { copy: 'yes' }, { v: '0' }));
-        await sleep(50);
-      }
-      for (let i = 0; i < 5; i++) {
-        await client.patch(
-          configMapType,
-          { namespace: 'default', name: `cm-${i}` },
-          { type: 'merge', patch: { data: { v: '1' } } },
-        );
-        await sleep(100);
-      }
-      for (let i = 17; i < 20; i++)
-        await client.delete(configMapType, { namespace: 'default', name: `cm-${i}` });
-    },
-    invariants: {
-      'every copy holds its source data': async ({ client }) => {
-        for (let i = 0; i < 17; i++) {
-          const copy = await client.get<ConfigMap>(configMapType, {
-            namespace: 'default',
-            name: `cm-${i}-copy`,
-          });
-          if (copy.data?.v !== (i < 5 ? '1' : '0'))
-            throw new Error(`cm-${i}-copy holds ${JSON.stringify(copy.data)}`);
-        }
-      },
-    },
-  });
+  const benchCopies = copierScenario;
 
   it('a leader whose renewal finds the Lease changed steps down instead of holding it with every write fenced (seed 226)', async () => {
     // Before: paused while the Lease was deleted and a standby led (raising the fence to epoch 1),

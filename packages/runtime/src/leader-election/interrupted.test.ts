@@ -11,7 +11,7 @@ import { PausableClock, VirtualClock } from '../testing/index.ts';
 import { LeaderElector } from './elector.ts';
 import { LeaderLostError, LeaderStalledError, LeaderSupersededError } from './errors.ts';
 import { MemoryLock } from './memory-lock.ts';
-import { formatMicroTime } from './record.ts';
+import { formatMicroTime, type LeaderRecord } from './record.ts';
 import { runReplica } from './test-harness.ts';
 
 /** `a` leads on a clock that can pause; the lock is shared. */
@@ -26,6 +26,12 @@ async function leading() {
   expect(a.isLeader).toBe(true);
   expect(a.fencingToken).toBe(0);
   return { base, clock, shared, a, ra };
+}
+
+/** A record written by someone else at `now` (history restarted, then one transition). */
+function another(holderIdentity: string, leaseDurationMs: number, now: number): LeaderRecord {
+  const time = formatMicroTime(now);
+  return { holderIdentity, leaseDurationMs, acquireTime: time, renewTime: time, leaderTransitions: 1 };
 }
 
 function lostWith(reason: unknown, message: string): void {
@@ -60,13 +66,7 @@ describe('LeaderElector: a renewal of a lock that changed under the term', () =>
     clock.pause();
     // Deleted by hand, taken by b (history restarted; b raised its epoch over a's), then released.
     shared.remove();
-    shared.set({
-      holderIdentity: '',
-      leaseDurationMs: 1_000,
-      acquireTime: formatMicroTime(base.now()),
-      renewTime: formatMicroTime(base.now()),
-      leaderTransitions: 1,
-    });
+    shared.set(another('', 1_000, base.now()));
     await base.advance(3_000);
     await clock.resume(); // 7.5 s after its last renewal: within its 10 s deadline
     await base.advance(0);
@@ -78,13 +78,7 @@ describe('LeaderElector: a renewal of a lock that changed under the term', () =>
   it('is superseded, as before, by a holder whose lease has not expired by its clock', async () => {
     const { base, shared, a, ra } = await leading();
     shared.remove();
-    shared.set({
-      holderIdentity: 'b',
-      leaseDurationMs: 15_000,
-      acquireTime: formatMicroTime(base.now()),
-      renewTime: formatMicroTime(base.now()),
-      leaderTransitions: 1,
-    });
+    shared.set(another('b', 15_000, base.now()));
     await base.advance(2_000);
     expect(a.isLeader).toBe(false);
     expect(ra.intervals[0]?.reason).toBeInstanceOf(LeaderSupersededError);
