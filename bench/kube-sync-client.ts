@@ -158,17 +158,30 @@ async function limitPages(ready: ServerReady): Promise<Synced> {
   return { objects: map.size, keep: map, stop: async () => {} };
 }
 
-/** Loaded by main for the Converge peers only, before the baseline. */
-let KubeBackendClass: typeof KubeBackend | undefined;
-let InformerClass: typeof Informer | undefined;
+/** Converge's backend and informer, loaded by main (for the Converge peers only) before the baseline. */
+interface Converge {
+  readonly KubeBackend: typeof KubeBackend;
+  readonly Informer: typeof Informer;
+}
+
+/**
+ * The backend and the informer, not the packages' indexes: the rest of @converge/kube (kinds and
+ * TypeBox, webhooks, manifests: 580 modules) plays no part in a sync.
+ */
+async function loadConverge(): Promise<Converge> {
+  const { KubeBackend } = await import('../packages/kube/src/backend/index.ts');
+  const { Informer } = await import('../packages/runtime/src/informer/index.ts');
+  createRequire(KUBE_PACKAGE)('undici');
+  return { KubeBackend, Informer };
+}
 
 async function converge(
+  { KubeBackend, Informer }: Converge,
   ready: ServerReady,
   initialList: 'watch-list' | 'paginated',
   metadataOnly = false,
 ): Promise<Synced> {
-  if (KubeBackendClass === undefined || InformerClass === undefined) throw new Error('Converge is not loaded');
-  const backend = new KubeBackendClass({
+  const backend = new KubeBackend({
     config: { server: ready.url, namespace: 'default', tls: {}, auth: { type: 'token', token: ready.token } },
     fieldManager: 'bench',
   });
@@ -180,7 +193,7 @@ async function converge(
     namespaced: true,
   };
   let events = 0;
-  const informer = new InformerClass({ backend, type, initialList, pageSize: PAGE_SIZE, metadataOnly });
+  const informer = new Informer({ backend, type, initialList, pageSize: PAGE_SIZE, metadataOnly });
   informer.subscribe(() => {
     events++;
   });
@@ -346,13 +359,7 @@ async function main(): Promise<void> {
   // instead of at import, and it is ~110 modules: 0.1-0.3 s of a 10 000-object sync).
   if (peer === 'client-node') await import('@kubernetes/client-node');
   if (peer === 'fluent') await import('kubernetes-fluent-client');
-  if (peer.startsWith('converge')) {
-    // The backend and the informer, not the packages' indexes: the rest of @converge/kube (kinds
-    // and TypeBox, webhooks, manifests: 580 modules) plays no part in a sync.
-    KubeBackendClass = (await import('../packages/kube/src/backend/index.ts')).KubeBackend;
-    InformerClass = (await import('../packages/runtime/src/informer/index.ts')).Informer;
-    createRequire(KUBE_PACKAGE)('undici');
-  }
+  const lib = peer.startsWith('converge') ? await loadConverge() : undefined;
   collectGarbage(3);
   const heapBefore = process.memoryUsage().heapUsed;
   const rssBeforeBytes = process.memoryUsage().rss;
@@ -365,11 +372,13 @@ async function main(): Promise<void> {
   try {
     if (peer === 'limit') synced = await limitStream(ready);
     else if (peer === 'limit-pages') synced = await limitPages(ready);
-    else if (peer === 'converge') synced = await converge(ready, 'watch-list');
-    else if (peer === 'converge-pages' || peer === 'converge-pages-young')
-      synced = await converge(ready, 'paginated');
-    else if (peer === 'converge-young') synced = await converge(ready, 'watch-list');
-    else if (peer === 'converge-metadata') synced = await converge(ready, 'watch-list', true);
+    else if (lib !== undefined)
+      synced = await converge(
+        lib,
+        ready,
+        peer.startsWith('converge-pages') ? 'paginated' : 'watch-list',
+        peer === 'converge-metadata',
+      );
     else if (peer === 'client-node') synced = await clientNode(ready, expected);
     else synced = await fluent(ready, expected);
   } catch (error) {

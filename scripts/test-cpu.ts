@@ -12,7 +12,7 @@
 import { ChildProcess, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Linux's USER_HZ: what `/proc/<pid>/stat` counts CPU time in, on every architecture. */
@@ -40,13 +40,12 @@ export function childrenSeconds(): number {
  * (`converge.js`, `vitest.mjs`; `node -e` when it ran none).
  */
 export function processName(file: string, args: readonly string[]): string {
-  const base = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
-  const command = base(file);
-  if (command !== 'node' && !/^node\d*$/.test(command)) return command;
+  const command = basename(file);
+  if (!/^node\d*$/.test(command)) return command;
   // args[0] is argv0 (the command itself) when it comes from ChildProcess.spawn's options.
   for (const arg of args.slice(1)) {
     if (arg === '-e' || arg === '--eval' || arg === '-p' || arg === '--print') return 'node -e';
-    if (!arg.startsWith('-')) return base(arg);
+    if (!arg.startsWith('-')) return basename(arg);
   }
   return 'node';
 }

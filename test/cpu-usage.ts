@@ -5,15 +5,14 @@
  *
  * Wall time says little on a 2-core machine running three workers: a file waiting for a core
  * looks as slow as a file using one. What the suite is short of is CPU, so each file gets a line
- * `{ file, selfSeconds, childrenSeconds, wallSeconds }`:
+ * `{ file, selfSeconds, childrenSeconds, wallSeconds, processes }`:
  *
  * - self: the worker process's own CPU (`process.cpuUsage`) from the file's first hook to its
  *   last; every worker is a process of its own (the `forks` pool), and runs one file at a time;
  * - children: the CPU of the processes the file started and that have exited (converge, npm,
  *   tsc, kubectl, their own children as they were reaped): the `cutime` and `cstime` of
  *   `/proc/self/stat`, in the kernel's USER_HZ (100 a second). A process still running after the
- *   file's own `afterAll` is not counted, nor is what a shared server (NATS, PostgreSQL) spends.
- *
+ *   file's own `afterAll` is not counted, nor is what a shared server (NATS, PostgreSQL) spends;
  * - processes: how many child processes the file started, by name (`kubectl`, `npm`, and for
  *   node the script it ran: `converge.js`, `vitest.mjs`, …), counted where every asynchronous
  *   spawn goes (`ChildProcess.prototype.spawn`; `spawnSync` and `execSync` are not counted).

@@ -583,21 +583,18 @@ describe('bad input', () => {
 });
 
 describe('two replicas with the Lease deleted by hand (bench:simulation found both)', () => {
-  // bench:simulation's scenario: 20 ConfigMaps created, 5 updated, 3 deleted.
-  const benchCopies = copierScenario;
-
   it('a leader whose renewal finds the Lease changed steps down instead of holding it with every write fenced (seed 226)', async () => {
     // Before: paused while the Lease was deleted and a standby led (raising the fence to epoch 1),
     // then deleted again, the leader resumed within its deadline, created the Lease again by its
     // renewal and led on with epoch 0: every write refused, for good (quiescence).
-    const report = await simulate(benchCopies, { replicas: 2, seed: 226, shrink: false });
+    const report = await simulate(copierScenario, { replicas: 2, seed: 226, shrink: false });
     expect(report.passed, formatReport(report)).toBe(true);
   });
 
   it('two replicas running a key at once right after the Lease was deleted is the fault, not a violation (seed 1017)', async () => {
     // The standby took the deleted Lease while the leader's term was still valid by its clock; the
     // former leader learns it at its next renewal, and its writes until then are fenced.
-    const report = await simulate(benchCopies, { replicas: 2, seed: 1017, shrink: false });
+    const report = await simulate(copierScenario, { replicas: 2, seed: 1017, shrink: false });
     expect(report.passed, formatReport(report)).toBe(true);
   });
 

@@ -20,10 +20,11 @@ export interface Observation {
  * - `holding`: we hold the lock now (acquired or renewed by a write that started at `startedAt`);
  * - `held`: another identity holds it and its lease has not expired by our clock;
  * - `failed`: the lock could not be read or written (an error, a conflict, a timeout);
- * - `interrupted` (renewals only): the record is not the one this term wrote — deleted, passed to
- *   another holder whose lease has expired, or ours with other `leaderTransitions` — so others may
- *   have led, and written with higher fencing epochs, since the term began. The term is over; a new
- *   one starts by acquiring (and announcing its fence), not by renewing.
+ * - `interrupted` (renewals only): the record is not the one this term wrote — deleted,
+ *   released, passed to another holder whose lease has expired, or ours with other
+ *   `leaderTransitions` — so others may have led, and written with higher fencing epochs, since
+ *   the term began. The term is over; a new one starts by acquiring (and announcing its fence),
+ *   not by renewing.
  */
 export type AttemptOutcome =
   | { readonly type: 'holding'; readonly observation: Observation; readonly startedAt: number }
